@@ -1,0 +1,121 @@
+#include "common/testing.h"
+
+#include <cmath>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+#include <xtensor/xnpy.hpp>
+
+namespace mha {
+namespace testing {
+namespace {
+
+// Row-major flat index -> "[head 1, query 2, key 0]" (or "[1, 2, 0]").
+std::string IndexString(std::size_t flat, const std::vector<std::size_t>& shape,
+                        const std::vector<std::string>& names) {
+  std::vector<std::size_t> idx(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    idx[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  std::ostringstream out;
+  out << "[";
+  for (std::size_t d = 0; d < idx.size(); ++d) {
+    if (d) out << ", ";
+    if (names.size() == shape.size()) out << names[d] << " ";
+    out << idx[d];
+  }
+  out << "]";
+  return out.str();
+}
+
+}  // namespace
+
+std::string ShapeString(const std::vector<std::size_t>& shape) {
+  std::ostringstream out;
+  out << "(";
+  for (std::size_t d = 0; d < shape.size(); ++d) out << (d ? ", " : "") << shape[d];
+  out << ")";
+  return out.str();
+}
+
+::testing::AssertionResult AllCloseFlat(const std::vector<std::size_t>& actual_shape,
+                                        const float* actual,
+                                        const std::vector<std::size_t>& expected_shape,
+                                        const float* expected, Tolerance tol,
+                                        const std::vector<std::string>& axis_names) {
+  if (actual_shape != expected_shape) {
+    return ::testing::AssertionFailure()
+           << "shape mismatch: actual " << ShapeString(actual_shape) << ", expected "
+           << ShapeString(expected_shape);
+  }
+  std::size_t n = 1;
+  for (std::size_t s : actual_shape) n *= s;
+
+  std::size_t bad = 0, first = 0, worst = 0;
+  double worst_err = -1.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double a = actual[i], e = expected[i];
+    bool ok;
+    double err;
+    if (std::isnan(a) || std::isnan(e)) {
+      ok = std::isnan(a) && std::isnan(e);
+      err = ok ? 0.0 : INFINITY;
+    } else if (std::isinf(a) || std::isinf(e)) {
+      ok = a == e;  // -inf in a mask must stay -inf
+      err = ok ? 0.0 : INFINITY;
+    } else {
+      err = std::fabs(a - e);
+      ok = err <= tol.atol + tol.rtol * std::fabs(e);
+    }
+    if (!ok) {
+      if (bad == 0) first = i;
+      ++bad;
+    }
+    if (err > worst_err) {
+      worst_err = err;
+      worst = i;
+    }
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+
+  std::ostringstream msg;
+  msg.precision(7);
+  msg << bad << " of " << n << " elements differ; first at "
+      << IndexString(first, actual_shape, axis_names) << ": actual " << actual[first]
+      << ", expected " << expected[first] << "; max |error| " << worst_err << " at "
+      << IndexString(worst, actual_shape, axis_names) << ": actual " << actual[worst]
+      << ", expected " << expected[worst] << " (atol " << tol.atol << ", rtol " << tol.rtol
+      << ")";
+  return ::testing::AssertionFailure() << msg.str();
+}
+
+xt::xarray<float> LoadNpy(const std::string& path) {
+  try {
+    return xt::load_npy<float>(path);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("cannot load golden " + path + ": " + e.what() +
+                             " (regenerate with tools/goldens/)");
+  }
+}
+
+Tensor2 RandomTensor2(std::size_t rows, std::size_t cols, std::uint32_t seed, float scale) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal(0.0f, scale);
+  Tensor2 t = xt::empty<float>({rows, cols});
+  for (auto& v : t) v = normal(gen);
+  return t;
+}
+
+Tensor3 RandomTensor3(std::size_t n, std::size_t rows, std::size_t cols, std::uint32_t seed,
+                      float scale) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal(0.0f, scale);
+  Tensor3 t = xt::empty<float>({n, rows, cols});
+  for (auto& v : t) v = normal(gen);
+  return t;
+}
+
+}  // namespace testing
+}  // namespace mha

@@ -1,0 +1,76 @@
+// Helpers shared by every public and hidden test.
+//
+//   EXPECT_TRUE(AllClose(actual, expected, kAttention, {"head", "query", "key"}));
+//
+// AllClose compares two xtensor expressions of the same shape under one of the
+// tolerances in common/tolerance.h. On failure its message says where the
+// largest error is (named by axis when names are given), both values there,
+// where the first out-of-tolerance element is, and how many elements failed:
+//
+//   1 of 24 elements differ; first at [head 1, query 2, key 0]: actual 0.25,
+//   expected 0.5; max |error| 0.25 there (atol 1e-05, rtol 0.0001)
+//
+// LoadGolden reads a .npy file written by tools/goldens/ with xt::load_npy and
+// checks its rank.
+#ifndef MHA_COMMON_TESTING_H_
+#define MHA_COMMON_TESTING_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <xtensor/xarray.hpp>
+
+#include "common/tensor.h"
+#include "common/tolerance.h"
+
+namespace mha {
+namespace testing {
+
+// The comparison behind AllClose, on flattened row-major data.
+::testing::AssertionResult AllCloseFlat(const std::vector<std::size_t>& actual_shape,
+                                        const float* actual,
+                                        const std::vector<std::size_t>& expected_shape,
+                                        const float* expected, Tolerance tol,
+                                        const std::vector<std::string>& axis_names);
+
+template <class A, class E>
+::testing::AssertionResult AllClose(const A& actual, const E& expected, Tolerance tol,
+                                    const std::vector<std::string>& axis_names = {}) {
+  // Evaluate into row-major float containers first (inputs may be views).
+  const xt::xarray<float> a = actual;
+  const xt::xarray<float> e = expected;
+  return AllCloseFlat({a.shape().begin(), a.shape().end()}, a.data(),
+                      {e.shape().begin(), e.shape().end()}, e.data(), tol, axis_names);
+}
+
+// Reads a float32 .npy golden (path relative to the workspace root, which is
+// the working directory of a Bazel test) and checks it has `N` dimensions.
+xt::xarray<float> LoadNpy(const std::string& path);
+
+template <std::size_t N>
+xt::xtensor<float, N> LoadGolden(const std::string& path) {
+  const xt::xarray<float> a = LoadNpy(path);
+  if (a.dimension() != N) {
+    throw std::runtime_error("golden " + path + " has " + std::to_string(a.dimension()) +
+                             " dimensions, the test expects " + std::to_string(N));
+  }
+  xt::xtensor<float, N> t = a;
+  return t;
+}
+
+// Deterministic standard-normal test inputs (mt19937, independent of NumpyRng).
+Tensor2 RandomTensor2(std::size_t rows, std::size_t cols, std::uint32_t seed,
+                      float scale = 1.0f);
+Tensor3 RandomTensor3(std::size_t n, std::size_t rows, std::size_t cols,
+                      std::uint32_t seed, float scale = 1.0f);
+
+// "[2, 3, 4]" for messages.
+std::string ShapeString(const std::vector<std::size_t>& shape);
+
+}  // namespace testing
+}  // namespace mha
+
+#endif  // MHA_COMMON_TESTING_H_

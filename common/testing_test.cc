@@ -1,0 +1,61 @@
+#include "common/testing.h"
+
+#include <cmath>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace mha {
+namespace testing {
+namespace {
+
+TEST(AllClose, AcceptsValuesWithinTolerance) {
+  Tensor2 a = {{1.0f, 2.0f}, {3.0f, 4.0f}};
+  Tensor2 b = a + 1e-7f;
+  EXPECT_TRUE(AllClose(a, b, kAttention));
+}
+
+TEST(AllClose, NamesTheFirstDivergenceByAxis) {
+  Tensor3 a = xt::zeros<float>({2, 3, 4});
+  Tensor3 b = a;
+  b(1, 2, 0) = 0.5f;
+  auto r = AllClose(a, b, kAttention, {"head", "query", "key"});
+  ASSERT_FALSE(r);
+  EXPECT_NE(std::string(r.message()).find("[head 1, query 2, key 0]"), std::string::npos)
+      << r.message();
+  EXPECT_NE(std::string(r.message()).find("1 of 24"), std::string::npos) << r.message();
+}
+
+TEST(AllClose, RejectsShapeMismatch) {
+  Tensor2 a = xt::zeros<float>({2, 3});
+  Tensor2 b = xt::zeros<float>({3, 2});
+  auto r = AllClose(a, b, kExact);
+  ASSERT_FALSE(r);
+  EXPECT_NE(std::string(r.message()).find("(2, 3)"), std::string::npos) << r.message();
+}
+
+TEST(AllClose, TreatsNanAsAFailure) {
+  Tensor2 a = {{NAN, 0.0f}};
+  Tensor2 b = {{0.0f, 0.0f}};
+  EXPECT_FALSE(AllClose(a, b, kAttention));
+}
+
+TEST(AllClose, RequiresMatchingInfinities) {
+  Tensor2 a = {{-INFINITY, 0.0f}};
+  EXPECT_TRUE(AllClose(a, a, kExact));
+  Tensor2 b = {{0.0f, 0.0f}};
+  EXPECT_FALSE(AllClose(a, b, kExact));
+}
+
+TEST(LoadNpy, NamesTheMissingFile) {
+  try {
+    LoadNpy("no/such/file.npy");
+    FAIL() << "expected an exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no/such/file.npy"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace mha

@@ -1,0 +1,23 @@
+// Lab 1: split and combine heads. This is the file you edit.
+// Read docs/01_split_heads.md first; the header says what each function must do.
+// Check your work with:  bazel test //labs/01_split_heads/...
+#include "labs/01_split_heads/split_heads.h"
+
+#include <stdexcept>
+
+namespace mha {
+
+Tensor3 split_heads(const Tensor2& x, int n_heads) {
+  // TODO: reshape (T, d_model) into (T, n_heads, d_head), then move the head
+  // axis first: (n_heads, T, d_head).
+  throw std::logic_error(
+      "lab 1: split_heads is not implemented yet, see docs/01_split_heads.md");
+}
+
+Tensor2 combine_heads(const Tensor3& heads) {
+  // TODO: the inverse of split_heads.
+  throw std::logic_error(
+      "lab 1: combine_heads is not implemented yet, see docs/01_split_heads.md");
+}
+
+}  // namespace mha
