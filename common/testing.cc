@@ -100,6 +100,24 @@ xt::xarray<float> LoadNpy(const std::string& path) {
   }
 }
 
+::testing::AssertionResult MatchesGolden(const xt::xarray<float>& actual,
+                                         const std::string& path, Tolerance tol,
+                                         const std::vector<std::string>& axis_names,
+                                         const std::vector<KnownMistake>& mistakes) {
+  const xt::xarray<float> expected = LoadNpy(path);
+  ::testing::AssertionResult result = AllClose(actual, expected, tol, axis_names);
+  if (result) return result;
+  for (const KnownMistake& mistake : mistakes) {
+    const xt::xarray<float> wrong = LoadNpy(mistake.golden);
+    if (AllClose(actual, wrong, tol)) {
+      return ::testing::AssertionFailure()
+             << "looks like " << mistake.message << " (checked against " << path << ": "
+             << result.message() << ")";
+    }
+  }
+  return ::testing::AssertionFailure() << "vs " << path << ": " << result.message();
+}
+
 Tensor2 RandomTensor2(std::size_t rows, std::size_t cols, std::uint32_t seed, float scale) {
   std::mt19937 gen(seed);
   std::normal_distribution<float> normal(0.0f, scale);

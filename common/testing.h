@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,52 @@ template <class A, class E>
   const xt::xarray<float> e = expected;
   return AllCloseFlat({a.shape().begin(), a.shape().end()}, a.data(),
                       {e.shape().begin(), e.shape().end()}, e.data(), tol, axis_names);
+}
+
+// A classic mistake that a golden comparison can recognise: `golden` holds
+// what the mistaken implementation computes on the same inputs (written by
+// tools/goldens/), `message` names the mistake and the doc section to read.
+struct KnownMistake {
+  std::string golden;
+  std::string message;
+};
+
+// Compares `actual` with the golden file at `path` (see LoadNpy). On failure,
+// if `actual` matches one of `mistakes` instead, the message starts with that
+// mistake's message ("looks like ...: scores scaled by 1/sqrt(d_model) ...");
+// otherwise it is AllClose's message. Hidden tests use this for every
+// comparison with a golden, so the grader can find them in one place.
+::testing::AssertionResult MatchesGolden(const xt::xarray<float>& actual,
+                                         const std::string& path, Tolerance tol,
+                                         const std::vector<std::string>& axis_names = {},
+                                         const std::vector<KnownMistake>& mistakes = {});
+
+// Runs `call` and succeeds only if it throws std::invalid_argument whose
+// message contains every string in `mentions` (the offending values, e.g.
+// {"d_model=10", "n_heads=4"}). Any other outcome is described in the failure.
+template <class F>
+::testing::AssertionResult ThrowsInvalidArgument(F&& call,
+                                                 const std::vector<std::string>& mentions) {
+  try {
+    call();
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    for (const auto& m : mentions) {
+      if (what.find(m) == std::string::npos) {
+        return ::testing::AssertionFailure()
+               << "std::invalid_argument was thrown, but its message \"" << what
+               << "\" does not mention \"" << m << "\"";
+      }
+    }
+    return ::testing::AssertionSuccess();
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure()
+           << "expected std::invalid_argument, got another exception: " << e.what();
+  } catch (...) {
+    return ::testing::AssertionFailure() << "expected std::invalid_argument, got a non-standard exception";
+  }
+  return ::testing::AssertionFailure()
+         << "expected std::invalid_argument, but the call returned normally";
 }
 
 // Reads a float32 .npy golden (path relative to the workspace root, which is

@@ -47,6 +47,17 @@ TEST(AllClose, RequiresMatchingInfinities) {
   EXPECT_FALSE(AllClose(a, b, kExact));
 }
 
+TEST(ThrowsInvalidArgument, RequiresTheOffendingValuesInTheMessage) {
+  auto bad = [] { throw std::invalid_argument("d_model=10 is not divisible by n_heads=4"); };
+  EXPECT_TRUE(ThrowsInvalidArgument(bad, {"d_model=10", "n_heads=4"}));
+  EXPECT_FALSE(ThrowsInvalidArgument(bad, {"n_heads=3"}));
+}
+
+TEST(ThrowsInvalidArgument, RejectsOtherExceptionsAndNormalReturns) {
+  EXPECT_FALSE(ThrowsInvalidArgument([] { throw std::logic_error("not implemented"); }, {}));
+  EXPECT_FALSE(ThrowsInvalidArgument([] {}, {}));
+}
+
 TEST(LoadNpy, NamesTheMissingFile) {
   try {
     LoadNpy("no/such/file.npy");

@@ -1,5 +1,5 @@
 // Lab 1: split and combine heads. This is the file you edit.
-// Read docs/01_split_heads.md first; the header says what each function must do.
+// Read docs/01_split_heads.md first; the header labs/01_split_heads/split_heads.h says what each function must do.
 // Check your work with:  bazel test //labs/01_split_heads/...
 #include "labs/01_split_heads/split_heads.h"
 
