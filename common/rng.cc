@@ -77,7 +77,9 @@ void SeedSequenceToPcgSeed(std::uint64_t seed, u128& initstate,
   // empty here.)
   for (int src = 0; src < kPoolSize; ++src) {
     for (int dst = 0; dst < kPoolSize; ++dst) {
-      if (src != dst) pool[dst] = Mix(pool[dst], HashMix(pool[src], hash_const));
+      if (src != dst) {
+        pool[dst] = Mix(pool[dst], HashMix(pool[src], hash_const));
+      }
     }
   }
 
@@ -116,8 +118,8 @@ constexpr u128 kPcgMultiplier =
 // then rotate right by the top 6 bits. The rotation hides the weak low bits
 // of a power-of-two-modulus LCG.
 std::uint64_t XslRr(u128 state) {
-  const std::uint64_t folded =
-      static_cast<std::uint64_t>(state >> 64) ^ static_cast<std::uint64_t>(state);
+  const std::uint64_t folded = static_cast<std::uint64_t>(state >> 64) ^
+                               static_cast<std::uint64_t>(state);
   const unsigned rot = static_cast<unsigned>(state >> 122);
   // `-rot & 63` keeps the shift below 64 when rot == 0 (shifting by 64 is
   // undefined behaviour in C++).
@@ -128,7 +130,7 @@ std::uint64_t XslRr(u128 state) {
 // Ziggurat for the standard normal (NumPy's random_standard_normal).
 // ---------------------------------------------------------------------------
 
-// x_255: where the base strip's rectangle ends and the tail begins.
+// r, the right edge of the widest layer: beyond it lies the tail.
 constexpr double kZigguratNorR = 3.6541528853610087963519472518;
 constexpr double kZigguratNorInvR = 0.27366123732975827203338247596;
 
@@ -195,6 +197,12 @@ double NumpyRng::standard_normal() {
     // Wedge: the point is in the sliver between the layer's inner rectangle
     // and the curve. Accept it if a uniform height under the layer falls
     // below the density at x; otherwise start over with a fresh word.
+    //
+    // Caveat: when targeting CPUs with FMA (-march=haswell, aarch64) the
+    // compiler may fuse this multiply-add into one rounding. That can move y
+    // by one ulp, which flips the comparison only with probability ~2^-52 per
+    // wedge draw, so the stream is unaffected in practice; build with
+    // -ffp-contract=off for strict parity with NumPy's x86-64 build.
     const double y = (kFi[idx - 1] - kFi[idx]) * next_double() + kFi[idx];
     if (y < std::exp(-0.5 * x * x)) return x;
   }

@@ -3,7 +3,8 @@
 // The NumPy lessons initialise every weight with
 //
 //   rng = np.random.default_rng(seed)
-//   W = rng.standard_normal((rows, cols)).astype(np.float32) * (1 / np.sqrt(fan_in))
+//   z = rng.standard_normal((rows, cols))
+//   W = z.astype(np.float32) * (1 / np.sqrt(fan_in))
 //
 // so that their printed numbers are reproducible. NumpyRng replays exactly
 // the same numbers, which lets a C++ lab start from the very weights a NumPy
@@ -22,9 +23,8 @@
 // Example:
 //
 //   mha::NumpyRng rng(42);
-//   double z = rng.standard_normal();                 // == default_rng(42)
-//                                                     //    .standard_normal()
-//   mha::Tensor2 w_q = rng.normal_matrix(16, 16, 16);  // continues the stream
+//   double z = rng.standard_normal();   // default_rng(42).standard_normal()
+//   mha::Tensor2 w_q = rng.normal_matrix(16, 16, 16);  // continues on
 //
 // Consecutive calls continue one stream, just as consecutive calls on one
 // NumPy Generator do. The class is not thread-safe: give each thread its own.

@@ -89,6 +89,25 @@ TEST(NumpyRng, StandardNormalMatchesNumpyBitForBitForLargestSeed) {
   ExpectStreamMatchesGolden(18446744073709551615ULL);
 }
 
+// Draw 241877 of seed 0 takes the tail branch (|z| > 3.654...), where NumPy
+// computes log1p(-u); log(1 - u) would be off by one ulp. The 10000-draw
+// goldens above never hit a case where the two differ.
+TEST(NumpyRng, TailDrawsMatchNumpyWhichUsesLog1p) {
+  constexpr std::size_t kWindowStart = 241872;
+  const auto golden =
+      xt::load_npy<double>(TestData("rng_normal_seed0_from241872.npy"));
+  ASSERT_EQ(golden.size(), 8u);
+
+  NumpyRng rng(0);
+  for (std::size_t i = 0; i < kWindowStart; ++i) rng.standard_normal();
+  for (std::size_t i = 0; i < golden.size(); ++i) {
+    const double got = rng.standard_normal();
+    ASSERT_EQ(Bits(got), Bits(golden(i)))
+        << "first mismatch at draw " << kWindowStart + i << ": got " << got
+        << ", NumPy gave " << golden(i);
+  }
+}
+
 TEST(NumpyRng, SameSeedGivesSameStream) {
   NumpyRng a(2024);
   NumpyRng b(2024);
