@@ -1,0 +1,48 @@
+"""The lab table (labs/labs.json) and paths shared by every subcommand."""
+import json
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class Lab:
+    def __init__(self, entry):
+        self.number = entry["number"]
+        self.dir = entry["dir"]
+        self.target = entry["target"]
+        self.title = entry["title"]
+        self.hints = entry.get("hints", [])
+
+    @property
+    def nn(self):
+        return "%02d" % self.number
+
+    @property
+    def learner_file(self):
+        """Relative path of the one file the learner edits."""
+        return "labs/%s/%s.cc" % (self.dir, self.target)
+
+    @property
+    def solution_file(self):
+        return "solutions/%s/%s.cc" % (self.dir, self.target)
+
+    @property
+    def hidden_test(self):
+        return "//tests/%s:%s_test" % (self.dir, self.target)
+
+    @property
+    def public_tests(self):
+        return "//labs/%s/..." % self.dir
+
+
+def load_labs(root=ROOT):
+    with open(os.path.join(root, "labs", "labs.json")) as f:
+        return [Lab(e) for e in json.load(f)["labs"]]
+
+
+def find_lab(labs, key):
+    """A lab by number ("3", "03") or directory name; None if unknown."""
+    for lab in labs:
+        if str(key) in (str(lab.number), lab.nn, lab.dir):
+            return lab
+    return None
