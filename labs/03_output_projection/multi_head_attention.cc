@@ -6,8 +6,10 @@
 #include <stdexcept>
 
 // You may call your own earlier labs, and common/rng.h for the seeded weights:
-// #include "common/rng.h"
-// #include "labs/01_split_heads/split_heads.h"
+// #include <xtensor-blas/xlinalg.hpp>         // xt::linalg::dot, the matrix product
+// #include "common/rng.h"                     // NumpyRng
+// #include "labs/01_split_heads/split_heads.h"  // split_heads, combine_heads
+// (lab 2's attention_batched comes with the header above.)
 
 namespace mha {
 
@@ -20,7 +22,9 @@ MultiHeadAttention::MultiHeadAttention(int d_model, int n_heads, std::uint64_t s
 
 AttentionResult MultiHeadAttention::attend(const Tensor2& x,
                                            const std::optional<Tensor2>& mask) const {
-  // TODO: project x to Q, K, V, split them into heads and run attention.
+  // TODO: check x is (T, d_model) and mask (T, T); project x to Q, K, V
+  // (each (T, d_model)), split them into heads (H, T, d_head) and run
+  // attention_batched. Read the weights here, on every call: never cache them.
   throw std::logic_error(
       "lab 3: MultiHeadAttention::attend is not implemented yet, see "
       "docs/03_output_projection.md");
@@ -34,6 +38,7 @@ Tensor2 MultiHeadAttention::forward(const Tensor2& x, const std::optional<Tensor
 }
 
 std::size_t MultiHeadAttention::parameter_count() const {
+  // TODO: how many numbers do W_Q, W_K, W_V and W_O hold together?
   throw std::logic_error(
       "lab 3: MultiHeadAttention::parameter_count is not implemented yet, see "
       "docs/03_output_projection.md");

@@ -1,0 +1,262 @@
+// Hidden tests for lab 3: MultiHeadAttention, the full layer with W_O.
+//
+// Layer under test unless said otherwise: d_model=12, n_heads=3 (d_head=4),
+// seed 7, on T=5 tokens, so d_head != n_heads and T != d_head. Expected
+// numbers come from NumPy's default_rng and torch.nn.MultiheadAttention
+// (tools/goldens/gen_03_output_projection.py); the *_mistake_* goldens hold
+// what a classic mistake computes, so a failure can name it.
+#include "labs/03_output_projection/multi_head_attention.h"
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xmath.hpp>
+
+#include "common/testing.h"
+
+namespace mha {
+namespace {
+
+using testing::KnownMistake;
+using testing::LoadGolden;
+using testing::MatchesGolden;
+using testing::ThrowsInvalidArgument;
+using testing::kExact;
+using testing::kLayer;
+
+constexpr int kDModel = 12;
+constexpr int kHeads = 3;
+constexpr std::uint64_t kSeed = 7;
+
+std::string Golden(const std::string& name) {
+  return "tests/03_output_projection/golden/" + name + ".npy";
+}
+
+const char kSeeDoc[] = "; see docs/03_output_projection.md, \"Classic mistakes\"";
+
+// Generator suffix -> what a learner should read.
+std::string MistakeMessage(const std::string& suffix) {
+  std::string what;
+  if (suffix == "no_w_o") {
+    what = "W_O was forgotten: forward returned the concatenated heads";
+  } else if (suffix == "dmodel_scale") {
+    what = "scores scaled by 1/sqrt(d_model) instead of 1/sqrt(d_head)";
+  } else if (suffix == "w_o_drawn_first") {
+    what = "the weights were drawn in the wrong order (W_O first; the order is W_Q, W_K, W_V, W_O)";
+  } else if (suffix == "k_drawn_before_q") {
+    what = "the weights were drawn in the wrong order (W_K before W_Q; the order is W_Q, W_K, "
+           "W_V, W_O)";
+  } else if (suffix == "split_without_transpose") {
+    what = "heads split by reshaping (T, d_model) straight to (H, T, d_head), without the "
+           "transpose";
+  } else if (suffix == "w_o_per_head") {
+    what = "W_O applied to each head separately (only its diagonal block), so heads never mix";
+  } else if (suffix == "w_o_transposed") {
+    what = "W_O applied transposed (concat @ W_O^T instead of concat @ W_O)";
+  } else {
+    what = suffix;
+  }
+  return what + kSeeDoc;
+}
+
+std::vector<KnownMistake> Mistakes(const std::string& golden,
+                                   const std::vector<std::string>& suffixes) {
+  std::vector<KnownMistake> out;
+  for (const std::string& s : suffixes) {
+    out.push_back({Golden(golden + "_mistake_" + s), MistakeMessage(s)});
+  }
+  return out;
+}
+
+const std::vector<std::string> kForwardMistakes = {
+    "no_w_o",       "dmodel_scale",   "w_o_drawn_first", "k_drawn_before_q",
+    "split_without_transpose", "w_o_per_head", "w_o_transposed"};
+const std::vector<std::string> kAttendMistakes = {"dmodel_scale", "split_without_transpose",
+                                                  "w_o_drawn_first", "k_drawn_before_q"};
+
+Tensor3 StackedWeights(const MultiHeadAttention& layer) {
+  return xt::stack(xt::xtuple(layer.W_Q, layer.W_K, layer.W_V, layer.W_O));  // (4, d, d)
+}
+
+// ---------------------------------------------------------------- weights
+
+TEST(MultiHeadAttentionWeights, SeededDrawsEqualNumpysWQWKWVWOInThatOrder) {
+  MultiHeadAttention layer(kDModel, kHeads, kSeed);
+  EXPECT_TRUE(MatchesGolden(StackedWeights(layer), Golden("weights_seed7_d12"), kExact,
+                            {"matrix (0=W_Q 1=W_K 2=W_V 3=W_O)", "row", "column"},
+                            Mistakes("weights_seed7_d12", {"w_o_drawn_first", "k_drawn_before_q"})));
+}
+
+TEST(MultiHeadAttentionWeights, DefaultSeedIsZero) {
+  MultiHeadAttention layer(6, 2);
+  EXPECT_TRUE(MatchesGolden(StackedWeights(layer), Golden("weights_seed0_d6"), kExact,
+                            {"matrix (0=W_Q 1=W_K 2=W_V 3=W_O)", "row", "column"}));
+}
+
+// ---------------------------------------------------------------- forward
+
+TEST(MultiHeadAttentionForward, MatchesTorchMultiheadAttentionWithoutMask) {
+  MultiHeadAttention layer(kDModel, kHeads, kSeed);
+  const Tensor2 x = LoadGolden<2>(Golden("x"));  // (T, d_model)
+  EXPECT_TRUE(MatchesGolden(layer.forward(x), Golden("plain_forward"), kLayer,
+                            {"token", "column"}, Mistakes("plain_forward", kForwardMistakes)));
+}
+
+TEST(MultiHeadAttentionForward, MatchesTorchWithACausalMask) {
+  MultiHeadAttention layer(kDModel, kHeads, kSeed);
+  const Tensor2 x = LoadGolden<2>(Golden("x"));              // (T, d_model)
+  const Tensor2 mask = LoadGolden<2>(Golden("mask_causal"));  // (T, T)
+  EXPECT_TRUE(MatchesGolden(layer.forward(x, mask), Golden("causal_forward"), kLayer,
+                            {"token", "column"}, Mistakes("causal_forward", kForwardMistakes)));
+}
+
+TEST(MultiHeadAttentionForward, QueryThatSeesNoKeyGivesAZeroRowNotNaN) {
+  MultiHeadAttention layer(kDModel, kHeads, kSeed);
+  const Tensor2 x = LoadGolden<2>(Golden("x"));                 // (T, d_model)
+  const Tensor2 mask = LoadGolden<2>(Golden("mask_empty_row"));  // (T, T), row 0 all -inf
+  EXPECT_TRUE(MatchesGolden(layer.forward(x, mask), Golden("empty_row_forward"), kLayer,
+                            {"token", "column"},
+                            Mistakes("empty_row_forward", kForwardMistakes)));
+}
+
+TEST(MultiHeadAttentionForward, LogitsInTheHundredsStayFiniteAndMatchTorch) {
+  MultiHeadAttention layer(kDModel, kHeads, kSeed);
+  const Tensor2 x = LoadGolden<2>(Golden("x_large"));  // (T, d_model), logits up to ~760
+  const Tensor2 y = layer.forward(x);                   // (T, d_model)
+  EXPECT_TRUE(xt::all(xt::isfinite(y))) << "forward produced inf or NaN: the softmax must "
+                                           "subtract each row's max before exp";
+  EXPECT_TRUE(MatchesGolden(y, Golden("large_forward"), kLayer, {"token", "column"},
+                            Mistakes("large_forward", kForwardMistakes)));
+}
+
+TEST(MultiHeadAttentionForward, OneHeadIsPlainAttentionFollowedByWO) {
+  MultiHeadAttention layer(kDModel, 1, kSeed);  // same seed: same four matrices
+  const Tensor2 x = LoadGolden<2>(Golden("x"));
+  EXPECT_TRUE(MatchesGolden(layer.forward(x), Golden("single_head_forward"), kLayer,
+                            {"token", "column"},
+                            {{Golden("plain_forward"),
+                              std::string("n_heads was ignored: the layer used 3 heads") +
+                                  kSeeDoc}}));
+}
+
+// ---------------------------------------------------------------- attend
+
+TEST(MultiHeadAttentionAttend, WeightsMatchTorchInEveryHead) {
+  MultiHeadAttention layer(kDModel, kHeads, kSeed);
+  const Tensor2 x = LoadGolden<2>(Golden("x"));
+  EXPECT_TRUE(MatchesGolden(layer.attend(x).weights, Golden("attend_weights"), kLayer,
+                            {"head", "query", "key"},
+                            Mistakes("attend_weights", kAttendMistakes)));
+}
+
+TEST(MultiHeadAttentionAttend, OutputIsThePerHeadResultBeforeCombineAndWO) {
+  MultiHeadAttention layer(kDModel, kHeads, kSeed);
+  const Tensor2 x = LoadGolden<2>(Golden("x"));
+  EXPECT_TRUE(MatchesGolden(layer.attend(x).output, Golden("attend_output"), kLayer,
+                            {"head", "token", "column"},
+                            Mistakes("attend_output", kAttendMistakes)));
+}
+
+TEST(MultiHeadAttentionAttend, QueryThatSeesNoKeyHasAllZeroWeightsInEveryHead) {
+  MultiHeadAttention layer(kDModel, kHeads, kSeed);
+  const Tensor2 x = LoadGolden<2>(Golden("x"));
+  const Tensor2 mask = LoadGolden<2>(Golden("mask_empty_row"));  // (T, T), row 0 all -inf
+  EXPECT_TRUE(MatchesGolden(layer.attend(x, mask).weights, Golden("attend_empty_row_weights"),
+                            kLayer, {"head", "query", "key"},
+                            Mistakes("attend_empty_row_weights", kAttendMistakes)));
+}
+
+// ---------------------------------------------------------------- overwritten weights
+
+TEST(MultiHeadAttentionOverwrittenWeights, WOIsUsedByTheNextForward) {
+  MultiHeadAttention layer(kDModel, kHeads, kSeed);
+  const Tensor2 x = LoadGolden<2>(Golden("x"));  // (T, d_model)
+  layer.forward(x);  // a first call, so caching on first use is caught too
+  layer.W_O = LoadGolden<2>(Golden("new_w_o"));
+  EXPECT_TRUE(MatchesGolden(
+      layer.forward(x), Golden("overwrite_w_o_forward"), kLayer, {"token", "column"},
+      {{Golden("plain_forward"),
+        std::string("overwriting W_O had no effect: something derived from the weights was "
+                    "cached") + kSeeDoc}}));
+}
+
+TEST(MultiHeadAttentionOverwrittenWeights, WQIsUsedByTheNextForward) {
+  MultiHeadAttention layer(kDModel, kHeads, kSeed);
+  const Tensor2 x = LoadGolden<2>(Golden("x"));  // (T, d_model)
+  layer.forward(x);
+  layer.W_Q = LoadGolden<2>(Golden("new_w_q"));
+  EXPECT_TRUE(MatchesGolden(
+      layer.forward(x), Golden("overwrite_w_q_forward"), kLayer, {"token", "column"},
+      {{Golden("plain_forward"),
+        std::string("overwriting W_Q had no effect: something derived from the weights (a "
+                    "fused W_QKV?) was cached") + kSeeDoc}}));
+}
+
+// ---------------------------------------------------------------- parameter_count
+
+TEST(MultiHeadAttentionParameterCount, IsFourTimesDModelSquared) {
+  for (const auto& [d_model, n_heads] :
+       std::vector<std::pair<int, int>>{{12, 3}, {8, 2}, {6, 6}, {64, 8}, {5, 1}}) {
+    const std::size_t d = static_cast<std::size_t>(d_model);
+    EXPECT_EQ(MultiHeadAttention(d_model, n_heads).parameter_count(), 4 * d * d)
+        << "d_model=" << d_model << ", n_heads=" << n_heads
+        << ": four (d_model, d_model) matrices, W_O included" << kSeeDoc;
+  }
+}
+
+TEST(MultiHeadAttentionParameterCount, DoesNotDependOnTheNumberOfHeads) {
+  for (int n_heads : {1, 2, 3, 4, 6, 12}) {
+    EXPECT_EQ(MultiHeadAttention(12, n_heads).parameter_count(), 576u)
+        << "d_model=12, n_heads=" << n_heads << ": the head count must not matter" << kSeeDoc;
+  }
+}
+
+// ---------------------------------------------------------------- bad arguments
+
+TEST(MultiHeadAttentionArguments, RejectsDModelNotDivisibleByNHeads) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { MultiHeadAttention(10, 4); },
+                                    {"d_model=10", "n_heads=4"}))
+      << "the constructor must refuse sizes it cannot split into equal heads" << kSeeDoc;
+}
+
+TEST(MultiHeadAttentionArguments, RejectsNonPositiveNHeads) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { MultiHeadAttention(12, 0); }, {"n_heads=0"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { MultiHeadAttention(12, -3); }, {"n_heads=-3"}));
+}
+
+TEST(MultiHeadAttentionArguments, RejectsNonPositiveDModel) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { MultiHeadAttention(0, 1); }, {"d_model=0"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { MultiHeadAttention(-12, 3); }, {"d_model=-12"}));
+}
+
+TEST(MultiHeadAttentionArguments, RejectsAnInputWhoseWidthIsNotDModel) {
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [] {
+        MultiHeadAttention layer(kDModel, kHeads, kSeed);
+        layer.forward(xt::zeros<float>({5, 10}));
+      },
+      {"10", "12"}));
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [] {
+        MultiHeadAttention layer(kDModel, kHeads, kSeed);
+        layer.attend(xt::zeros<float>({5, 10}));
+      },
+      {"10", "12"}));
+}
+
+TEST(MultiHeadAttentionArguments, RejectsAMaskThatIsNotTByT) {
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [] {
+        MultiHeadAttention layer(kDModel, kHeads, kSeed);
+        const Tensor2 x = LoadGolden<2>(Golden("x"));  // T = 5
+        layer.forward(x, Tensor2(xt::zeros<float>({5, 4})));
+      },
+      {"(5, 4)"}));
+}
+
+}  // namespace
+}  // namespace mha
