@@ -1,0 +1,257 @@
+// Hidden tests of lab 4: causal and padding masks, alone and inside the layer.
+// Goldens: tools/goldens/gen_04_causal_mask.py (NumPy masks, torch outputs).
+// The layer-level tests use labs 1-3 (graded with their reference solutions).
+#include "labs/04_causal_mask/causal_mask.h"
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <xtensor-blas/xlinalg.hpp>
+#include <xtensor/xview.hpp>
+
+#include "common/testing.h"
+#include "labs/01_split_heads/split_heads.h"
+#include "labs/02_batched_attention/attention.h"
+#include "labs/03_output_projection/multi_head_attention.h"
+
+namespace mha {
+namespace {
+
+using testing::AllClose;
+using testing::kAttention;
+using testing::kExact;
+using testing::KnownMistake;
+using testing::kLayer;
+using testing::LoadGolden;
+using testing::MatchesGolden;
+using testing::ThrowsInvalidArgument;
+
+const std::string kGolden = "tests/04_causal_mask/golden/";
+const std::vector<std::string> kMaskAxes = {"query", "key"};
+
+KnownMistake Mistake(const std::string& file, const std::string& what) {
+  return {kGolden + file, what + "; see docs/04_causal_mask.md, \"Classic mistakes\""};
+}
+
+const KnownMistake kStrict = Mistake(
+    "causal_T6_mistake_strict.npy", "the diagonal is removed (j < i instead of j <= i)");
+const KnownMistake kTransposed =
+    Mistake("causal_T6_mistake_transposed.npy",
+            "a transposed mask: -inf below the diagonal (the past) instead of above it");
+const KnownMistake kMultiplicative =
+    Mistake("causal_T6_mistake_multiplicative.npy",
+            "a multiplicative 0/1 mask (1 keeps, 0 removes) instead of an additive 0/-inf one");
+const KnownMistake kFinite =
+    Mistake("causal_T6_mistake_finite.npy",
+            "a large finite negative (-1e9) where the API asks for exactly -inf");
+
+// ---------------------------------------------------------------- causal_mask(T)
+
+TEST(CausalMask, MatchesNumpyTriuWithMinusInfinityAboveTheDiagonal) {
+  EXPECT_TRUE(MatchesGolden(causal_mask(6), kGolden + "causal_T6.npy", kExact, kMaskAxes,
+                            {kStrict, kTransposed, kMultiplicative, kFinite}));
+}
+
+TEST(CausalMask, KeepsTheDiagonalSoEveryTokenSeesItself) {
+  for (int T : {1, 2, 5, 9}) {
+    const Tensor2 mask = causal_mask(T);
+    ASSERT_EQ(mask.shape(0), static_cast<std::size_t>(T)) << "T=" << T;
+    ASSERT_EQ(mask.shape(1), static_cast<std::size_t>(T)) << "T=" << T;
+    for (int i = 0; i < T; ++i) {
+      EXPECT_EQ(mask(i, i), 0.0f) << "T=" << T << ": query " << i << " must see key " << i
+                                  << " (itself); see docs/04_causal_mask.md";
+    }
+  }
+}
+
+TEST(CausalMask, OfOneTokenIsASingleZero) {
+  const Tensor2 expected = {{0.0f}};
+  EXPECT_TRUE(AllClose(causal_mask(1), expected, kExact, kMaskAxes));
+}
+
+TEST(CausalMask, RejectsANonPositiveLength) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { causal_mask(0); }, {"T=0"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { causal_mask(-3); }, {"T=-3"}));
+}
+
+// ------------------------------------------------------------- causal_mask(T, S)
+
+TEST(CausalMaskWithCache, IsAlignedToTheBottomRightCorner) {
+  EXPECT_TRUE(MatchesGolden(
+      causal_mask(3, 7), kGolden + "causal_T3_S7.npy", kExact, kMaskAxes,
+      {Mistake("causal_T3_S7_mistake_top_left.npy",
+               "a top-left aligned mask: the new queries were treated as positions 0..T-1 "
+               "instead of the last T of S positions"),
+       Mistake("causal_T3_S7_mistake_strict.npy",
+               "the diagonal is removed (each new token cannot see itself)"),
+       Mistake("causal_T3_S7_mistake_finite.npy",
+               "a large finite negative (-1e9) where the API asks for exactly -inf")}));
+}
+
+TEST(CausalMaskWithCache, LetsASingleNewTokenSeeTheWholeCache) {
+  const Tensor2 expected = xt::zeros<float>({1, 6});
+  EXPECT_TRUE(AllClose(causal_mask(1, 6), expected, kExact, kMaskAxes));
+}
+
+TEST(CausalMaskWithCache, EqualsTheSquareMaskWhenTEqualsS) {
+  EXPECT_TRUE(MatchesGolden(causal_mask(6, 6), kGolden + "causal_T6.npy", kExact, kMaskAxes,
+                            {kStrict, kTransposed, kMultiplicative, kFinite}));
+}
+
+TEST(CausalMaskWithCache, RejectsFewerKeysThanQueries) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { causal_mask(5, 3); }, {"T=5", "S=3"}))
+      << "5 new queries cannot be the last 5 of 3 positions; see docs/04_causal_mask.md, "
+         "\"Classic mistakes\"";
+}
+
+TEST(CausalMaskWithCache, RejectsANonPositiveLength) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { causal_mask(0, 4); }, {"T=0"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { causal_mask(-1, 4); }, {"T=-1"}));
+}
+
+// ------------------------------------------------------------------ padding_mask
+
+TEST(PaddingMask, RemovesTheColumnOfEveryInvalidKey) {
+  EXPECT_TRUE(MatchesGolden(
+      padding_mask(3, {true, false, true, true, false}), kGolden + "padding_T3_S5.npy", kExact,
+      kMaskAxes,
+      {Mistake("padding_T3_S5_mistake_inverted.npy",
+               "key_valid read backwards: the valid keys are removed and the padding kept")}));
+}
+
+TEST(PaddingMask, RejectsAnEmptyKeyValid) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { padding_mask(3, {}); }, {"key_valid"}));
+}
+
+TEST(PaddingMask, RejectsANonPositiveNumberOfQueries) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { padding_mask(0, {true, false}); }, {"T=0"}));
+}
+
+// ----------------------------------------------------------------- combine_masks
+
+TEST(CombineMasks, OfCausalAndPaddingMatchesNumpy) {
+  const Tensor2 combined =
+      combine_masks(causal_mask(4, 6), padding_mask(4, {false, true, true, true, true, false}));
+  EXPECT_TRUE(MatchesGolden(
+      combined, kGolden + "combined_T4_S6.npy", kExact, kMaskAxes,
+      {Mistake("combined_T4_S6_mistake_max.npy",
+               "masks combined with max (a key survives unless both masks remove it) "
+               "instead of a sum")}));
+}
+
+TEST(CombineMasks, AddsTheMasksElementwise) {
+  // Finite values too: combining is a plain sum, not a min, max or logical op.
+  const Tensor2 a = testing::RandomTensor2(3, 4, /*seed=*/7);
+  const Tensor2 b = testing::RandomTensor2(3, 4, /*seed=*/8);
+  const Tensor2 expected = a + b;
+  EXPECT_TRUE(AllClose(combine_masks(a, b), expected, kExact, kMaskAxes));
+}
+
+TEST(CombineMasks, RejectsMasksOfDifferentShapes) {
+  const Tensor2 a = xt::zeros<float>({3, 4});
+  const Tensor2 b = xt::zeros<float>({3, 5});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { combine_masks(a, b); }, {"(3, 4)", "(3, 5)"}));
+}
+
+// ------------------------------------------------------- the masks inside attention
+
+TEST(CausalAttention, LayerOutputMatchesTorchWithACausalMask) {
+  const Tensor2 x = LoadGolden<2>(kGolden + "layer_x.npy");  // (T=5, d_model=12)
+  const MultiHeadAttention layer(/*d_model=*/12, /*n_heads=*/3, /*seed=*/4);
+  const Tensor2 y = layer.forward(x, causal_mask(5));
+  EXPECT_TRUE(MatchesGolden(
+      y, kGolden + "layer_causal_output.npy", kLayer, {"token", "feature"},
+      {Mistake("layer_causal_output_mistake_strict.npy",
+               "the diagonal is removed (row 0 sees no key and becomes zero)"),
+       Mistake("layer_causal_output_mistake_transposed.npy",
+               "a transposed mask: each query sees the future instead of the past"),
+       Mistake("layer_causal_output_mistake_multiplicative.npy",
+               "a multiplicative 0/1 mask added to the scores (nothing is removed)")}));
+}
+
+TEST(CausalAttention, ChangingLaterTokensLeavesEarlierOutputsUnchanged) {
+  const int T = 7, d_model = 12;
+  const MultiHeadAttention layer(d_model, /*n_heads=*/3, /*seed=*/9);
+  const Tensor2 x = testing::RandomTensor2(T, d_model, /*seed=*/21, /*scale=*/3.0f);
+  const Tensor2 y = layer.forward(x, causal_mask(T));  // (T, d_model)
+  for (int t = 0; t + 1 < T; ++t) {
+    // Replace every token after position t with different random tokens.
+    Tensor2 x2 = x;
+    xt::view(x2, xt::range(t + 1, T), xt::all()) =
+        testing::RandomTensor2(T - t - 1, d_model, /*seed=*/100 + t, /*scale=*/3.0f);
+    const Tensor2 y2 = layer.forward(x2, causal_mask(T));
+    EXPECT_TRUE(AllClose(xt::view(y2, xt::range(0, t + 1), xt::all()),
+                         xt::view(y, xt::range(0, t + 1), xt::all()), kLayer,
+                         {"token", "feature"}))
+        << "outputs 0.." << t << " changed when only tokens after " << t
+        << " changed: the mask lets queries see the future";
+  }
+}
+
+// The layer has no API for separate queries and keys, so the test projects x
+// with the layer's public weights and runs lab 2's attention_batched on the
+// last T' queries against every key so far: what a KV cache does.
+TEST(CausalAttention, DecodingFromACacheInChunksMatchesTheFullCausalForward) {
+  const int T = 8, d_model = 12, n_heads = 3, prefill = 2;
+  const MultiHeadAttention layer(d_model, n_heads, /*seed=*/11);
+  const Tensor2 x = testing::RandomTensor2(T, d_model, /*seed=*/31, /*scale=*/3.0f);
+  const Tensor2 full = layer.forward(x, causal_mask(T));  // (T, d_model)
+
+  const Tensor3 q = split_heads(xt::linalg::dot(x, layer.W_Q), n_heads);  // (H, T, d_head)
+  const Tensor3 k = split_heads(xt::linalg::dot(x, layer.W_K), n_heads);  // (H, T, d_head)
+  const Tensor3 v = split_heads(xt::linalg::dot(x, layer.W_V), n_heads);  // (H, T, d_head)
+  for (int chunk : {1, 2, 3}) {
+    // Prefill positions [0, prefill), then decode `chunk` new tokens at a time.
+    int start = 0;
+    for (int end = prefill; end <= T; start = end, end += chunk) {
+      const Tensor3 q_new = xt::view(q, xt::all(), xt::range(start, end), xt::all());
+      const Tensor3 k_seen = xt::view(k, xt::all(), xt::range(0, end), xt::all());
+      const Tensor3 v_seen = xt::view(v, xt::all(), xt::range(0, end), xt::all());
+      const AttentionResult r =
+          attention_batched(q_new, k_seen, v_seen, causal_mask(end - start, end));
+      const Tensor2 y = xt::linalg::dot(combine_heads(r.output), layer.W_O);  // (T', d_model)
+      EXPECT_TRUE(AllClose(y, xt::view(full, xt::range(start, end), xt::all()), kLayer,
+                           {"new token", "feature"}))
+          << "chunk=" << chunk << ": queries " << start << ".." << end - 1 << " over keys 0.."
+          << end - 1 << " with causal_mask(" << end - start << ", " << end
+          << ") differ from rows " << start << ".." << end - 1 << " of the full forward";
+    }
+  }
+}
+
+TEST(CausalAttention, QueryThatSeesNoKeyGivesAZeroRowAndTheOthersStayFinite) {
+  // Key 0 is padding, and causality lets query 0 see key 0 only.
+  const int T = 4, d_model = 12;
+  const Tensor2 mask = combine_masks(causal_mask(T), padding_mask(T, {false, true, true, true}));
+  const MultiHeadAttention layer(d_model, /*n_heads=*/3, /*seed=*/5);
+  const Tensor2 x = testing::RandomTensor2(T, d_model, /*seed=*/41, /*scale=*/3.0f);
+  const Tensor2 y = layer.forward(x, mask);  // (T, d_model)
+  const Tensor1 zeros = xt::zeros<float>({static_cast<std::size_t>(d_model)});
+  EXPECT_TRUE(AllClose(xt::row(y, 0), zeros, kExact, {"feature"}))
+      << "query 0 may see no key: its output must be exactly zero (and never NaN)";
+  for (int t = 1; t < T; ++t) {
+    for (int c = 0; c < d_model; ++c) {
+      ASSERT_TRUE(std::isfinite(y(t, c))) << "output[" << t << ", " << c << "] = " << y(t, c);
+    }
+  }
+}
+
+TEST(CausalAttention, MaskedKeyWithAHugeScoreAndValueDoesNotLeak) {
+  // The last key scores ~1e12 with every query and carries the value 1e30;
+  // only the last query may see it.
+  const Tensor3 q = LoadGolden<3>(kGolden + "huge_key_q.npy");  // (H=2, T=5, d_head=3)
+  const Tensor3 k = LoadGolden<3>(kGolden + "huge_key_k.npy");
+  const Tensor3 v = LoadGolden<3>(kGolden + "huge_key_v.npy");
+  const AttentionResult r = attention_batched(q, k, v, causal_mask(5));
+  EXPECT_TRUE(MatchesGolden(
+      r.output, kGolden + "huge_key_output.npy", kAttention, {"head", "query", "feature"},
+      {Mistake("huge_key_output_mistake_leak.npy",
+               "the masked key leaked into every row: its entries in the mask are finite "
+               "(-1e9, or a 0/1 mask) instead of -inf")}));
+}
+
+}  // namespace
+}  // namespace mha

@@ -1,0 +1,282 @@
+// Hidden tests of lab 5: repeat_kv and GroupedQueryAttention.
+// Goldens: tools/goldens/gen_05_grouped_query_attention.py (np.repeat; torch
+// float64 with repeat_interleave / expand). The causal cases use lab 4's
+// causal_mask and the MHA case lab 3's layer (graded with their solutions).
+#include "labs/05_grouped_query_attention/grouped_query_attention.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <xtensor/xview.hpp>
+
+#include "common/testing.h"
+#include "labs/03_output_projection/multi_head_attention.h"
+#include "labs/04_causal_mask/causal_mask.h"
+
+namespace mha {
+namespace {
+
+using testing::AllClose;
+using testing::kAttention;
+using testing::kExact;
+using testing::KnownMistake;
+using testing::kLayer;
+using testing::LoadGolden;
+using testing::MatchesGolden;
+using testing::ThrowsInvalidArgument;
+
+const std::string kGolden = "tests/05_grouped_query_attention/golden/";
+const std::vector<std::string> kHeadAxes = {"head", "position", "feature"};
+const std::vector<std::string> kLayerAxes = {"token", "feature"};
+
+KnownMistake Mistake(const std::string& file, const std::string& what) {
+  return {kGolden + file,
+          what + "; see docs/05_grouped_query_attention.md, \"Classic mistakes\""};
+}
+
+const char kTiled[] =
+    "kv heads tiled (np.tile: query head h reads kv head h % n_kv_heads) instead of "
+    "repeated in place (np.repeat: h / (n_heads / n_kv_heads))";
+const char kOrder[] =
+    "weights drawn in the wrong order (the API draws W_Q, W_K, W_V, W_O)";
+const char kSquare[] =
+    "W_K and W_V drawn (d_model, d_model) as in lab 3: no kv head is shared";
+const char kFanIn[] =
+    "W_K and W_V scaled by 1/sqrt(n_kv_heads*d_head) instead of fan-in d_model";
+
+const char kCountHint[] =
+    "parameter_count() is 2*d_model^2 + 2*d_model*n_kv_heads*d_head: only W_K and W_V "
+    "shrink; see docs/05_grouped_query_attention.md, \"Classic mistakes\"";
+const char kCacheHint[] =
+    "the cache holds 2*n_kv_heads*d_head floats per token, none per query head; see "
+    "docs/05_grouped_query_attention.md, \"Classic mistakes\"";
+
+// The seeded layer of the goldens: d_model=16, 4 query heads, 2 kv heads.
+GroupedQueryAttention Seed3Layer() { return GroupedQueryAttention(16, 4, 2, /*seed=*/3); }
+
+// --------------------------------------------------------------------- repeat_kv
+
+TEST(RepeatKv, MatchesNumpyRepeatOnTheHeadAxis) {
+  const Tensor3 kv = LoadGolden<3>(kGolden + "repeat_kv_input.npy");  // (2, 3, 5)
+  EXPECT_TRUE(MatchesGolden(repeat_kv(kv, 6), kGolden + "repeat_kv_6heads.npy", kExact,
+                            kHeadAxes, {Mistake("repeat_kv_6heads_mistake_tiled.npy", kTiled)}));
+}
+
+TEST(RepeatKv, GivesEveryQueryHeadTheKvHeadOfItsGroup) {
+  // 2 kv heads for 8 query heads: groups of 4. Kv head g is filled with g.
+  const std::size_t S = 3, d_head = 2;
+  Tensor3 kv = xt::zeros<float>({std::size_t{2}, S, d_head});
+  xt::view(kv, 1, xt::all(), xt::all()) = 1.0f;
+  const Tensor3 out = repeat_kv(kv, 8);
+  ASSERT_EQ(out.shape(0), 8u);
+  ASSERT_EQ(out.shape(1), S);
+  ASSERT_EQ(out.shape(2), d_head);
+  for (int h = 0; h < 8; ++h) {
+    const Tensor2 expected = xt::ones<float>({S, d_head}) * static_cast<float>(h / 4);
+    EXPECT_TRUE(AllClose(xt::view(out, h, xt::all(), xt::all()), expected, kExact,
+                         {"position", "feature"}))
+        << "query head " << h << " must read kv head " << h / 4
+        << " (heads 0-3 read kv head 0, heads 4-7 kv head 1)";
+  }
+}
+
+TEST(RepeatKv, WithOneKvHeadGivesEveryQueryHeadTheSameKeys) {
+  const Tensor3 kv = testing::RandomTensor3(1, 4, 3, /*seed=*/5);
+  const Tensor3 out = repeat_kv(kv, 3);
+  ASSERT_EQ(out.shape(0), 3u);
+  for (int h = 0; h < 3; ++h) {
+    EXPECT_TRUE(AllClose(xt::view(out, h, xt::all(), xt::all()),
+                         xt::view(kv, 0, xt::all(), xt::all()), kExact, {"position", "feature"}))
+        << "query head " << h;
+  }
+}
+
+TEST(RepeatKv, WithAsManyKvHeadsAsQueryHeadsChangesNothing) {
+  const Tensor3 kv = testing::RandomTensor3(3, 4, 2, /*seed=*/6);
+  EXPECT_TRUE(AllClose(repeat_kv(kv, 3), kv, kExact, kHeadAxes));
+}
+
+TEST(RepeatKv, RejectsQueryHeadsThatAreNotAMultipleOfTheKvHeads) {
+  const Tensor3 kv = xt::zeros<float>({4, 3, 2});
+  EXPECT_TRUE(
+      ThrowsInvalidArgument([&] { repeat_kv(kv, 6); }, {"n_heads=6", "n_kv_heads=4"}));
+}
+
+TEST(RepeatKv, RejectsANonPositiveHeadCount) {
+  const Tensor3 kv = xt::zeros<float>({2, 3, 2});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { repeat_kv(kv, 0); }, {"n_heads=0"}));
+}
+
+// ------------------------------------------------------------ seeded weights
+
+TEST(GroupedQueryAttention, DrawsWQWKWVWOInThatOrderLikeNumpy) {
+  const GroupedQueryAttention layer = Seed3Layer();
+  const std::vector<std::string> axes = {"in", "out"};
+  EXPECT_TRUE(MatchesGolden(layer.W_Q, kGolden + "gqa_seed3_W_Q.npy", kExact, axes));
+  for (const auto& [name, w] : std::vector<std::pair<std::string, const Tensor2*>>{
+           {"W_K", &layer.W_K}, {"W_V", &layer.W_V}}) {
+    const std::string base = kGolden + "gqa_seed3_" + name;
+    EXPECT_TRUE(MatchesGolden(*w, base + ".npy", kExact, axes,
+                              {Mistake("gqa_seed3_" + name + "_mistake_order.npy", kOrder),
+                               Mistake("gqa_seed3_" + name + "_mistake_square.npy", kSquare),
+                               Mistake("gqa_seed3_" + name + "_mistake_fanin.npy", kFanIn)}))
+        << name;
+  }
+  EXPECT_TRUE(MatchesGolden(layer.W_O, kGolden + "gqa_seed3_W_O.npy", kExact, axes,
+                            {Mistake("gqa_seed3_W_O_mistake_order.npy", kOrder),
+                             Mistake("gqa_seed3_W_O_mistake_square.npy", kSquare)}));
+}
+
+TEST(GroupedQueryAttention, KeyAndValueWeightsHaveOnlyTheKvHeadsColumns) {
+  const GroupedQueryAttention layer = Seed3Layer();
+  EXPECT_EQ(layer.d_head, 4);
+  EXPECT_EQ(layer.n_kv_heads, 2);
+  const std::vector<std::pair<const char*, const Tensor2*>> weights = {
+      {"W_Q", &layer.W_Q}, {"W_K", &layer.W_K}, {"W_V", &layer.W_V}, {"W_O", &layer.W_O}};
+  const std::vector<std::size_t> cols = {16, 8, 8, 16};  // kv width = 2 * d_head = 8
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    EXPECT_EQ(weights[i].second->shape(0), 16u) << weights[i].first;
+    EXPECT_EQ(weights[i].second->shape(1), cols[i])
+        << weights[i].first << " must be (d_model, " << cols[i] << ")";
+  }
+}
+
+// ------------------------------------------------------------------- forward
+
+TEST(GroupedQueryAttention, ForwardMatchesTorch) {
+  const Tensor2 x = LoadGolden<2>(kGolden + "gqa_x.npy");  // (T=5, d_model=16)
+  EXPECT_TRUE(MatchesGolden(Seed3Layer().forward(x), kGolden + "gqa_output.npy", kLayer,
+                            kLayerAxes,
+                            {Mistake("gqa_output_mistake_tiled.npy", kTiled),
+                             Mistake("gqa_output_mistake_order.npy", kOrder),
+                             Mistake("gqa_output_mistake_square.npy", kSquare)}));
+}
+
+TEST(GroupedQueryAttention, CausalForwardMatchesTorch) {
+  const Tensor2 x = LoadGolden<2>(kGolden + "gqa_x.npy");
+  EXPECT_TRUE(MatchesGolden(
+      Seed3Layer().forward(x, causal_mask(5)), kGolden + "gqa_output_causal.npy", kLayer,
+      kLayerAxes,
+      {Mistake("gqa_output_causal_mistake_tiled.npy", kTiled),
+       Mistake("gqa_output_causal_mistake_order.npy", kOrder),
+       Mistake("gqa_output_causal_mistake_square.npy", kSquare),
+       Mistake("gqa_output_causal_mistake_no_mask.npy", "the mask is not passed to attention")}));
+}
+
+TEST(GroupedQueryAttention, EachQueryHeadReadsTheKvHeadOfItsGroup) {
+  // 8 query heads, 2 kv heads, d_head=2. x has a constant column 0 and W_V
+  // reads only that row, so V's kv head g is the constant 10*(g+1) for every
+  // token; any attention weights average it to the same constant. With W_O
+  // the identity, output columns [2h, 2h+2) show which kv head head h read.
+  const int T = 3, d_model = 16;
+  GroupedQueryAttention layer(d_model, /*n_heads=*/8, /*n_kv_heads=*/2, /*seed=*/1);
+  Tensor2 x = testing::RandomTensor2(T, d_model, /*seed=*/9);
+  xt::view(x, xt::all(), 0) = 1.0f;
+  layer.W_V = xt::zeros<float>({16, 4});  // (d_model, n_kv_heads*d_head)
+  xt::view(layer.W_V, 0, xt::range(0, 2)) = 10.0f;
+  xt::view(layer.W_V, 0, xt::range(2, 4)) = 20.0f;
+  layer.W_O = xt::eye<float>(d_model);
+  EXPECT_TRUE(MatchesGolden(layer.forward(x), kGolden + "group_reads.npy", kAttention,
+                            kLayerAxes, {Mistake("group_reads_mistake_tiled.npy", kTiled)}));
+}
+
+TEST(GroupedQueryAttention, WithAsManyKvHeadsAsQueryHeadsEqualsLab3MultiHeadAttention) {
+  const GroupedQueryAttention gqa(12, 3, 3, /*seed=*/2);
+  const MultiHeadAttention mha(12, 3, /*seed=*/2);
+  EXPECT_TRUE(AllClose(gqa.W_Q, mha.W_Q, kExact, {"in", "out"})) << "W_Q";
+  EXPECT_TRUE(AllClose(gqa.W_K, mha.W_K, kExact, {"in", "out"})) << "W_K";
+  EXPECT_TRUE(AllClose(gqa.W_V, mha.W_V, kExact, {"in", "out"})) << "W_V";
+  EXPECT_TRUE(AllClose(gqa.W_O, mha.W_O, kExact, {"in", "out"})) << "W_O";
+  const Tensor2 x = testing::RandomTensor2(6, 12, /*seed=*/3, /*scale=*/3.0f);
+  EXPECT_TRUE(AllClose(gqa.forward(x, causal_mask(6)), mha.forward(x, causal_mask(6)), kLayer,
+                       kLayerAxes));
+}
+
+TEST(GroupedQueryAttention, WithOneKvHeadIsMultiQueryAttention) {
+  const Tensor2 x = LoadGolden<2>(kGolden + "mqa_x.npy");  // (T=5, d_model=16)
+  const GroupedQueryAttention mqa(16, 4, 1, /*seed=*/8);
+  EXPECT_TRUE(MatchesGolden(mqa.forward(x, causal_mask(5)), kGolden + "mqa_output_causal.npy",
+                            kLayer, kLayerAxes,
+                            {Mistake("mqa_output_causal_mistake_square.npy", kSquare)}));
+}
+
+TEST(GroupedQueryAttention, ForwardUsesTheCurrentPublicWeights) {
+  // A layer from another seed, given the seed-3 weights, must compute the
+  // seed-3 outputs: nothing derived from the old weights may be cached.
+  GroupedQueryAttention layer(16, 4, 2, /*seed=*/0);
+  const Tensor2 x = LoadGolden<2>(kGolden + "gqa_x.npy");
+  layer.forward(x);  // a first call with the old weights
+  layer.W_Q = LoadGolden<2>(kGolden + "gqa_seed3_W_Q.npy");
+  layer.W_K = LoadGolden<2>(kGolden + "gqa_seed3_W_K.npy");
+  layer.W_V = LoadGolden<2>(kGolden + "gqa_seed3_W_V.npy");
+  layer.W_O = LoadGolden<2>(kGolden + "gqa_seed3_W_O.npy");
+  EXPECT_TRUE(MatchesGolden(layer.forward(x, causal_mask(5)),
+                            kGolden + "gqa_output_causal.npy", kLayer, kLayerAxes));
+}
+
+// ------------------------------------------------------------------- counting
+
+TEST(GroupedQueryAttention, ParameterCountIsTwoDModelSquaredPlusTheKvProjections) {
+  // d_model=16, d_head=4: 2*16^2 + 2*16*(n_kv_heads*4).
+  EXPECT_EQ(GroupedQueryAttention(16, 4, 2).parameter_count(), 768u) << kCountHint;
+  EXPECT_EQ(GroupedQueryAttention(16, 4, 4).parameter_count(), 1024u) << kCountHint;  // MHA
+  EXPECT_EQ(GroupedQueryAttention(16, 4, 1).parameter_count(), 640u) << kCountHint;   // MQA
+}
+
+TEST(GroupedQueryAttention, KvCacheFloatsPerTokenAreTwoTimesKvHeadsTimesDHead) {
+  EXPECT_EQ(GroupedQueryAttention(16, 4, 2).kv_cache_floats_per_token(), 16u) << kCacheHint;
+  EXPECT_EQ(GroupedQueryAttention(16, 4, 4).kv_cache_floats_per_token(), 32u) << kCacheHint;
+  EXPECT_EQ(GroupedQueryAttention(16, 4, 1).kv_cache_floats_per_token(), 8u) << kCacheHint;
+}
+
+TEST(GroupedQueryAttention, MultiQueryAtGpt2SmallSizeSavesNearlyHalfTheParameters) {
+  // d_model=768, 12 heads of 64 (docs/05_grouped_query_attention.md, the table).
+  const GroupedQueryAttention mha(768, 12, 12), mqa(768, 12, 1);
+  EXPECT_EQ(mha.parameter_count(), 2359296u) << kCountHint;
+  EXPECT_EQ(mqa.parameter_count(), 1277952u) << kCountHint;
+  EXPECT_EQ(mha.kv_cache_floats_per_token(), 1536u) << kCacheHint;
+  EXPECT_EQ(mqa.kv_cache_floats_per_token(), 128u) << kCacheHint;  // 12x smaller
+}
+
+// ------------------------------------------------------------- bad arguments
+
+TEST(GroupedQueryAttention, RejectsQueryHeadsNotDivisibleByKvHeads) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { GroupedQueryAttention(24, 6, 4); },
+                                    {"n_heads=6", "n_kv_heads=4"}))
+      << "6 query heads cannot form 4 equal groups; see docs/05_grouped_query_attention.md, "
+         "\"Classic mistakes\"";
+}
+
+TEST(GroupedQueryAttention, RejectsMoreKvHeadsThanQueryHeads) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { GroupedQueryAttention(16, 4, 8); },
+                                    {"n_heads=4", "n_kv_heads=8"}));
+}
+
+TEST(GroupedQueryAttention, RejectsANonPositiveKvHeadCount) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { GroupedQueryAttention(16, 4, 0); }, {"n_kv_heads=0"}));
+  EXPECT_TRUE(
+      ThrowsInvalidArgument([] { GroupedQueryAttention(16, 4, -2); }, {"n_kv_heads=-2"}));
+}
+
+TEST(GroupedQueryAttention, RejectsADModelNotDivisibleByTheQueryHeads) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { GroupedQueryAttention(10, 4, 2); },
+                                    {"d_model=10", "n_heads=4"}));
+}
+
+TEST(GroupedQueryAttention, RejectsAnInputOfTheWrongWidth) {
+  const GroupedQueryAttention layer = Seed3Layer();
+  const Tensor2 x = xt::zeros<float>({5, 12});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { layer.forward(x); }, {"12", "d_model=16"}));
+}
+
+TEST(GroupedQueryAttention, RejectsAMaskOfTheWrongShape) {
+  const GroupedQueryAttention layer = Seed3Layer();
+  const Tensor2 x = xt::zeros<float>({5, 16});
+  const Tensor2 mask = xt::zeros<float>({5, 4});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { layer.forward(x, mask); }, {"(5, 4)"}));
+}
+
+}  // namespace
+}  // namespace mha
