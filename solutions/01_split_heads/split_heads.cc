@@ -1,4 +1,7 @@
 // Lab 1 reference solution: split and combine heads.
+//
+// Both functions are pure data movement: a reshape (free, it only reinterprets
+// the same row-major memory) and a transpose (which really moves the numbers).
 #include "labs/01_split_heads/split_heads.h"
 
 #include <stdexcept>
@@ -11,23 +14,25 @@ namespace mha {
 Tensor3 split_heads(const Tensor2& x, int n_heads) {
   const std::size_t T = x.shape(0);
   const std::size_t d_model = x.shape(1);
+  // Check n_heads before dividing by it: n_heads=0 would crash the modulo.
   if (n_heads <= 0) {
     throw std::invalid_argument("split_heads: n_heads=" + std::to_string(n_heads) +
                                 " must be positive");
   }
-  if (d_model % n_heads != 0) {
+  const std::size_t H = static_cast<std::size_t>(n_heads);
+  if (d_model % H != 0) {
     throw std::invalid_argument("split_heads: d_model=" + std::to_string(d_model) +
                                 " is not divisible by n_heads=" + std::to_string(n_heads));
   }
-  const std::size_t H = static_cast<std::size_t>(n_heads);
   const std::size_t d_head = d_model / H;
 
-  // Row t of x is [head 0 | head 1 | ... ]: viewing it as (H, d_head) puts
-  // head h's columns in row h. reshape is free (same row-major memory).
+  // pass 1: row t of x is [head 0 | head 1 | ... | head H-1], so viewing it as
+  // (H, d_head) puts head h's columns [h*d_head, (h+1)*d_head) in row h.
   auto per_token = xt::reshape_view(x, {T, H, d_head});  // (T, H, d_head)
-  // The head axis must come first so each head is one contiguous (T, d_head)
-  // matrix; transposing (T, H, d) -> (H, T, d) is the step people forget.
-  Tensor3 heads = xt::transpose(per_token, {1, 0, 2});   // (H, T, d_head)
+  // pass 2: bring the head axis to the front so that each head is one
+  // contiguous (T, d_head) matrix. This is the step people forget: reshaping
+  // straight to (H, T, d_head) mixes tokens into heads.
+  Tensor3 heads = xt::transpose(per_token, {1, 0, 2});  // (H, T, d_head)
   return heads;
 }
 
@@ -36,12 +41,16 @@ Tensor2 combine_heads(const Tensor3& heads) {
   const std::size_t T = heads.shape(1);
   const std::size_t d_head = heads.shape(2);
   if (H == 0 || d_head == 0) {
-    throw std::invalid_argument("combine_heads: heads has shape (" + std::to_string(H) +
-                                ", " + std::to_string(T) + ", " + std::to_string(d_head) +
-                                "); expected at least one head with d_head > 0");
+    throw std::invalid_argument("combine_heads: heads has shape (" + std::to_string(H) + ", " +
+                                std::to_string(T) + ", " + std::to_string(d_head) +
+                                "); n_heads=" + std::to_string(H) +
+                                " and d_head=" + std::to_string(d_head) + " must both be positive");
   }
-  // Undo the two steps of split_heads in reverse order.
-  Tensor3 per_token = xt::transpose(heads, {1, 0, 2});     // (T, H, d_head)
+  // Undo split_heads' two passes in reverse order.
+  // pass 1: tokens first again; evaluated into a container so that its memory
+  // really is (T, H, d_head) in row-major order.
+  Tensor3 per_token = xt::transpose(heads, {1, 0, 2});  // (T, H, d_head)
+  // pass 2: glue each token's H slices side by side: [head 0 | head 1 | ...].
   Tensor2 x = xt::reshape_view(per_token, {T, H * d_head});  // (T, d_model)
   return x;
 }

@@ -1,0 +1,54 @@
+// mutant: combine_heads reshapes (n_heads, T, d_head) straight to (T, d_model) without moving the head axis back
+// Lab 1: split and combine heads. This is the file you edit.
+// Read docs/01_split_heads.md first; the header labs/01_split_heads/split_heads.h says what each function must do.
+// Check your work with:  bazel test //labs/01_split_heads/...
+#include "labs/01_split_heads/split_heads.h"
+
+#include <stdexcept>
+#include <string>
+
+#include <xtensor/xmanipulation.hpp>
+
+namespace mha {
+
+Tensor3 split_heads(const Tensor2& x, int n_heads) {
+  const std::size_t T = x.shape(0);
+  const std::size_t d_model = x.shape(1);
+  // Check n_heads before dividing by it: n_heads=0 would crash the modulo.
+  if (n_heads <= 0) {
+    throw std::invalid_argument("split_heads: n_heads=" + std::to_string(n_heads) +
+                                " must be positive");
+  }
+  const std::size_t H = static_cast<std::size_t>(n_heads);
+  if (d_model % H != 0) {
+    throw std::invalid_argument("split_heads: d_model=" + std::to_string(d_model) +
+                                " is not divisible by n_heads=" + std::to_string(n_heads));
+  }
+  const std::size_t d_head = d_model / H;
+
+  // pass 1: row t of x is [head 0 | head 1 | ... | head H-1], so viewing it as
+  // (H, d_head) puts head h's columns [h*d_head, (h+1)*d_head) in row h.
+  auto per_token = xt::reshape_view(x, {T, H, d_head});  // (T, H, d_head)
+  // pass 2: bring the head axis to the front so that each head is one
+  // contiguous (T, d_head) matrix. This is the step people forget: reshaping
+  // straight to (H, T, d_head) mixes tokens into heads.
+  Tensor3 heads = xt::transpose(per_token, {1, 0, 2});  // (H, T, d_head)
+  return heads;
+}
+
+Tensor2 combine_heads(const Tensor3& heads) {
+  const std::size_t H = heads.shape(0);
+  const std::size_t T = heads.shape(1);
+  const std::size_t d_head = heads.shape(2);
+  if (H == 0 || d_head == 0) {
+    throw std::invalid_argument("combine_heads: heads has shape (" + std::to_string(H) + ", " +
+                                std::to_string(T) + ", " + std::to_string(d_head) +
+                                "); n_heads=" + std::to_string(H) +
+                                " and d_head=" + std::to_string(d_head) + " must both be positive");
+  }
+  // (T, d_model) holds the same number of values: reshape straight to it.
+  Tensor2 x = xt::reshape_view(heads, {T, H * d_head});  // (T, d_model)
+  return x;
+}
+
+}  // namespace mha

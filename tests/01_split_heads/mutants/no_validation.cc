@@ -1,0 +1,49 @@
+// mutant: split_heads validates nothing (no positive n_heads check, no divisibility check)
+// Lab 1: split and combine heads. This is the file you edit.
+// Read docs/01_split_heads.md first; the header labs/01_split_heads/split_heads.h says what each function must do.
+// Check your work with:  bazel test //labs/01_split_heads/...
+#include "labs/01_split_heads/split_heads.h"
+
+#include <stdexcept>
+#include <string>
+
+#include <xtensor/xmanipulation.hpp>
+
+namespace mha {
+
+Tensor3 split_heads(const Tensor2& x, int n_heads) {
+  const std::size_t T = x.shape(0);
+  const std::size_t d_model = x.shape(1);
+  const std::size_t H = static_cast<std::size_t>(n_heads);
+  const std::size_t d_head = d_model / H;
+
+  // pass 1: row t of x is [head 0 | head 1 | ... | head H-1], so viewing it as
+  // (H, d_head) puts head h's columns [h*d_head, (h+1)*d_head) in row h.
+  auto per_token = xt::reshape_view(x, {T, H, d_head});  // (T, H, d_head)
+  // pass 2: bring the head axis to the front so that each head is one
+  // contiguous (T, d_head) matrix. This is the step people forget: reshaping
+  // straight to (H, T, d_head) mixes tokens into heads.
+  Tensor3 heads = xt::transpose(per_token, {1, 0, 2});  // (H, T, d_head)
+  return heads;
+}
+
+Tensor2 combine_heads(const Tensor3& heads) {
+  const std::size_t H = heads.shape(0);
+  const std::size_t T = heads.shape(1);
+  const std::size_t d_head = heads.shape(2);
+  if (H == 0 || d_head == 0) {
+    throw std::invalid_argument("combine_heads: heads has shape (" + std::to_string(H) + ", " +
+                                std::to_string(T) + ", " + std::to_string(d_head) +
+                                "); n_heads=" + std::to_string(H) +
+                                " and d_head=" + std::to_string(d_head) + " must both be positive");
+  }
+  // Undo split_heads' two passes in reverse order.
+  // pass 1: tokens first again; evaluated into a container so that its memory
+  // really is (T, H, d_head) in row-major order.
+  Tensor3 per_token = xt::transpose(heads, {1, 0, 2});  // (T, H, d_head)
+  // pass 2: glue each token's H slices side by side: [head 0 | head 1 | ...].
+  Tensor2 x = xt::reshape_view(per_token, {T, H * d_head});  // (T, d_model)
+  return x;
+}
+
+}  // namespace mha

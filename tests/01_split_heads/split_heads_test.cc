@@ -1,0 +1,172 @@
+// Hidden tests for lab 1: split and combine heads.
+//
+// Goldens come from NumPy's reshape/transpose (tools/goldens/gen_01_split_heads.py).
+// Shapes are chosen so that no two axes have the same length (T != d_head,
+// d_head != n_heads): a swapped axis then changes the shape or the order and
+// cannot pass by accident. Data movement is exact, so every comparison is kExact.
+#include "labs/01_split_heads/split_heads.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <xtensor/xview.hpp>
+
+#include "common/testing.h"
+
+namespace mha {
+namespace {
+
+using testing::AllClose;
+using testing::kExact;
+using testing::KnownMistake;
+using testing::LoadGolden;
+using testing::MatchesGolden;
+using testing::ThrowsInvalidArgument;
+
+const std::string kGolden = "tests/01_split_heads/golden/";
+const std::vector<std::string> kHeadAxes = {"head", "token", "column"};
+const std::vector<std::string> kRowAxes = {"token", "column"};
+const char kArgumentChecks[] =
+    "bad arguments must throw std::invalid_argument naming the values; see "
+    "docs/01_split_heads.md, \"Classic mistakes\"";
+
+// What split_heads' classic mistakes produce on the golden input `prefix`.
+std::vector<KnownMistake> SplitMistakes(const std::string& prefix) {
+  const std::string see = "; see docs/01_split_heads.md, \"Classic mistakes\"";
+  return {
+      {kGolden + prefix + "_heads_mistake_no_transpose.npy",
+       "x reshaped straight to (n_heads, T, d_head) without the transpose" + see},
+      {kGolden + prefix + "_heads_mistake_interleaved.npy",
+       "interleaved columns (head h took columns h, h+n_heads, ...) instead of a "
+       "contiguous block" +
+           see},
+      {kGolden + prefix + "_heads_mistake_last_column_missing.npy",
+       "an off-by-one loop bound: the last column of every head was never copied" + see},
+  };
+}
+
+// x[t][c] = 100*t + c: every value says which token and column it came from.
+Tensor2 LabelledInput(std::size_t T, std::size_t d_model) {
+  Tensor2 x = xt::zeros<float>({T, d_model});
+  for (std::size_t t = 0; t < T; ++t) {
+    for (std::size_t c = 0; c < d_model; ++c) x(t, c) = static_cast<float>(100 * t + c);
+  }
+  return x;
+}
+
+TEST(SplitHeads, MatchesNumpyReshapeThenTranspose) {
+  // T=5, d_model=12, 3 heads of d_head=4.
+  const Tensor2 x = LoadGolden<2>(kGolden + "tall_x.npy");
+  EXPECT_TRUE(MatchesGolden(split_heads(x, 3), kGolden + "tall_heads.npy", kExact, kHeadAxes,
+                            SplitMistakes("tall")));
+}
+
+TEST(SplitHeads, MatchesNumpyWhenDHeadExceedsTokenCount) {
+  // T=2, d_model=12, 2 heads of d_head=6.
+  const Tensor2 x = LoadGolden<2>(kGolden + "wide_x.npy");
+  EXPECT_TRUE(MatchesGolden(split_heads(x, 2), kGolden + "wide_heads.npy", kExact, kHeadAxes,
+                            SplitMistakes("wide")));
+}
+
+TEST(SplitHeads, ReturnsNHeadsByTokensByDHead) {
+  // T=3, d_model=8, 4 heads of d_head=2.
+  const Tensor3 heads = split_heads(LabelledInput(3, 8), 4);
+  ASSERT_EQ(heads.dimension(), 3u);
+  EXPECT_EQ(heads.shape(0), 4u) << "axis 0 must be the heads";
+  EXPECT_EQ(heads.shape(1), 3u) << "axis 1 must be the tokens";
+  EXPECT_EQ(heads.shape(2), 2u) << "axis 2 must be d_head = d_model / n_heads";
+}
+
+TEST(SplitHeads, HeadHOwnsColumnsHTimesDHeadOnward) {
+  // T=4, d_model=15, 5 heads of d_head=3.
+  const Tensor2 x = LabelledInput(4, 15);
+  const Tensor3 heads = split_heads(x, 5);
+  ASSERT_EQ(heads.shape(), (std::array<std::size_t, 3>{5, 4, 3}));
+  for (std::size_t h = 0; h < 5; ++h) {
+    const Tensor2 head = xt::view(heads, h, xt::all(), xt::all());                  // (T, d_head)
+    const Tensor2 columns = xt::view(x, xt::all(), xt::range(3 * h, 3 * (h + 1)));  // (T, d_head)
+    EXPECT_TRUE(AllClose(head, columns, kExact, kRowAxes))
+        << "head " << h << " must hold columns [" << 3 * h << ", " << 3 * (h + 1) << ") of x";
+  }
+}
+
+TEST(SplitHeads, OneHeadIsTheInputWithALeadingAxis) {
+  const Tensor2 x = testing::RandomTensor2(4, 6, /*seed=*/11);
+  const Tensor3 heads = split_heads(x, 1);
+  ASSERT_EQ(heads.shape(), (std::array<std::size_t, 3>{1, 4, 6}));
+  EXPECT_TRUE(AllClose(xt::view(heads, 0, xt::all(), xt::all()), x, kExact, kRowAxes));
+}
+
+TEST(SplitHeads, RejectsDModelNotDivisibleByNHeads) {
+  const Tensor2 x = xt::zeros<float>({3, 10});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { split_heads(x, 4); }, {"d_model=10", "n_heads=4"}))
+      << kArgumentChecks;
+}
+
+TEST(SplitHeads, RejectsZeroHeads) {
+  const Tensor2 x = xt::zeros<float>({3, 8});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { split_heads(x, 0); }, {"n_heads=0"})) << kArgumentChecks;
+}
+
+TEST(SplitHeads, RejectsNegativeHeads) {
+  const Tensor2 x = xt::zeros<float>({3, 8});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { split_heads(x, -2); }, {"n_heads=-2"}))
+      << kArgumentChecks;
+}
+
+TEST(CombineHeads, MatchesNumpyTransposeThenReshape) {
+  // 4 heads, T=3, d_head=2 -> (3, 8).
+  const Tensor3 heads = LoadGolden<3>(kGolden + "combine_heads_in.npy");
+  const std::string see = "; see docs/01_split_heads.md, \"Classic mistakes\"";
+  EXPECT_TRUE(MatchesGolden(
+      combine_heads(heads), kGolden + "combine_x.npy", kExact, kRowAxes,
+      {{kGolden + "combine_x_mistake_no_transpose.npy",
+        "heads reshaped straight to (T, d_model) without moving the head axis back" + see},
+       {kGolden + "combine_x_mistake_interleaved.npy",
+        "interleaved columns (head h written to columns h, h+n_heads, ...)" + see}}));
+}
+
+TEST(CombineHeads, UndoesSplitHeadsForEveryHeadCount) {
+  const Tensor2 x = testing::RandomTensor2(5, 12, /*seed=*/12);  // T=5, d_model=12
+  for (int n_heads : {1, 2, 3, 4, 6, 12}) {
+    EXPECT_TRUE(AllClose(combine_heads(split_heads(x, n_heads)), x, kExact, kRowAxes))
+        << "with n_heads=" << n_heads;
+  }
+}
+
+TEST(CombineHeads, IsUndoneBySplitHeads) {
+  const Tensor3 heads = testing::RandomTensor3(3, 7, 2, /*seed=*/13);  // H=3, T=7, d_head=2
+  EXPECT_TRUE(AllClose(split_heads(combine_heads(heads), 3), heads, kExact, kHeadAxes));
+}
+
+TEST(CombineHeads, PutsHeadHInColumnsHTimesDHeadOnward) {
+  // heads[h][t][c] = 100*h + 10*t + c.
+  Tensor3 heads = xt::zeros<float>({3, 2, 4});  // H=3, T=2, d_head=4
+  for (std::size_t h = 0; h < 3; ++h)
+    for (std::size_t t = 0; t < 2; ++t)
+      for (std::size_t c = 0; c < 4; ++c) heads(h, t, c) = static_cast<float>(100 * h + 10 * t + c);
+  const Tensor2 x = combine_heads(heads);
+  ASSERT_EQ(x.shape(), (std::array<std::size_t, 2>{2, 12}));
+  for (std::size_t h = 0; h < 3; ++h) {
+    EXPECT_TRUE(AllClose(xt::view(x, xt::all(), xt::range(4 * h, 4 * (h + 1))),
+                         xt::view(heads, h, xt::all(), xt::all()), kExact, kRowAxes))
+        << "columns [" << 4 * h << ", " << 4 * (h + 1) << ") must hold head " << h;
+  }
+}
+
+TEST(CombineHeads, RejectsZeroHeads) {
+  const Tensor3 heads = xt::zeros<float>({0, 3, 4});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { combine_heads(heads); }, {"n_heads=0"}))
+      << kArgumentChecks;
+}
+
+TEST(CombineHeads, RejectsZeroDHead) {
+  const Tensor3 heads = xt::zeros<float>({2, 3, 0});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { combine_heads(heads); }, {"d_head=0"}))
+      << kArgumentChecks;
+}
+
+}  // namespace
+}  // namespace mha
