@@ -1,0 +1,291 @@
+// Hidden tests of lab 6: multi-head latent attention.
+//
+// Reference numbers come from torch.nn.MultiheadAttention fed the latent as
+// its keys and values (tools/goldens/gen_06_latent_attention.py). Shapes keep
+// d_model, n_heads, d_head and kv_rank all different, so a scale by the
+// wrong size or a block taken along the wrong axis cannot pass by accident.
+#include "labs/06_latent_attention/latent_attention.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/testing.h"
+
+namespace mha {
+namespace {
+
+using testing::AllClose;
+using testing::kExact;
+using testing::kLayer;
+using testing::KnownMistake;
+using testing::LoadGolden;
+using testing::MatchesGolden;
+using testing::ThrowsInvalidArgument;
+
+const std::string kGolden = "tests/06_latent_attention/golden/";
+const std::string kSeeDoc = "; see docs/06_latent_attention.md, \"Classic mistakes\"";
+
+// The layer and inputs of one golden case.
+struct Case {
+  std::string name;
+  int d_model, n_heads, kv_rank;
+  std::uint64_t seed;
+  bool masked;
+};
+const Case kCase1{"case1", 24, 4, 10, 6, false};  // d_head 6, no mask
+const Case kCase2{"case2", 12, 3, 5, 62, true};   // d_head 4, causal, scores ~160
+const Case kCase3{"case3", 20, 2, 7, 63, true};   // d_head 10, query 0 fully masked
+
+std::optional<Tensor2> MaskOf(const Case& c) {
+  if (!c.masked) return std::nullopt;
+  return LoadGolden<2>(kGolden + c.name + "_mask.npy");
+}
+
+// Mistakes that either forward can make.
+std::vector<KnownMistake> CommonMistakes(const Case& c) {
+  const std::string& name = c.name;
+  const std::string g = kGolden + name + "_output_mistake_";
+  std::vector<KnownMistake> m = {
+      {g + "kv_rank_scale.npy",
+       "scores scaled by 1/sqrt(kv_rank) instead of 1/sqrt(d_head)" + kSeeDoc},
+      {g + "dmodel_scale.npy",
+       "scores scaled by 1/sqrt(d_model) instead of 1/sqrt(d_head)" + kSeeDoc},
+      {g + "no_w_o.npy", "the output projection W_O was never applied" + kSeeDoc},
+      {g + "k_v_swapped.npy", "keys built with W_UV and values with W_UK (swapped)" + kSeeDoc},
+  };
+  if (c.masked)
+    m.push_back({g + "mask_ignored.npy", "the mask was never added to the scores" + kSeeDoc});
+  return m;
+}
+
+// ... plus those of the absorbed order.
+std::vector<KnownMistake> AbsorbedMistakes(const Case& c) {
+  std::vector<KnownMistake> m = CommonMistakes(c);
+  const std::string& name = c.name;
+  const std::string g = kGolden + name + "_output_mistake_";
+  m.push_back({g + "wuk_reshaped.npy",
+               "W_UK reshaped to (d_model, kv_rank) instead of transposed when it was folded "
+               "into the queries" +
+                   kSeeDoc});
+  m.push_back({g + "scores_transposed.npy",
+               "scores computed as c @ q_latent^T (keys x queries) instead of "
+               "q_latent @ c^T" +
+                   kSeeDoc});
+  m.push_back({g + "whole_w_uv.npy",
+               "W_UV @ W_O folded with all of W_UV instead of head h's column block "
+               "W_UV_h @ W_O_h" +
+                   kSeeDoc});
+  return m;
+}
+
+void ExpectForwardMatchesTorch(const Case& c) {
+  const MultiHeadLatentAttention mla(c.d_model, c.n_heads, c.kv_rank, c.seed);
+  const Tensor2 x = LoadGolden<2>(kGolden + c.name + "_x.npy");
+  EXPECT_TRUE(MatchesGolden(mla.forward(x, MaskOf(c)), kGolden + c.name + "_output.npy", kLayer,
+                            {"token", "feature"}, CommonMistakes(c)))
+      << c.name;
+}
+
+void ExpectAbsorbedMatchesTorch(const Case& c) {
+  const MultiHeadLatentAttention mla(c.d_model, c.n_heads, c.kv_rank, c.seed);
+  const Tensor2 x = LoadGolden<2>(kGolden + c.name + "_x.npy");
+  EXPECT_TRUE(MatchesGolden(mla.forward_absorbed(x, MaskOf(c)), kGolden + c.name + "_output.npy",
+                            kLayer, {"token", "feature"}, AbsorbedMistakes(c)))
+      << c.name;
+}
+
+// Additive causal mask, built here so the test does not depend on lab 4.
+Tensor2 Causal(std::size_t T) {
+  Tensor2 m = xt::zeros<float>({T, T});
+  for (std::size_t i = 0; i < T; ++i)
+    for (std::size_t j = i + 1; j < T; ++j) m(i, j) = -std::numeric_limits<float>::infinity();
+  return m;
+}
+
+// ------------------------------------------------------------- the weights
+
+TEST(LatentAttention, SeededWeightsEqualNumpysDrawInTheDocumentedOrder) {
+  const MultiHeadLatentAttention mla(24, 4, 10, /*seed=*/6);
+  const std::string g = kGolden + "seed6_";
+  EXPECT_TRUE(MatchesGolden(mla.W_Q, g + "W_Q.npy", kExact, {"in", "out"}))
+      << "W_Q, drawn 1st" << kSeeDoc;
+  EXPECT_TRUE(MatchesGolden(mla.W_DKV, g + "W_DKV.npy", kExact, {"in", "out"}))
+      << "W_DKV, drawn 2nd, fan-in d_model" << kSeeDoc;
+  EXPECT_TRUE(MatchesGolden(mla.W_UK, g + "W_UK.npy", kExact, {"in", "out"},
+                            {{g + "W_UK_mistake_fan_in_d_model.npy",
+                              "W_UK drawn with fan-in d_model instead of kv_rank" + kSeeDoc}}))
+      << "W_UK, drawn 3rd, fan-in kv_rank" << kSeeDoc;
+  EXPECT_TRUE(MatchesGolden(mla.W_UV, g + "W_UV.npy", kExact, {"in", "out"},
+                            {{g + "W_UV_mistake_fan_in_d_model.npy",
+                              "W_UV drawn with fan-in d_model instead of kv_rank" + kSeeDoc}}))
+      << "W_UV, drawn 4th, fan-in kv_rank" << kSeeDoc;
+  EXPECT_TRUE(MatchesGolden(mla.W_O, g + "W_O.npy", kExact, {"in", "out"}))
+      << "W_O, drawn 5th" << kSeeDoc;
+}
+
+TEST(LatentAttention, RecordsItsSizes) {
+  const MultiHeadLatentAttention mla(24, 4, 10);
+  EXPECT_EQ(mla.d_model, 24);
+  EXPECT_EQ(mla.n_heads, 4);
+  EXPECT_EQ(mla.kv_rank, 10);
+  EXPECT_EQ(mla.d_head, 6);
+}
+
+// ------------------------------------------------------------ the cache
+
+TEST(LatentAttention, CompressIsXTimesWDkv) {
+  for (const Case& c : {kCase1, kCase2}) {
+    const MultiHeadLatentAttention mla(c.d_model, c.n_heads, c.kv_rank, c.seed);
+    const Tensor2 x = LoadGolden<2>(kGolden + c.name + "_x.npy");
+    EXPECT_TRUE(MatchesGolden(mla.compress(x), kGolden + c.name + "_latent.npy", kLayer,
+                              {"token", "latent"}))
+        << c.name;
+  }
+}
+
+TEST(LatentAttention, CacheHoldsKvRankFloatsPerToken) {
+  const MultiHeadLatentAttention mla(24, 4, 10);
+  const Tensor2 c = mla.compress(testing::RandomTensor2(7, 24, /*seed=*/1));
+  EXPECT_EQ(c.shape(0), 7u) << "one latent row per token";
+  EXPECT_EQ(c.shape(1), 10u) << "each row has kv_rank floats";
+  EXPECT_EQ(mla.kv_cache_floats_per_token(), 10u)
+      << "the cache holds c only: kv_rank floats per token" << kSeeDoc;
+}
+
+TEST(LatentAttention, CacheIsBelowAnEighthOfMultiHeadAttentions) {
+  // Multi-head attention caches K and V: 2 * d_model floats per token.
+  // d_model=64, 4 heads, kv_rank=12: 12 floats against 128, less than 1/8.
+  const MultiHeadLatentAttention mla(64, 4, 12);
+  const std::size_t mha_floats = 2 * 64;
+  EXPECT_EQ(mla.kv_cache_floats_per_token(), 12u)
+      << "the cache holds c only: kv_rank floats per token" << kSeeDoc;
+  EXPECT_LT(8 * mla.kv_cache_floats_per_token(), mha_floats);
+}
+
+TEST(LatentAttention, ParameterCountIsTwoDSquaredPlusThreeDTimesRank) {
+  EXPECT_EQ(MultiHeadLatentAttention(24, 4, 10).parameter_count(), 2u * 24 * 24 + 3u * 24 * 10)
+      << "2*d_model^2 (W_Q, W_O) + 3*d_model*kv_rank (W_DKV, W_UK, W_UV)" << kSeeDoc;
+  EXPECT_EQ(MultiHeadLatentAttention(64, 4, 12).parameter_count(), 2u * 64 * 64 + 3u * 64 * 12)
+      << "2*d_model^2 (W_Q, W_O) + 3*d_model*kv_rank (W_DKV, W_UK, W_UV)" << kSeeDoc;
+}
+
+// ------------------------------------------------------------- the layer
+
+TEST(LatentAttention, ForwardMatchesTorch) { ExpectForwardMatchesTorch(kCase1); }
+
+TEST(LatentAttention, AbsorbedMatchesTorch) { ExpectAbsorbedMatchesTorch(kCase1); }
+
+// The weights are public: the next call must use whatever is in them now.
+// These run right after the first golden tests, so that a forward that keeps
+// something from its first call still holds the case1 layer's W_UK here.
+
+TEST(LatentAttention, OverwritingWUkChangesBothForwardsIdentically) {
+  MultiHeadLatentAttention mla(24, 4, 10, /*seed=*/6);
+  const Tensor2 x = LoadGolden<2>(kGolden + "case1_x.npy");
+  // Run once first, so anything kept from the old weights would show.
+  const Tensor2 before = mla.forward_absorbed(x);
+  mla.forward(x);
+  mla.W_UK = LoadGolden<2>(kGolden + "case1_new_W_UK.npy");
+  const std::string expected = kGolden + "case1_output_new_W_UK.npy";
+  const std::vector<KnownMistake> stale = {
+      {kGolden + "case1_output.npy",
+       "the old W_UK is still in use: do not keep matrices derived from the public weights "
+       "between calls" +
+           kSeeDoc}};
+  EXPECT_TRUE(MatchesGolden(mla.forward(x), expected, kLayer, {"token", "feature"}, stale))
+      << "forward";
+  EXPECT_TRUE(MatchesGolden(mla.forward_absorbed(x), expected, kLayer, {"token", "feature"}, stale))
+      << "forward_absorbed";
+}
+
+TEST(LatentAttention, OverwritingWDkvChangesTheCache) {
+  MultiHeadLatentAttention mla(24, 4, 10, /*seed=*/6);
+  const Tensor2 x = LoadGolden<2>(kGolden + "case1_x.npy");
+  mla.compress(x);
+  mla.W_DKV = LoadGolden<2>(kGolden + "case1_new_W_DKV.npy");
+  EXPECT_TRUE(MatchesGolden(mla.compress(x), kGolden + "case1_latent_new_W_DKV.npy", kLayer,
+                            {"token", "latent"}));
+}
+
+TEST(LatentAttention, ForwardMatchesTorchWithCausalMaskAndLargeScores) {
+  ExpectForwardMatchesTorch(kCase2);
+}
+
+TEST(LatentAttention, AbsorbedMatchesTorchWithCausalMaskAndLargeScores) {
+  ExpectAbsorbedMatchesTorch(kCase2);
+}
+
+TEST(LatentAttention, ForwardGivesAZeroRowForAQueryThatSeesNoKey) {
+  ExpectForwardMatchesTorch(kCase3);
+}
+
+TEST(LatentAttention, AbsorbedGivesAZeroRowForAQueryThatSeesNoKey) {
+  ExpectAbsorbedMatchesTorch(kCase3);
+}
+
+struct Shape {
+  int d_model, n_heads, kv_rank;
+  std::size_t T;
+};
+// d_head, kv_rank, d_model and T all different in every row.
+const Shape kShapes[] = {{24, 4, 10, 7}, {12, 3, 5, 6}, {20, 2, 7, 9}, {32, 8, 3, 5}};
+
+TEST(LatentAttention, AbsorbedAgreesWithNaiveWithoutMask) {
+  for (const Shape& s : kShapes) {
+    const MultiHeadLatentAttention mla(s.d_model, s.n_heads, s.kv_rank, /*seed=*/11);
+    const Tensor2 x = testing::RandomTensor2(s.T, s.d_model, /*seed=*/12, /*scale=*/2.0f);
+    EXPECT_TRUE(AllClose(mla.forward_absorbed(x), mla.forward(x), kLayer, {"token", "feature"}))
+        << "d_model=" << s.d_model << " n_heads=" << s.n_heads << " kv_rank=" << s.kv_rank;
+  }
+}
+
+TEST(LatentAttention, AbsorbedAgreesWithNaiveWithCausalMask) {
+  for (const Shape& s : kShapes) {
+    const MultiHeadLatentAttention mla(s.d_model, s.n_heads, s.kv_rank, /*seed=*/13);
+    const Tensor2 x = testing::RandomTensor2(s.T, s.d_model, /*seed=*/14, /*scale=*/2.0f);
+    const Tensor2 mask = Causal(s.T);
+    EXPECT_TRUE(
+        AllClose(mla.forward_absorbed(x, mask), mla.forward(x, mask), kLayer, {"token", "feature"}))
+        << "d_model=" << s.d_model << " n_heads=" << s.n_heads << " kv_rank=" << s.kv_rank;
+  }
+}
+
+// ------------------------------------------------------------ bad arguments
+
+TEST(LatentAttention, RejectsDModelNotDivisibleByHeads) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { MultiHeadLatentAttention(10, 4, 3); },
+                                    {"d_model=10", "n_heads=4"}));
+}
+
+TEST(LatentAttention, RejectsNonPositiveSizes) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { MultiHeadLatentAttention(12, 3, 0); }, {"kv_rank=0"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { MultiHeadLatentAttention(12, 0, 4); }, {"n_heads=0"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { MultiHeadLatentAttention(-12, 3, 4); }, {"d_model=-12"}));
+}
+
+TEST(LatentAttention, RejectsInputOfTheWrongWidth) {
+  const MultiHeadLatentAttention mla(12, 3, 5);
+  const Tensor2 x = xt::zeros<float>({4, 10});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { mla.compress(x); }, {"(4, 10)"})) << "compress";
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { mla.forward(x); }, {"(4, 10)"})) << "forward";
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { mla.forward_absorbed(x); }, {"(4, 10)"}))
+      << "forward_absorbed";
+}
+
+TEST(LatentAttention, RejectsAMaskOfTheWrongShape) {
+  const MultiHeadLatentAttention mla(12, 3, 5);
+  const Tensor2 x = xt::zeros<float>({4, 12});
+  const Tensor2 mask = xt::zeros<float>({4, 5});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { mla.forward(x, mask); }, {"(4, 5)"})) << "forward";
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { mla.forward_absorbed(x, mask); }, {"(4, 5)"}))
+      << "forward_absorbed";
+}
+
+}  // namespace
+}  // namespace mha

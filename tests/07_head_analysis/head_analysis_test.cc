@@ -1,0 +1,357 @@
+// Hidden tests of lab 7: head profiles, induction score and head labels.
+//
+// Hand-made patterns whose statistics are known in closed form, plus random
+// softmax patterns checked against NumPy (tools/goldens/gen_07_head_analysis.py).
+#include "labs/07_head_analysis/head_analysis.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+#include <xtensor/xview.hpp>
+
+#include "common/testing.h"
+
+namespace mha {
+namespace {
+
+using testing::AllClose;
+using testing::KnownMistake;
+using testing::kRowOp;
+using testing::LoadGolden;
+using testing::MatchesGolden;
+using testing::ThrowsInvalidArgument;
+
+const std::string kGolden = "tests/07_head_analysis/golden/";
+const std::string kSeeDoc = "; see docs/07_head_analysis.md, \"Classic mistakes\"";
+
+// A one-head (1, T, T) pattern with p[i][j] = f(i, j).
+Tensor3 Pattern(std::size_t T, const std::function<float(std::size_t, std::size_t)>& f) {
+  Tensor3 w = xt::zeros<float>({std::size_t{1}, T, T});
+  for (std::size_t i = 0; i < T; ++i)
+    for (std::size_t j = 0; j < T; ++j) w(0, i, j) = f(i, j);
+  return w;
+}
+
+// Query 0 sees only itself; every later query puts all its mass on i - 1.
+Tensor3 PreviousTokenPattern(std::size_t T) {
+  return Pattern(
+      T, [](std::size_t i, std::size_t j) { return (i == 0 ? j == 0 : j + 1 == i) ? 1.0f : 0.0f; });
+}
+
+// One scalar statistic against its expected value, named in the message.
+::testing::AssertionResult Near(float actual, double expected, const std::string& what) {
+  ::testing::AssertionResult r =
+      AllClose(Tensor1{actual}, Tensor1{static_cast<float>(expected)}, kRowOp);
+  if (!r) r << " (" << what << ")";
+  return r;
+}
+
+// The same field of every profile, as an (H,) tensor.
+Tensor1 Field(const std::vector<HeadProfile>& profiles, float HeadProfile::*field) {
+  Tensor1 out = xt::zeros<float>({profiles.size()});
+  for (std::size_t h = 0; h < profiles.size(); ++h) out(h) = profiles[h].*field;
+  return out;
+}
+
+const char* const kOrder =
+    "the first rule that holds wins: induction, previous-token, self, first-token, local, "
+    "diffuse; see docs/07_head_analysis.md, \"Classic mistakes\"";
+
+// A profile with every statistic below its threshold ("diffuse").
+HeadProfile Quiet() { return HeadProfile{2.0f, 3.0f, 0.1f, 0.1f, 0.1f}; }
+
+// ---------------------------------------------------------------- profiles
+
+// Each golden test checks one statistic on two random softmax patterns: a
+// causal one (H=3, T=7) and an unmasked one (H=2, T=5).
+const char* const kCases[] = {"causal", "full"};
+
+TEST(ProfileHeads, EntropyMatchesNumpyOnRandomPatterns) {
+  for (const std::string c : kCases) {
+    const auto p = profile_heads(LoadGolden<3>(kGolden + c + "_weights.npy"));
+    for (const HeadProfile& h : p) {
+      ASSERT_FALSE(std::isnan(h.entropy))
+          << c << ": entropy is NaN; a weight of 0 must add 0 ln 0 = 0, not 0 * -inf" << kSeeDoc;
+    }
+    EXPECT_TRUE(MatchesGolden(
+        Field(p, &HeadProfile::entropy), kGolden + c + "_entropy.npy", kRowOp, {"head"},
+        {KnownMistake{kGolden + c + "_entropy_mistake_bits.npy",
+                      "entropy in bits (log2) instead of nats (ln)" + kSeeDoc}}))
+        << c;
+  }
+}
+
+TEST(ProfileHeads, MeanDistanceMatchesNumpyOnRandomPatterns) {
+  for (const std::string c : kCases) {
+    const auto p = profile_heads(LoadGolden<3>(kGolden + c + "_weights.npy"));
+    EXPECT_TRUE(MatchesGolden(
+        Field(p, &HeadProfile::mean_distance), kGolden + c + "_mean_distance.npy", kRowOp, {"head"},
+        {KnownMistake{kGolden + c + "_mean_distance_mistake_signed.npy",
+                      "distance i - j without the absolute value" + kSeeDoc},
+         KnownMistake{kGolden + c + "_mean_distance_mistake_signed_reversed.npy",
+                      "distance j - i without the absolute value" + kSeeDoc}}))
+        << c;
+  }
+}
+
+TEST(ProfileHeads, PreviousTokenMatchesNumpyOnRandomPatterns) {
+  for (const std::string c : kCases) {
+    const auto p = profile_heads(LoadGolden<3>(kGolden + c + "_weights.npy"));
+    EXPECT_TRUE(MatchesGolden(
+        Field(p, &HeadProfile::previous_token), kGolden + c + "_previous_token.npy", kRowOp,
+        {"head"},
+        {KnownMistake{kGolden + c + "_previous_token_mistake_over_T.npy",
+                      "previous-token sum divided by T instead of by the T - 1 queries "
+                      "that have a previous token" +
+                          kSeeDoc}}))
+        << c;
+  }
+}
+
+TEST(ProfileHeads, SelfMatchesNumpyOnRandomPatterns) {
+  for (const std::string c : kCases) {
+    const auto p = profile_heads(LoadGolden<3>(kGolden + c + "_weights.npy"));
+    EXPECT_TRUE(
+        MatchesGolden(Field(p, &HeadProfile::self), kGolden + c + "_self.npy", kRowOp, {"head"}))
+        << c;
+  }
+}
+
+TEST(ProfileHeads, FirstTokenMatchesNumpyOnRandomPatterns) {
+  for (const std::string c : kCases) {
+    const auto p = profile_heads(LoadGolden<3>(kGolden + c + "_weights.npy"));
+    EXPECT_TRUE(MatchesGolden(Field(p, &HeadProfile::first_token), kGolden + c + "_first_token.npy",
+                              kRowOp, {"head"}))
+        << c;
+  }
+}
+
+TEST(ProfileHeads, ReturnsOneProfilePerHeadInHeadOrder) {
+  const std::size_t T = 5;
+  Tensor3 w = xt::zeros<float>({std::size_t{2}, T, T});
+  xt::view(w, 0, xt::all(), xt::all()) = xt::view(PreviousTokenPattern(T), 0, xt::all(), xt::all());
+  for (std::size_t i = 0; i < T; ++i) w(1, i, i) = 1.0f;  // head 1: identity
+  const std::vector<HeadProfile> p = profile_heads(w);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_TRUE(Near(p[0].previous_token, 1.0, "head 0 previous_token"));
+  EXPECT_TRUE(Near(p[1].self, 1.0, "head 1 self"));
+  EXPECT_TRUE(Near(p[1].previous_token, 0.0, "head 1 previous_token"));
+}
+
+TEST(ProfileHeads, PreviousTokenHeadHasPreviousTokenOneAndNoEntropy) {
+  const std::size_t T = 6;
+  const HeadProfile p = profile_heads(PreviousTokenPattern(T))[0];
+  EXPECT_TRUE(Near(p.previous_token, 1.0, "previous_token"));
+  EXPECT_TRUE(Near(p.entropy, 0.0, "entropy"));
+  EXPECT_TRUE(Near(p.self, 1.0 / T, "self: only query 0 attends to itself"));
+  EXPECT_TRUE(Near(p.first_token, 2.0 / T, "first_token: queries 0 and 1 attend to key 0"));
+  EXPECT_TRUE(Near(p.mean_distance, (T - 1.0) / T, "mean_distance: 1 for every query but 0"));
+}
+
+TEST(ProfileHeads, UniformHeadHasEntropyLnTInNats) {
+  const std::size_t T = 5;
+  const HeadProfile p = profile_heads(Pattern(T, [](std::size_t, std::size_t) { return 0.2f; }))[0];
+  EXPECT_TRUE(Near(p.entropy, std::log(5.0), "entropy = ln 5 nats (log2 5 would be bits)"));
+  // mean_i (1/T) sum_j |i - j| = (T^2 - 1) / (3T) = 1.6 for T = 5.
+  EXPECT_TRUE(Near(p.mean_distance, 1.6, "mean_distance"));
+  EXPECT_TRUE(Near(p.self, 0.2, "self"));
+  EXPECT_TRUE(Near(p.first_token, 0.2, "first_token"));
+  EXPECT_TRUE(Near(p.previous_token, 0.2, "previous_token"));
+}
+
+TEST(ProfileHeads, CausalUniformHeadAveragesEntropyAndDistanceOverQueries) {
+  // Query i spreads its mass evenly over keys 0..i: entropy ln(i + 1),
+  // distance i / 2.
+  const std::size_t T = 4;
+  const HeadProfile p = profile_heads(Pattern(T, [](std::size_t i, std::size_t j) {
+    return j <= i ? 1.0f / static_cast<float>(i + 1) : 0.0f;
+  }))[0];
+  const double entropy = (0.0 + std::log(2.0) + std::log(3.0) + std::log(4.0)) / 4.0;
+  EXPECT_TRUE(Near(p.entropy, entropy, "entropy"));
+  EXPECT_TRUE(Near(p.mean_distance, (0.0 + 0.5 + 1.0 + 1.5) / 4.0, "mean_distance"));
+  EXPECT_TRUE(Near(p.previous_token, (1.0 / 2 + 1.0 / 3 + 1.0 / 4) / 3.0, "previous_token"));
+}
+
+TEST(ProfileHeads, FirstTokenHeadPutsAllItsMassOnKeyZero) {
+  const std::size_t T = 5;
+  const HeadProfile p =
+      profile_heads(Pattern(T, [](std::size_t, std::size_t j) { return j == 0 ? 1.0f : 0.0f; }))[0];
+  EXPECT_TRUE(Near(p.first_token, 1.0, "first_token"));
+  EXPECT_TRUE(Near(p.entropy, 0.0, "entropy"));
+  EXPECT_TRUE(Near(p.mean_distance, 2.0, "mean_distance: (0+1+2+3+4)/5"));
+  EXPECT_TRUE(Near(p.self, 0.2, "self: only query 0"));
+  EXPECT_TRUE(Near(p.previous_token, 0.25, "previous_token: only query 1 of the 4 with i >= 1"));
+}
+
+TEST(ProfileHeads, IdentityHeadHasSelfOneAndDistanceZero) {
+  const std::size_t T = 4;
+  const HeadProfile p = profile_heads(
+      Pattern(T, [](std::size_t i, std::size_t j) { return i == j ? 1.0f : 0.0f; }))[0];
+  EXPECT_TRUE(Near(p.self, 1.0, "self"));
+  EXPECT_TRUE(Near(p.mean_distance, 0.0, "mean_distance"));
+  EXPECT_TRUE(Near(p.entropy, 0.0, "entropy"));
+  EXPECT_TRUE(Near(p.previous_token, 0.0, "previous_token"));
+  EXPECT_TRUE(Near(p.first_token, 0.25, "first_token: only query 0"));
+}
+
+TEST(ProfileHeads, ZeroWeightsContributeNoEntropy) {
+  // Every query splits its mass 50/50 between key 0 and itself (query 0:
+  // all on key 0). The zeros elsewhere must count as 0 ln 0 = 0, not NaN.
+  const std::size_t T = 5;
+  const HeadProfile p = profile_heads(Pattern(T, [](std::size_t i, std::size_t j) {
+    if (i == 0) return j == 0 ? 1.0f : 0.0f;
+    return (j == 0 || j == i) ? 0.5f : 0.0f;
+  }))[0];
+  ASSERT_FALSE(std::isnan(p.entropy)) << "0 * ln 0 must be taken as 0";
+  EXPECT_TRUE(Near(p.entropy, 4.0 * std::log(2.0) / 5.0, "entropy"));
+}
+
+TEST(ProfileHeads, MeanDistanceWeighsEachKeyByItsAttention) {
+  // Query i: 0.75 on itself, 0.25 on key 0, so its distance is 0.25 * i.
+  const std::size_t T = 5;
+  const HeadProfile p = profile_heads(Pattern(T, [](std::size_t i, std::size_t j) {
+    if (i == 0) return j == 0 ? 1.0f : 0.0f;
+    return j == i ? 0.75f : (j == 0 ? 0.25f : 0.0f);
+  }))[0];
+  EXPECT_TRUE(Near(p.mean_distance, 0.25 * (0 + 1 + 2 + 3 + 4) / 5.0, "mean_distance"));
+}
+
+TEST(ProfileHeads, MeanDistanceCountsKeysAfterTheQueryAsPositive) {
+  // Unmasked: every query looks only at the last key, T - 1 - i ahead.
+  const std::size_t T = 4;
+  const HeadProfile p =
+      profile_heads(Pattern(T, [](std::size_t, std::size_t j) { return j == 3 ? 1.0f : 0.0f; }))[0];
+  EXPECT_TRUE(Near(p.mean_distance, (3.0 + 2.0 + 1.0 + 0.0) / 4.0, "mean_distance uses |i - j|"));
+}
+
+TEST(ProfileHeads, SingleTokenHasPreviousTokenZero) {
+  const Tensor3 w = xt::ones<float>({1, 1, 1});
+  const HeadProfile p = profile_heads(w)[0];
+  ASSERT_FALSE(std::isnan(p.previous_token))
+      << "T == 1 has no query with i >= 1: 0, not 0/0" << kSeeDoc;
+  EXPECT_TRUE(Near(p.previous_token, 0.0, "previous_token"));
+  EXPECT_TRUE(Near(p.self, 1.0, "self"));
+  EXPECT_TRUE(Near(p.first_token, 1.0, "first_token"));
+  EXPECT_TRUE(Near(p.entropy, 0.0, "entropy"));
+  EXPECT_TRUE(Near(p.mean_distance, 0.0, "mean_distance"));
+}
+
+TEST(ProfileHeads, RejectsWeightsThatAreNotSquare) {
+  const Tensor3 w = xt::zeros<float>({2, 3, 4});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { profile_heads(w); }, {"(2, 3, 4)"}))
+      << "weights must be (H, T, T)" << kSeeDoc;
+}
+
+TEST(ProfileHeads, RejectsWeightsWithNoHeads) {
+  const Tensor3 w = xt::zeros<float>({0, 3, 3});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { profile_heads(w); }, {"(0, 3, 3)"}));
+}
+
+// ---------------------------------------------------------- induction score
+
+// (2L, 2L): the first copy attends to key 0; query i >= L attends to key(i).
+Tensor2 RepeatPattern(std::size_t L, const std::function<std::size_t(std::size_t)>& key) {
+  Tensor2 w = xt::zeros<float>({2 * L, 2 * L});
+  for (std::size_t i = 0; i < L; ++i) w(i, 0) = 1.0f;
+  for (std::size_t i = L; i < 2 * L; ++i) w(i, key(i)) = 1.0f;
+  return w;
+}
+
+TEST(InductionScore, MatchesNumpyOnARandomPattern) {
+  const Tensor2 w = LoadGolden<2>(kGolden + "induction_weights.npy");
+  EXPECT_TRUE(MatchesGolden(
+      Tensor1{induction_score(w, 4)}, kGolden + "induction_score.npy", kRowOp, {"score"},
+      {KnownMistake{kGolden + "induction_score_mistake_key_i_minus_L.npy",
+                    "induction target i - L (the previous occurrence) instead of i - L + 1 "
+                    "(the token after it)" +
+                        kSeeDoc},
+       KnownMistake{kGolden + "induction_score_mistake_key_i_minus_L_plus_2.npy",
+                    "induction target i - L + 2 instead of i - L + 1" + kSeeDoc},
+       KnownMistake{kGolden + "induction_score_mistake_over_2L.npy",
+                    "induction score divided by all 2L queries instead of the L queries of "
+                    "the second copy" +
+                        kSeeDoc}}));
+}
+
+TEST(InductionScore, PerfectInductionPatternScoresOne) {
+  const std::size_t L = 4;
+  const Tensor2 w = RepeatPattern(L, [&](std::size_t i) { return i - L + 1; });
+  EXPECT_TRUE(Near(induction_score(w, 4), 1.0, "induction score"));
+}
+
+TEST(InductionScore, AttendingToThePreviousOccurrenceItselfScoresZero) {
+  // Key i - L holds the same token as query i (a "duplicate-token" head):
+  // not the token that followed it.
+  const std::size_t L = 4;
+  const Tensor2 w = RepeatPattern(L, [&](std::size_t i) { return i - L; });
+  EXPECT_TRUE(Near(induction_score(w, 4), 0.0, "induction score of key i - L"));
+}
+
+TEST(InductionScore, AveragesOverTheSecondCopyOnly) {
+  // Half of the second copy attends the induction target, half key 0; the
+  // first copy's rows must not enter the mean.
+  const std::size_t L = 4;
+  const Tensor2 w = RepeatPattern(L, [&](std::size_t i) { return i % 2 == 0 ? i - L + 1 : 0; });
+  EXPECT_TRUE(Near(induction_score(w, 4), 0.5, "induction score"));
+}
+
+TEST(InductionScore, RejectsWeightsThatAreNotTwiceTheBlock) {
+  const Tensor2 w = xt::zeros<float>({6, 6});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { induction_score(w, 4); }, {"(6, 6)", "block_len=4"}));
+}
+
+TEST(InductionScore, RejectsNonPositiveBlockLen) {
+  const Tensor2 w = xt::zeros<float>({2, 2});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { induction_score(w, 0); }, {"block_len=0"}));
+}
+
+// ------------------------------------------------------------- head labels
+
+TEST(ClassifyHead, InductionWinsOverEveryOtherRule) {
+  const HeadProfile all_high{0.0f, 1.0f, 0.9f, 0.9f, 0.9f};
+  EXPECT_EQ(classify_head(all_high, 0.9f), "induction") << kOrder;
+}
+
+TEST(ClassifyHead, RulesApplyInTheDocumentedOrder) {
+  // Switch the rules on from the last to the first: each new one must win.
+  HeadProfile p = Quiet();
+  EXPECT_EQ(classify_head(p), "diffuse") << kOrder;
+  p.mean_distance = 1.0f;
+  EXPECT_EQ(classify_head(p), "local") << kOrder;
+  p.first_token = 0.9f;
+  EXPECT_EQ(classify_head(p), "first-token") << kOrder;
+  p.self = 0.9f;
+  EXPECT_EQ(classify_head(p), "self") << kOrder;
+  p.previous_token = 0.9f;
+  EXPECT_EQ(classify_head(p), "previous-token") << kOrder;
+  EXPECT_EQ(classify_head(p, 0.9f), "induction") << kOrder;
+}
+
+TEST(ClassifyHead, ThresholdsIncludeTheirBoundary) {
+  const std::string why = "a statistic exactly at its threshold passes (>= 0.5, <= 2.0)" + kSeeDoc;
+  HeadProfile p = Quiet();
+  EXPECT_EQ(classify_head(p, 0.5f), "induction") << why;
+  p.previous_token = 0.5f;
+  EXPECT_EQ(classify_head(p), "previous-token") << why;
+  p = Quiet();
+  p.self = 0.5f;
+  EXPECT_EQ(classify_head(p), "self") << why;
+  p = Quiet();
+  p.first_token = 0.5f;
+  EXPECT_EQ(classify_head(p), "first-token") << why;
+  p = Quiet();
+  p.mean_distance = 2.0f;
+  EXPECT_EQ(classify_head(p), "local") << why;
+}
+
+TEST(ClassifyHead, JustBelowEveryThresholdIsDiffuse) {
+  const HeadProfile p{1.0f, 2.01f, 0.49f, 0.49f, 0.49f};
+  EXPECT_EQ(classify_head(p, 0.49f), "diffuse") << kOrder;
+}
+
+}  // namespace
+}  // namespace mha

@@ -1,0 +1,102 @@
+"""Goldens for lab 7 (head analysis): tests/07_head_analysis/golden/*.npy.
+
+Run from the repository root:  /usr/bin/python3 tools/goldens/gen_07_head_analysis.py
+
+The attention patterns are random softmax rows (torch.softmax over random
+logits, one causal and one unmasked). The statistics are computed here with
+vectorised NumPy, straight from the definitions in the header, on the very
+float32 weights the C++ test loads:
+
+  entropy        mean_i  -sum_j p_ij ln p_ij   (nats, 0 ln 0 = 0)
+  mean_distance  mean_i   sum_j p_ij |i - j|
+  previous_token mean_{i>=1} p_{i,i-1}
+  self           mean_i   p_{i,i}
+  first_token    mean_i   p_{i,0}
+  induction      mean_{i in [L,2L)} p_{i,i-L+1}
+
+Known-mistake goldens (what a mistaken implementation returns on the same
+weights) are written next to them; docs/07_head_analysis.md, "Classic
+mistakes", explains each.
+"""
+import numpy as np
+import torch
+
+from common import causal, golden_dir, inputs, save
+
+OUT = golden_dir("07_head_analysis")
+
+
+def softmax_pattern(seed, H, T, scale, masked):
+    """(H, T, T) float32 attention weights: softmax of random logits."""
+    logits = torch.from_numpy(inputs(seed, H, T, T, scale=scale).astype(np.float64))
+    if masked:
+        logits = logits + torch.from_numpy(causal(T).astype(np.float64))
+    return torch.softmax(logits, dim=-1).numpy().astype(np.float32)
+
+
+def xlogx(p):
+    """p ln p with the limit 0 at p = 0."""
+    out = np.zeros_like(p)
+    nz = p > 0
+    out[nz] = p[nz] * np.log(p[nz])
+    return out
+
+
+def profile(w):
+    """Returns a dict of (H,) float64 arrays from (H, T, T) weights."""
+    p = w.astype(np.float64)
+    H, T, _ = p.shape
+    i = np.arange(T)[:, None]
+    j = np.arange(T)[None, :]
+    rows = np.arange(1, T)
+    return {
+        "entropy": (-xlogx(p).sum(-1)).mean(-1),
+        "entropy_bits": (-xlogx(p).sum(-1)).mean(-1) / np.log(2.0),
+        "mean_distance": (p * np.abs(i - j)).sum(-1).mean(-1),
+        "signed_distance": (p * (i - j)).sum(-1).mean(-1),
+        "previous_token": p[:, rows, rows - 1].mean(-1),
+        "previous_over_T": p[:, rows, rows - 1].sum(-1) / T,
+        "self": np.einsum("hii->hi", p).mean(-1),
+        "first_token": p[:, :, 0].mean(-1),
+    }
+
+
+def write_profile_case(name, w):
+    save(OUT, name + "_weights", w)
+    prof = profile(w)
+    save(OUT, name + "_entropy", prof["entropy"])
+    save(OUT, name + "_entropy_mistake_bits", prof["entropy_bits"])
+    save(OUT, name + "_mean_distance", prof["mean_distance"])
+    save(OUT, name + "_mean_distance_mistake_signed", prof["signed_distance"])
+    save(OUT, name + "_mean_distance_mistake_signed_reversed", -prof["signed_distance"])
+    save(OUT, name + "_previous_token", prof["previous_token"])
+    save(OUT, name + "_previous_token_mistake_over_T", prof["previous_over_T"])
+    save(OUT, name + "_self", prof["self"])
+    save(OUT, name + "_first_token", prof["first_token"])
+
+
+def induction(head, L, offset):
+    p = head.astype(np.float64)
+    i = np.arange(L, 2 * L)
+    return np.array([p[i, i - L + offset].mean()])
+
+
+def main():
+    # Causal: 3 heads, 7 queries; logits of scale 3 give peaked and flat rows.
+    write_profile_case("causal", softmax_pattern(seed=701, H=3, T=7, scale=3.0, masked=True))
+    # Unmasked: 2 heads, 5 queries; keys after the query make |i - j| matter.
+    write_profile_case("full", softmax_pattern(seed=702, H=2, T=5, scale=2.0, masked=False))
+
+    # Induction: one causal head on 2L = 8 tokens.
+    L = 4
+    head = softmax_pattern(seed=703, H=1, T=2 * L, scale=3.0, masked=True)[0]
+    save(OUT, "induction_weights", head)
+    save(OUT, "induction_score", induction(head, L, offset=1))
+    save(OUT, "induction_score_mistake_key_i_minus_L", induction(head, L, offset=0))
+    save(OUT, "induction_score_mistake_key_i_minus_L_plus_2", induction(head, L, offset=2))
+    # The sum over the second copy divided by all 2L queries.
+    save(OUT, "induction_score_mistake_over_2L", induction(head, L, offset=1) / 2)
+
+
+if __name__ == "__main__":
+    main()
