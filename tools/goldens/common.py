@@ -37,7 +37,8 @@ def golden_dir(lab_dir):
 
 def save(directory, name, array):
     """Writes `array` as float32 <directory>/<name>.npy."""
-    np.save(os.path.join(directory, name + ".npy"), np.asarray(array, dtype=np.float32))
+    # C order always: a transposed view would be written in Fortran order.
+    np.save(os.path.join(directory, name + ".npy"), np.ascontiguousarray(array, dtype=np.float32))
 
 
 def weights(rng, rows, cols, fan_in):
