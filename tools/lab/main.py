@@ -9,22 +9,23 @@ from labs import load_labs  # noqa: E402
 
 
 def cmd_grade(args):
-    import grade
-    labs = load_labs()
-    if args.submission:
-        import submission
-        files, notes = submission.collect(args.submission, labs)
-        for note in notes:
-            print("note: " + note)
-    else:
-        files = grade.checkout_submission(labs)
-    if args.solutions:
-        files = {lab.number: open(os.path.join(grade.ROOT, lab.solution_file), "rb").read()
-                 for lab in labs}
-    mode = "cumulative" if args.cumulative else "isolated"
-    results = grade.grade(files, mode=mode, labs=labs)
-    grade.print_scoreboard(results, sys.stdout)
-    return 0
+    import instructor
+    return instructor.cmd_grade(args)
+
+
+def cmd_gradescope_bundle(args):
+    import instructor
+    return instructor.cmd_gradescope_bundle(args)
+
+
+def cmd_export_kit(args):
+    import kit
+    return kit.cmd_export_kit(args)
+
+
+def cmd_rubric(args):
+    import instructor
+    return instructor.cmd_rubric(args)
 
 
 def cmd_test(args):
@@ -32,20 +33,84 @@ def cmd_test(args):
     return selftest.main(args)
 
 
+def cmd_mutants(args):
+    import mutants
+    return mutants.main(args)
+
+
+def cmd_hint(args):
+    import learner
+    return learner.cmd_hint(args)
+
+
+def cmd_status(args):
+    import learner
+    return learner.cmd_status(args)
+
+
+def cmd_watch(args):
+    import learner
+    return learner.cmd_watch(args)
+
+
 def main(argv):
     parser = argparse.ArgumentParser(prog="./lab", description=__doc__)
     sub = parser.add_subparsers(dest="command")
 
-    g = sub.add_parser("grade", help="grade the labs in this checkout (or a submission)")
+    g = sub.add_parser("grade", help="grade this checkout, a submission or a roster "
+                       "(instructors: docs/INSTRUCTORS.md)")
     g.add_argument("submission", nargs="?", help="a submission directory (default: this checkout)")
+    g.add_argument("--roster", metavar="DIR", help="grade every submission directory in DIR")
     g.add_argument("--cumulative", action="store_true",
                    help="grade each lab on top of the learner's own earlier labs")
     g.add_argument("--solutions", action="store_true",
                    help="grade the reference solutions (a check of the grader)")
+    g.add_argument("--json", metavar="FILE", help="write the JSON report (a roster: all of them)")
+    g.add_argument("--csv", metavar="FILE", help="write the CSV gradebook (a roster)")
+    g.add_argument("--gradescope", metavar="DIR",
+                   help="write DIR/results.json (a roster: DIR/<submission>/results.json)")
+    g.add_argument("--out", metavar="DIR", help="a roster's output directory (default "
+                   "out/grades/<roster name>): gradebook.csv, report.json, <submission>/...")
+    g.add_argument("--prepare", action="store_true",
+                   help="only build the reference and warm the caches (Gradescope set-up)")
     g.set_defaults(func=cmd_grade)
+
+    gb = sub.add_parser("gradescope-bundle", help="write the Gradescope autograder "
+                        "(setup.sh, run_autograder and the suite) as a .zip or a directory")
+    gb.add_argument("dest", help="OUT.zip or a directory")
+    gb.set_defaults(func=cmd_gradescope_bundle)
+
+    ek = sub.add_parser("export-kit", help="write the learner's copy of the suite (no solutions, "
+                        "no hidden tests) to DIR")
+    ek.add_argument("dest", help="a new or empty directory")
+    ek.set_defaults(func=cmd_export_kit)
+
+    rb = sub.add_parser("rubric", help="print every hidden test with its points (tests/rubric.json)")
+    rb.set_defaults(func=cmd_rubric)
 
     t = sub.add_parser("test", help="run the suite's own tests (what CI runs)")
     t.set_defaults(func=cmd_test)
+
+    m = sub.add_parser("mutants", help="grade the mutant catalogue (tests/*/mutants/) and "
+                       "print a Markdown table of what a learner would read")
+    m.add_argument("lab", nargs="?", help="only this lab (1-7)")
+    m.set_defaults(func=cmd_mutants)
+
+    h = sub.add_parser("hint", help="the next hint for lab N (progressive)")
+    h.add_argument("lab", help="the lab number (1-7)")
+    h.add_argument("--all", action="store_true", help="show every hint for the lab")
+    h.add_argument("--reset", action="store_true", help="start the lab's hints over")
+    h.set_defaults(func=cmd_hint)
+
+    s = sub.add_parser("status", help="each lab: not started / failing / passing, and the next one")
+    s.set_defaults(func=cmd_status)
+
+    w = sub.add_parser("watch", help="re-run a lab's public tests whenever you save its file")
+    w.add_argument("lab", nargs="?", help="the lab number (default: the first lab not passing)")
+    w.set_defaults(func=cmd_watch)
+
+    import bench
+    bench.add_parser(sub)
 
     sub.add_parser("help", help="show this help")
     args = parser.parse_args(argv)

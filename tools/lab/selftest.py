@@ -7,8 +7,8 @@ Each check prints one line, PASS or FAIL with the reason; the last line is
   2. The grader on the reference solutions: full marks in every lab.
   3. The grader on the untouched stubs: every hidden test of every lab fails
      (a hidden test that passes on a stub asserts nothing about the learner).
-  Further checks (mutants, hostile submissions, the learner kit) are listed
-  in CHECKS below.
+  Further checks (mutants, tolerances, the rubric, hostile submissions,
+  roster reports and determinism, the learner kit) are listed in CHECKS below.
 """
 import os
 import subprocess
@@ -52,7 +52,8 @@ def check_grader_solutions(labs):
         c = Check("grader gives full marks to the solution of lab %d (%d tests)"
                   % (r["lab"], r["total"]))
         if r["total"] == 0:
-            c.fail("lab %d has no hidden tests" % r["lab"])
+            c.fail("lab %d has no hidden tests%s" % (r["lab"], (": " + r["first_failure"])
+                                                      if r.get("first_failure") else ""))
         if r["passed"] != r["total"]:
             c.fail(r["first_failure"])
         checks.append(c)
@@ -72,7 +73,34 @@ def check_grader_stubs(labs):
     return checks
 
 
+def check_mutants(labs):
+    """Every mutant in tests/*/mutants/ fails at least one hidden test of its lab."""
+    import mutants
+    return mutants.selftest_checks(labs, Check)
+
+
 CHECKS = [check_bazel_solutions, check_grader_solutions, check_grader_stubs]
+CHECKS.append(check_mutants)
+
+
+def check_tolerances(labs):
+    """Tests compare floats only through the named tolerances (docs/TOLERANCES.md)."""
+    import tolerances
+    return tolerances.selftest_checks(labs, Check)
+
+
+CHECKS.append(check_tolerances)
+
+
+def _grader_checks():
+    """The instructor grader's own checks (tools/lab/grader_selftest.py)."""
+    import grader_selftest
+    return [grader_selftest.check_grader_isolation, grader_selftest.check_grader_rubric,
+            grader_selftest.check_grader_hostile,
+            grader_selftest.check_grader_reports, grader_selftest.check_kit]
+
+
+CHECKS.extend(_grader_checks())
 
 
 def main(args):

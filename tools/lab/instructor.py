@@ -1,0 +1,250 @@
+"""Instructor commands: ./lab grade, ./lab rubric, ./lab gradescope-bundle.
+
+docs/INSTRUCTORS.md is the manual. Exit status of ./lab grade: 0 when it
+graded (whatever the scores), 2 when the rubric has errors (it still grades
+and writes every report), 1 when it could not grade at all.
+"""
+import json
+import os
+import re
+import stat
+import sys
+import time
+import zipfile
+
+import grade
+import report
+import submission
+import workspace
+from labs import ROOT, load_labs
+
+
+def _log(msg):
+    print(msg, file=sys.stderr)
+    sys.stderr.flush()
+
+
+def _safe_name(name):
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name) or "_"
+
+
+def _fallback_results(directory, why):
+    """Gradescope must always get a results.json, even when the grader itself failed."""
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, "results.json"), "w") as f:
+        json.dump({"score": 0, "execution_time": 0, "tests": [],
+                   "output": "The autograder failed before it could grade (not your code): "
+                             "%s\nPlease tell your instructor." % why}, f, indent=1)
+
+
+def cmd_grade(args):
+    if not os.path.isdir(os.path.join(ROOT, "tests")) or \
+            not os.path.isdir(os.path.join(ROOT, "solutions")):
+        print("lab: grading needs the instructor's suite (solutions/ and tests/); this copy has "
+              "neither. Run your public tests with: bazel test //labs/...", file=sys.stderr)
+        return 1
+    try:
+        labs = load_labs()
+        ctx = grade.Context(labs, _log)
+    except Exception as e:
+        if args.gradescope and not args.roster:
+            _fallback_results(args.gradescope, "%s: %s" % (type(e).__name__, e))
+        raise
+    mode = "cumulative" if args.cumulative else "isolated"
+    for e in ctx.rubric.errors:
+        _log("rubric error: " + e)
+    if args.prepare:
+        t0 = time.time()
+        rep = grade.grade_submission(ctx, {}, mode="isolated", name="stubs")
+        rep2 = grade.grade_submission(ctx, {}, mode="cumulative", name="stubs")
+        _log("grade: prepared in %.0f s (the stubs score %g and %g)"
+             % (time.time() - t0, rep["points"], rep2["points"]))
+        return 2 if ctx.rubric.errors else 0
+    if args.roster:
+        return _grade_roster(ctx, args, mode)
+    if args.solutions:
+        files, ignored, notes, name = {}, [], [], "solutions"
+        for lab in labs:
+            with open(os.path.join(ROOT, lab.solution_file), "rb") as f:
+                files[lab.number] = f.read()
+    elif args.submission:
+        files, ignored, notes = submission.collect(args.submission, labs)
+        name = os.path.basename(os.path.abspath(args.submission))
+    else:
+        files, ignored, notes, name = grade.checkout_submission(labs), [], [], "checkout"
+    try:
+        rep = grade.grade_submission(ctx, files, mode=mode, name=name, ignored=ignored,
+                                     notes=notes)
+    except Exception as e:
+        if args.gradescope:
+            _fallback_results(args.gradescope, "%s: %s" % (type(e).__name__, e))
+        raise
+    sys.stdout.write(report.scoreboard(rep))
+    print("graded in %.0f s" % rep["seconds"])
+    if args.json:
+        report.write_json(rep, args.json)
+    if args.gradescope:
+        report.write_gradescope(rep, args.gradescope, ctx.rubric.visibility)
+    if args.csv:
+        report.write_csv([rep], labs, args.csv)
+    return 2 if ctx.rubric.errors else 0
+
+
+def _grade_roster(ctx, args, mode):
+    subs, ignored = submission.roster(args.roster)
+    out = args.out or os.path.join(ROOT, "out", "grades",
+                                   _safe_name(os.path.basename(os.path.abspath(args.roster))))
+    os.makedirs(out, exist_ok=True)
+    reports = []
+    t0 = time.time()
+    for i, (name, path) in enumerate(subs, 1):
+        files, ign, notes = submission.collect(path, ctx.labs)
+        rep = grade.grade_submission(ctx, files, mode=mode, name=name, ignored=ign, notes=notes)
+        reports.append(rep)
+        d = os.path.join(args.gradescope or out, _safe_name(name))
+        report.write_gradescope(rep, d, ctx.rubric.visibility)
+        report.write_json(rep, os.path.join(out, _safe_name(name), "report.json"))
+        trouble = ["lab %d %s" % (r["lab"], r["status"].replace("_", " "))
+                   for r in rep["labs"] if r["status"] not in ("graded", "no_tests")]
+        print("[%d/%d] %-30s %s/%s points%s (%.0f s)" % (
+            i, len(subs), name, report._fmt_points(rep["points"]),
+            report._fmt_points(rep["max_points"]),
+            (" - " + ", ".join(trouble)) if trouble else "", rep["seconds"]))
+        sys.stdout.flush()
+    csv_path = args.csv or os.path.join(out, "gradebook.csv")
+    report.write_csv(reports, ctx.labs, csv_path)
+    json_path = args.json or os.path.join(out, "report.json")
+    with open(json_path, "w") as f:
+        json.dump({"roster": os.path.basename(os.path.abspath(args.roster)), "mode": mode,
+                   "ignored": ignored, "rubric_errors": ctx.rubric.errors,
+                   "submissions": [report.deterministic(r) for r in reports]},
+                  f, indent=1, sort_keys=True)
+        f.write("\n")
+    print("graded %d submissions in %.0f s; gradebook: %s; reports: %s"
+          % (len(subs), time.time() - t0, csv_path, out))
+    for name in ignored:
+        print("ignored in the roster: " + name)
+    return 2 if ctx.rubric.errors else 0
+
+
+def cmd_rubric(args):
+    import rubric as rubric_mod
+    labs = load_labs()
+    ctx = grade.Context(labs, _log)
+    eff = rubric_mod.effective(labs, ctx.reference, ctx.rubric)
+    total = 0.0
+    for lab in labs:
+        ref = ctx.ref_lab(lab)
+        if ref.get("status") != "ok":
+            print("lab %d: %s" % (lab.number, ref.get("message", ref.get("status"))))
+            continue
+        pts = sum(eff[lab.dir].values())
+        total += pts
+        print("lab %d (%s): %d tests, %g points; %d compare with hidden goldens outside the "
+              "test process" % (lab.number, lab.dir, len(eff[lab.dir]), pts,
+                                ref.get("protected", 0)))
+        for t, p in eff[lab.dir].items():
+            print("  %5g  %s" % (p, t))
+    print("total: %g points" % total)
+    for e in ctx.rubric.errors:
+        print("rubric error: " + e)
+    return 2 if ctx.rubric.errors else 0
+
+
+# ---------------------------------------------------------------------------
+# Gradescope
+
+SETUP_SH = r'''#!/usr/bin/env bash
+# Gradescope runs this once when it builds the autograder image, with this
+# bundle unpacked in /autograder/source. Written by ./lab gradescope-bundle.
+set -euo pipefail
+cd /autograder/source
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q || true
+tools/setup.sh
+# Build the reference and warm the grading caches inside the image, so a
+# submission only compiles its own files.
+./lab grade --prepare
+'''
+
+RUN_AUTOGRADER = r'''#!/usr/bin/env bash
+# Gradescope runs this for each submission: the learner's files are in
+# /autograder/submission, the results go to /autograder/results/results.json.
+# Written by ./lab gradescope-bundle.
+cd /autograder/source
+mkdir -p /autograder/results
+rm -f /autograder/results/results.json
+# The suite (solutions, goldens) is readable by root only.
+chmod 0700 /autograder/source
+MHA_SETUP_FLAGS= ./lab grade /autograder/submission --gradescope /autograder/results \
+  --json /autograder/results/report.json
+if [ ! -s /autograder/results/results.json ]; then
+  cat > /autograder/results/results.json <<'EOF'
+{"score": 0, "execution_time": 0, "tests": [],
+ "output": "The autograder failed before it could grade (not your code). Please tell your instructor."}
+EOF
+fi
+'''
+
+_BUNDLE_TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", "lab"]
+_BUNDLE_DIRS = ["common", "labs", "solutions", "tests", "third_party", "tools/lab"]
+
+
+def bundle_files(labs):
+    """{path in the bundle: bytes}: the suite, with the learner files as committed stubs."""
+    files = {}
+    for name in _BUNDLE_TOP:
+        p = os.path.join(ROOT, name)
+        if os.path.isfile(p):
+            with open(p, "rb") as f:
+                files[name] = f.read()
+    with open(os.path.join(ROOT, "tools", "setup.sh"), "rb") as f:
+        files["tools/setup.sh"] = f.read()
+    for d in _BUNDLE_DIRS:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(ROOT, d)):
+            dirnames[:] = sorted(x for x in dirnames if x not in ("mutants", "hostile",
+                                                                  "__pycache__")
+                                 and not x.startswith((".", "bazel-")))
+            for fn in sorted(filenames):
+                full = os.path.join(dirpath, fn)
+                if os.path.islink(full):
+                    continue
+                with open(full, "rb") as f:
+                    files[os.path.relpath(full, ROOT)] = f.read()
+    for lab in labs:
+        files[lab.learner_file] = workspace.stub_text(lab)
+    files["setup.sh"] = SETUP_SH.encode()
+    files["run_autograder"] = RUN_AUTOGRADER.encode()
+    return files
+
+
+_EXECUTABLE = {"lab", "setup.sh", "run_autograder", "tools/setup.sh"}
+
+
+def cmd_gradescope_bundle(args):
+    labs = load_labs()
+    files = bundle_files(labs)
+    dest = args.dest
+    if dest.endswith(".zip"):
+        os.makedirs(os.path.dirname(os.path.abspath(dest)), exist_ok=True)
+        with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
+            for rel in sorted(files):
+                info = zipfile.ZipInfo(rel, date_time=(2024, 1, 1, 0, 0, 0))
+                mode = 0o755 if rel in _EXECUTABLE or rel.endswith(".sh") else 0o644
+                info.external_attr = (stat.S_IFREG | mode) << 16
+                info.compress_type = zipfile.ZIP_DEFLATED
+                z.writestr(info, files[rel])
+    else:
+        if os.path.exists(dest) and os.listdir(dest):
+            print("lab: %s exists and is not empty" % dest, file=sys.stderr)
+            return 1
+        for rel, data in files.items():
+            p = os.path.join(dest, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, "wb") as f:
+                f.write(data)
+            if rel in _EXECUTABLE or rel.endswith(".sh"):
+                os.chmod(p, 0o755)
+    print("wrote the Gradescope autograder to %s (%d files). Upload it as the autograder "
+          "(.zip); see docs/INSTRUCTORS.md, \"Gradescope\"." % (dest, len(files)))
+    return 0
