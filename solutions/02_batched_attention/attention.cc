@@ -11,11 +11,12 @@
 #include <utility>
 #include <vector>
 
+#include <xtensor-blas/xblas.hpp>
 #include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xmanipulation.hpp>
-#include <xtensor/xreducer.hpp>
-#include <xtensor/xsort.hpp>
 #include <xtensor/xview.hpp>
+
+#include "common/vector_math.h"
 
 namespace mha {
 namespace {
@@ -56,28 +57,53 @@ void check_arguments(const Tensor3& q, const Tensor3& k, const Tensor3& v,
   }
 }
 
+// Softmax of `rows` rows of `cols` floats stored one after another, in place.
+// softmax_rows runs it on a copy of its argument; attention_batched runs it
+// on its (H, T, S) scores, which are H*T such rows, without copying them.
+// The three passes are loops over one row; max_of, exp_shifted, sum_of and
+// scale_inplace (common/vector_math.h) run each loop several floats at a time.
+void softmax_rows_inplace(float* data, std::size_t rows, std::size_t cols) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    float* row = data + r * cols;  // (cols,)
+    // pass 1: row max. exp(s - max) <= 1 can never overflow, and the shift
+    // cancels in the ratio, so the result is the same softmax.
+    float row_max = max_of(row, cols);
+    // A row that is entirely -inf (a query that may see no key) has no finite
+    // max, and shifting by -inf gives -inf - (-inf) = NaN. Shift such a row by
+    // 0 instead: exp(-inf) = 0 everywhere. (max_of starts from -inf; xt::amax
+    // starts from the lowest float and would report -3.4e38. The check below
+    // covers both.)
+    if (row_max <= std::numeric_limits<float>::lowest()) row_max = 0.0f;
+    // pass 2: shifted exponentials; masked (-inf) entries become exactly 0.
+    exp_shifted(row, row_max, row, cols);
+    // pass 3: normalise. The largest entry contributes exp(0) = 1, so a row
+    // sum is >= 1 unless the row was all -inf; then it is 0 and the row stays 0.
+    const float row_sum = sum_of(row, cols);
+    scale_inplace(row, row_sum > 0.0f ? 1.0f / row_sum : 0.0f, cols);
+  }
+}
+
+// out[b] = alpha * a[b] @ b[b] for every b, or alpha * a[b] @ b[b]^T with
+// transpose_b: a batched matrix product, what np.matmul and torch.bmm do with
+// stacks of matrices. BLAS has no batched GEMM, so this is one GEMM per
+// slice. Each slice of a row-major (B, rows, cols) tensor is a contiguous
+// (rows, cols) matrix, so BLAS reads it in place: nothing is copied, and the
+// transpose is never built (BLAS walks b[b] column by column instead).
+// out must already have its shape, (B, rows of a, columns of the product).
+void batched_matmul(const Tensor3& a, const Tensor3& b, Tensor3& out, bool transpose_b,
+                    float alpha = 1.0f) {
+  for (std::size_t i = 0; i < a.shape(0); ++i) {
+    auto out_i = xt::view(out, i, xt::all(), xt::all());
+    xt::blas::gemm(xt::view(a, i, xt::all(), xt::all()), xt::view(b, i, xt::all(), xt::all()),
+                   out_i, /*transpose_A=*/false, transpose_b, alpha);
+  }
+}
+
 }  // namespace
 
 Tensor2 softmax_rows(const Tensor2& scores) {
-  const std::size_t rows = scores.shape(0);
-  // pass 1: row max. exp(s - max) <= 1 can never overflow, and the shift
-  // cancels in the ratio, so the result is the same softmax.
-  Tensor1 row_max = xt::amax(scores, {1});  // (rows,)
-  for (std::size_t r = 0; r < rows; ++r) {
-    // A row that is entirely -inf (a query that may see no key) has no finite
-    // max, and shifting by -inf gives -inf - (-inf) = NaN. Shift such a row by
-    // 0 instead: exp(-inf) = 0 everywhere. (xt::amax starts from the lowest
-    // float, so it reports -3.4e38 for that row; a hand-written max loop that
-    // starts from -inf reports -inf. The check below covers both.)
-    if (row_max(r) <= std::numeric_limits<float>::lowest()) row_max(r) = 0.0f;
-  }
-  // pass 2: shifted exponentials; masked (-inf) entries become exactly 0.
-  Tensor2 e = xt::exp(scores - xt::view(row_max, xt::all(), xt::newaxis()));  // (rows, cols)
-  // pass 3: normalise. The largest entry contributes exp(0) = 1, so a row
-  // sum is >= 1 unless the row was all -inf; then it is 0 and the row stays 0.
-  Tensor1 row_sum = xt::sum(e, {1});                                     // (rows,)
-  Tensor1 divisor = xt::where(xt::equal(row_sum, 0.0f), 1.0f, row_sum);  // (rows,)
-  Tensor2 weights = e / xt::view(divisor, xt::all(), xt::newaxis());     // (rows, cols)
+  Tensor2 weights = scores;  // (rows, cols)
+  softmax_rows_inplace(weights.data(), weights.shape(0), weights.shape(1));
   return weights;
 }
 
@@ -118,33 +144,29 @@ AttentionResult attention_batched(const Tensor3& q, const Tensor3& k, const Tens
   const std::size_t H = q.shape(0), T = q.shape(1), S = k.shape(1), d_head = q.shape(2);
   const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
 
-  // No loop over heads: every step below is one tensor expression over all H
-  // heads, like np.einsum("htd,hsd->hts", q, k) or torch's batched q @ k^T.
-  // xtensor-blas 0.20 has no batched GEMM (and xt::linalg::tensordot would
-  // also pair head h's queries with every other head's keys), so the batch
-  // contraction is written as broadcast-multiply-then-sum: a size-1 axis
-  // (xt::newaxis) lines the T queries up against the S keys, the product is
-  // (H, T, S, d_head) lazily, and xt::sum over d_head contracts it without
-  // ever storing that 4-d tensor. A GPU would run the same shape as one bmm.
-  // On a CPU this is several times slower than the loop's BLAS calls (xtensor
-  // reduces element by element); what it shows is the form, not the speed.
+  // No per-head code: each pass below is one operation on whole (H, ...)
+  // stacks, like np.einsum("htd,hsd->hts", q, k) or torch's q @ k.transpose(-1, -2).
+  // The contraction is scores[h, i, j] = sum_c q[h, i, c] * k[h, j, c]: a
+  // matrix product per head, so batched_matmul hands each head's slice to
+  // BLAS. (Broadcasting q to (H, T, 1, d_head) and k to (H, 1, S, d_head) and
+  // summing their product over the last axis computes the same numbers in
+  // one xtensor expression, element by element: at T = 512 it is about 50
+  // times slower than BLAS. docs/PERFORMANCE.md has the numbers.)
 
-  // pass 1: all scores at once, scores[h, i, j] = q[h, i, :] . k[h, j, :].
-  auto q_4d = xt::view(q, xt::all(), xt::all(), xt::newaxis(), xt::all());  // (H, T, 1, d_head)
-  auto k_4d = xt::view(k, xt::all(), xt::newaxis(), xt::all(), xt::all());  // (H, 1, S, d_head)
-  Tensor3 scores = xt::sum(q_4d * k_4d, {3}) * scale;                       // (H, T, S)
+  // pass 1: all scores at once, scaled by 1/sqrt(d_head) inside the GEMM.
+  Tensor3 scores = Tensor3::from_shape({H, T, S});  // (H, T, S)
+  batched_matmul(q, k, scores, /*transpose_b=*/true, scale);
   // pass 2: the (T, S) mask broadcasts over the head axis (shapes align from
   // the right), so one mask serves every head without being copied.
   if (mask.has_value()) scores += *mask;
-  // pass 3: softmax is row-wise and every (head, query) pair is one row, so
-  // view the scores as H*T rows of S keys and normalise them in one call.
-  const Tensor2 rows = xt::reshape_view(scores, {H * T, S});          // (H*T, S)
-  Tensor3 weights = xt::reshape_view(softmax_rows(rows), {H, T, S});  // (H, T, S)
-  // pass 4: output[h, i, :] = sum_j weights[h, i, j] * v[h, j, :],
-  // the same broadcast trick contracting over the key axis.
-  auto w_4d = xt::view(weights, xt::all(), xt::all(), xt::all(), xt::newaxis());  // (H, T, S, 1)
-  auto v_4d = xt::view(v, xt::all(), xt::newaxis(), xt::all(), xt::all());  // (H, 1, S, d_head)
-  Tensor3 output = xt::sum(w_4d * v_4d, {2});                               // (H, T, d_head)
+  // pass 3: softmax is row-wise and every (head, query) pair is one row: the
+  // (H, T, S) scores are H*T rows of S keys, one after another in memory,
+  // normalised in one call and in place. They are the weights from here on.
+  Tensor3 weights = std::move(scores);  // (H, T, S)
+  softmax_rows_inplace(weights.data(), H * T, S);
+  // pass 4: output[h, i, :] = sum_j weights[h, i, j] * v[h, j, :].
+  Tensor3 output = Tensor3::from_shape({H, T, d_head});  // (H, T, d_head)
+  batched_matmul(weights, v, output, /*transpose_b=*/false);
 
   return AttentionResult{std::move(output), std::move(weights)};
 }
