@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the suite needs, only those that are missing.
 #
-#   tools/setup.sh            build, test and grade (Bazel, compilers' libraries)
+#   tools/setup.sh            build, test and grade (Bazel, compilers' libraries),
+#                             and inotify-tools for ./lab watch
 #   tools/setup.sh --dev      also what regenerates goldens and draws images
 #                             (Debian's python3-numpy and python3-torch)
 #
@@ -15,9 +16,10 @@ packages=(
   libxtensor-dev xtl-dev libxsimd-dev libxtensor-blas-dev libopenblas-dev
   libpng-dev
   util-linux coreutils
+  inotify-tools
 )
 if [[ "${1:-}" == "--dev" ]]; then
-  packages+=(python3-numpy python3-torch inotify-tools)
+  packages+=(python3-numpy python3-torch)
 fi
 
 missing=()
