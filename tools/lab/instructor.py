@@ -192,27 +192,8 @@ _BUNDLE_DIRS = ["common", "labs", "solutions", "tests", "third_party", "tools/la
 
 def bundle_files(labs):
     """{path in the bundle: bytes}: the suite, with the learner files as committed stubs."""
-    files = {}
-    for name in _BUNDLE_TOP:
-        p = os.path.join(ROOT, name)
-        if os.path.isfile(p):
-            with open(p, "rb") as f:
-                files[name] = f.read()
-    with open(os.path.join(ROOT, "tools", "setup.sh"), "rb") as f:
-        files["tools/setup.sh"] = f.read()
-    for d in _BUNDLE_DIRS:
-        for dirpath, dirnames, filenames in os.walk(os.path.join(ROOT, d)):
-            dirnames[:] = sorted(x for x in dirnames if x not in ("mutants", "hostile",
-                                                                  "__pycache__")
-                                 and not x.startswith((".", "bazel-")))
-            for fn in sorted(filenames):
-                full = os.path.join(dirpath, fn)
-                if os.path.islink(full):
-                    continue
-                with open(full, "rb") as f:
-                    files[os.path.relpath(full, ROOT)] = f.read()
-    for lab in labs:
-        files[lab.learner_file] = workspace.stub_text(lab)
+    import kit
+    files = kit.collect(_BUNDLE_TOP, _BUNDLE_DIRS, skip_dirs=("mutants", "hostile"))
     files["setup.sh"] = SETUP_SH.encode()
     files["run_autograder"] = RUN_AUTOGRADER.encode()
     return files

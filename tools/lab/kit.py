@@ -55,29 +55,39 @@ then re-read the header and the lesson's "Classic mistakes".
 """
 
 
-def kit_files(labs):
-    """{relative path: bytes} of the learner's kit."""
+def collect(top, dirs, skip_dirs=(), skip_files=()):
+    """{relative path: bytes}: the files `top` and everything under `dirs`
+    (no links, caches or .pyc), plus tools/setup.sh, with every learner file
+    replaced by its committed stub. Shared by the kit and the Gradescope bundle."""
+    labs = load_labs()
     files = {}
-    for name in _TOP:
+    for name in top:
         p = os.path.join(ROOT, name)
         if os.path.isfile(p):
             with open(p, "rb") as f:
                 files[name] = f.read()
     with open(os.path.join(ROOT, "tools", "setup.sh"), "rb") as f:
         files["tools/setup.sh"] = f.read()
-    for d in _DIRS:
+    for d in dirs:
         for dirpath, dirnames, filenames in os.walk(os.path.join(ROOT, d)):
             dirnames[:] = sorted(x for x in dirnames
-                                 if x not in _SKIP_DIRS and not x.startswith((".", "bazel-")))
+                                 if x not in _SKIP_DIRS and x not in skip_dirs
+                                 and not x.startswith((".", "bazel-")))
             for fn in sorted(filenames):
                 full = os.path.join(dirpath, fn)
                 rel = os.path.relpath(full, ROOT)
-                if rel in _SKIP_FILES or os.path.islink(full) or fn.endswith(".pyc"):
+                if rel in skip_files or os.path.islink(full) or fn.endswith(".pyc"):
                     continue
                 with open(full, "rb") as f:
                     files[rel] = f.read()
     for lab in labs:
         files[lab.learner_file] = workspace.stub_text(lab)
+    return files
+
+
+def kit_files(labs):
+    """{relative path: bytes} of the learner's kit."""
+    files = collect(_TOP, _DIRS, skip_files=_SKIP_FILES)
     rows = "\n".join("| %d | `%s` | docs/%s.md |" % (lab.number, lab.learner_file, lab.dir)
                      for lab in labs)
     files["README.md"] = README.format(rows=rows).encode()
