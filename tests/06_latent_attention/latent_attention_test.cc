@@ -113,7 +113,10 @@ Tensor2 Causal(std::size_t T) {
 TEST(LatentAttention, SeededWeightsEqualNumpysDrawInTheDocumentedOrder) {
   const MultiHeadLatentAttention mla(24, 4, 10, /*seed=*/6);
   const std::string g = kGolden + "seed6_";
-  EXPECT_TRUE(MatchesGolden(mla.W_Q, g + "W_Q.npy", kExact, {"in", "out"}))
+  EXPECT_TRUE(MatchesGolden(mla.W_Q, g + "W_Q.npy", kExact, {"in", "out"},
+                            {{g + "W_Q_mistake_drawn_after_w_dkv.npy",
+                              "W_DKV drawn before W_Q: the order is W_Q, W_DKV, W_UK, W_UV, "
+                              "W_O" + kSeeDoc}}))
       << "W_Q, drawn 1st" << kSeeDoc;
   EXPECT_TRUE(MatchesGolden(mla.W_DKV, g + "W_DKV.npy", kExact, {"in", "out"}))
       << "W_DKV, drawn 2nd, fan-in d_model" << kSeeDoc;

@@ -162,6 +162,10 @@ def main():
     weights(rng, 24, 24, 24), weights(rng, 24, 10, 24)
     save(OUT, "seed6_W_UK_mistake_fan_in_d_model", weights(rng, 10, 24, 24))
     save(OUT, "seed6_W_UV_mistake_fan_in_d_model", weights(rng, 10, 24, 24))
+    # The same stream with W_DKV drawn before W_Q: W_Q comes out of draws 240 on.
+    rng = np.random.default_rng(6)
+    weights(rng, 24, 10, 24)
+    save(OUT, "seed6_W_Q_mistake_drawn_after_w_dkv", weights(rng, 24, 24, 24))
 
     # case1: d_head=6, kv_rank=10, d_model=24 all differ; moderate scores, no
     # mask, so every scale mistake shows.
