@@ -49,7 +49,7 @@ def scoreboard(report):
             tests = "%d/%d" % (r["passed"], r["total"])
             pts = "%s/%s" % (_fmt_points(r["points"]), _fmt_points(r["max_points"]))
         first = r["first_failure"].replace("\n", " ")
-        w("%-4d %-46s %7s %11s  %s\n" % (r["lab"], r["title"][:46], tests, pts, first[:140]))
+        w("%-4d %-46s %7s %11s  %s\n" % (r["lab"], r["title"][:46], tests, pts, first[:220]))
     w("total: %s/%s points\n" % (_fmt_points(report["points"]), _fmt_points(report["max_points"])))
     missing = [r for r in report["labs"] if not r.get("submitted", True)]
     if missing and len(missing) < len(report["labs"]):
