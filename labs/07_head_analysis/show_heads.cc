@@ -3,6 +3,7 @@
 //   bazel run //labs/07_head_analysis:show_heads
 //   bazel run //labs/07_head_analysis:show_heads -- --sentence "the cat sat on the mat" --seed 3
 //   bazel run //labs/07_head_analysis:show_heads -- --induction
+//   bazel run //labs/07_head_analysis:show_heads -- --trained
 //
 // It tokenises a sentence on spaces, gives every token a deterministic
 // embedding (a seeded random vector per distinct token string plus a
@@ -15,6 +16,11 @@
 // random bilinear form makes of these embeddings, not learned linguistics.
 // The point is to see the statistics of lab 7 on real attention weights.
 //
+// --trained swaps in a layer that did learn something: the embeddings and
+// W_Q..W_O of a tiny attention-only model trained on a toy agreement grammar
+// ("I work , you often work , he often works") by
+// tools/train/train_toy_model.py, read from labs/07_head_analysis/trained/.
+//
 // It runs your own labs: while one of them is still a stub it says which one
 // and exits with status 1. `bazel run --config=solutions ...` uses the
 // reference solutions instead.
@@ -24,12 +30,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xnpy.hpp>
+#include <xtensor/xoperation.hpp>
 #include <xtensor/xview.hpp>
 
 #include "common/png_image.h"
@@ -44,25 +54,36 @@ namespace {
 constexpr int kDModel = 32;
 constexpr int kHeads = 4;
 const char* const kDefaultSentence = "I work , you work , he works";
+// With --trained: an adverb between pronoun and verb, so that agreement needs
+// attention (the verb after "often" depends on the pronoun before it).
+const char* const kTrainedSentence = "I work , you often work , he often works";
+// Relative to the workspace root; written by tools/train/train_toy_model.py.
+const char* const kTrainedDir = "labs/07_head_analysis/trained";
 
 struct Options {
-  std::string sentence = kDefaultSentence;
+  std::string sentence;  // empty: the default of the mode
   std::string out;  // empty: the default below
   std::uint64_t seed = 0;
   bool induction = false;
+  bool trained = false;
   int block_len = 8;
 };
 
 const char* const kUsage =
     "usage: show_heads [--sentence \"...\"] [--out DIR] [--seed N] [--induction [--block L]]\n"
+    "                  [--trained]\n"
     "  --sentence  the text to analyse, tokenised on spaces\n"
-    "              (default: \"I work , you work , he works\")\n"
+    "              (default: \"I work , you work , he works\"; with --trained\n"
+    "              \"I work , you often work , he often works\")\n"
     "  --out       where the PNG files go (default: out/heads in the repository\n"
     "              when started with bazel run, else ./out/heads)\n"
     "  --seed      seed of the layer's weights (default 0)\n"
     "  --induction instead of the sentence, feed a random block of L tokens\n"
     "              followed by the same block again, and print induction scores\n"
-    "  --block     L for --induction (default 8)\n";
+    "  --block     L for --induction (default 8)\n"
+    "  --trained   use the toy model trained by tools/train/train_toy_model.py\n"
+    "              (labs/07_head_analysis/trained/) instead of random weights;\n"
+    "              the sentence may only use its vocabulary\n";
 
 // Accepts "--flag value" and "--flag=value".
 Options parse_args(int argc, char** argv) {
@@ -92,6 +113,8 @@ Options parse_args(int argc, char** argv) {
       o.seed = std::stoull(next());
     } else if (arg == "--induction") {
       o.induction = true;
+    } else if (arg == "--trained") {
+      o.trained = true;
     } else if (arg == "--block") {
       o.block_len = std::stoi(next());
       if (o.block_len < 1 || o.block_len > 32) throw std::runtime_error("--block must be in 1..32");
@@ -99,6 +122,12 @@ Options parse_args(int argc, char** argv) {
       throw std::runtime_error("unknown argument " + arg);
     }
   }
+  if (o.trained && o.induction) {
+    throw std::runtime_error(
+        "--trained and --induction do not go together: the trained model only knows its toy "
+        "vocabulary");
+  }
+  if (o.sentence.empty()) o.sentence = o.trained ? kTrainedSentence : kDefaultSentence;
   return o;
 }
 
@@ -134,6 +163,106 @@ mha::Tensor2 embed(const std::vector<std::string>& tokens) {
       const double angle = static_cast<double>(t) * freq;
       x(t, k) = v(0, k) + static_cast<float>(k % 2 == 0 ? std::sin(angle) : std::cos(angle));
     }
+  }
+  return x;
+}
+
+// ----------------------------------------------------------------- trained model
+
+// The repository: where `bazel run` was started, else the current directory.
+std::filesystem::path workspace_root() {
+  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  return std::filesystem::path(ws ? ws : ".");
+}
+
+// What tools/train/train_toy_model.py saved; only what show_heads needs.
+struct TrainedModel {
+  std::vector<std::string> vocab;  // row i of embed is vocab[i]
+  mha::Tensor2 embed;              // (V, d_model)
+  mha::Tensor2 pos;                // (T_max, d_model), learned positions
+  mha::Tensor2 W_Q, W_K, W_V, W_O; // (d_model, d_model), (in, out) like lab 3
+};
+
+// A problem with the trained files or a sentence they cannot embed:
+// reported without the usage text.
+struct TrainedModelError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const char* const kRegenerate = " (regenerate with /usr/bin/python3 tools/train/train_toy_model.py)";
+
+// A float32 matrix of the expected shape, or an error naming the file.
+// rows < 0: any number of rows.
+mha::Tensor2 load_matrix(const std::filesystem::path& path, int rows, int cols) {
+  if (!std::filesystem::is_regular_file(path)) {
+    throw TrainedModelError("cannot find " + path.string() + kRegenerate);
+  }
+  xt::xarray<float> a;
+  try {
+    a = xt::load_npy<float>(path.string());
+  } catch (const std::exception& e) {
+    throw TrainedModelError("cannot read " + path.string() + ": " + e.what() + kRegenerate);
+  }
+  const auto& s = a.shape();
+  if (s.size() != 2 || (rows >= 0 && static_cast<int>(s[0]) != rows) ||
+      static_cast<int>(s[1]) != cols) {
+    std::string shape;
+    for (auto d : s) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    throw TrainedModelError(path.string() + " has shape (" + shape + "), expected (" +
+                             (rows >= 0 ? std::to_string(rows) : std::string("n")) + ", " +
+                             std::to_string(cols) + ")" + kRegenerate);
+  }
+  // load_npy does not notice a file cut short: the float32 data must fill it.
+  const auto bytes = std::filesystem::file_size(path);
+  if (bytes < a.size() * sizeof(float) + 10) {
+    throw TrainedModelError(path.string() + " is truncated: " + std::to_string(bytes) +
+                         " bytes for " + std::to_string(a.size()) + " floats" + kRegenerate);
+  }
+  if (!xt::all(xt::isfinite(a))) {
+    throw TrainedModelError(path.string() + " holds NaN or infinite values" + kRegenerate);
+  }
+  return a;
+}
+
+TrainedModel load_trained(const std::filesystem::path& dir) {
+  TrainedModel m;
+  const auto vocab_path = dir / "vocab.txt";
+  std::ifstream in(vocab_path);
+  if (!in) throw TrainedModelError("cannot open " + vocab_path.string() + kRegenerate);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) m.vocab.push_back(line);
+  }
+  const int V = static_cast<int>(m.vocab.size());
+  if (V == 0) throw TrainedModelError(vocab_path.string() + " is empty" + kRegenerate);
+  m.embed = load_matrix(dir / "embed.npy", V, kDModel);
+  m.pos = load_matrix(dir / "pos.npy", -1, kDModel);
+  m.W_Q = load_matrix(dir / "W_Q.npy", kDModel, kDModel);
+  m.W_K = load_matrix(dir / "W_K.npy", kDModel, kDModel);
+  m.W_V = load_matrix(dir / "W_V.npy", kDModel, kDModel);
+  m.W_O = load_matrix(dir / "W_O.npy", kDModel, kDModel);
+  return m;
+}
+
+// (T, d_model): the trained token vector plus the trained position vector,
+// exactly as the training script feeds its layer.
+mha::Tensor2 embed_trained(const std::vector<std::string>& tokens, const TrainedModel& m) {
+  const std::size_t T = tokens.size();
+  if (T > m.pos.shape(0)) {
+    throw TrainedModelError("the trained model was trained on at most " +
+                             std::to_string(m.pos.shape(0)) + " tokens; the sentence has " +
+                             std::to_string(T));
+  }
+  mha::Tensor2 x = xt::zeros<float>({T, static_cast<std::size_t>(kDModel)});
+  for (std::size_t t = 0; t < T; ++t) {
+    const auto it = std::find(m.vocab.begin(), m.vocab.end(), tokens[t]);
+    if (it == m.vocab.end()) {
+      std::string known;
+      for (const auto& v : m.vocab) known += " " + v;
+      throw TrainedModelError("unknown token \"" + tokens[t] + "\" at position " +
+                               std::to_string(t) + "; the trained model knows only:" + known);
+    }
+    const std::size_t id = static_cast<std::size_t>(it - m.vocab.begin());
+    xt::view(x, t, xt::all()) = xt::view(m.embed, id, xt::all()) + xt::view(m.pos, t, xt::all());
   }
   return x;
 }
@@ -343,8 +472,19 @@ int run(const Options& o) {
   const int T = static_cast<int>(tokens.size());
 
   // The layer: your labs 3 (MultiHeadAttention) and 4 (causal_mask).
-  const mha::Tensor2 x = embed(tokens);  // (T, d_model)
-  const mha::MultiHeadAttention layer(kDModel, kHeads, o.seed);
+  mha::Tensor2 x;  // (T, d_model)
+  mha::MultiHeadAttention layer(kDModel, kHeads, o.seed);
+  if (o.trained) {
+    // The weights are public: overwrite the seeded ones with the trained ones.
+    const TrainedModel m = load_trained(workspace_root() / kTrainedDir);
+    x = embed_trained(tokens, m);
+    layer.W_Q = m.W_Q;
+    layer.W_K = m.W_K;
+    layer.W_V = m.W_V;
+    layer.W_O = m.W_O;
+  } else {
+    x = embed(tokens);
+  }
   const mha::AttentionResult r = layer.attend(x, mha::causal_mask(T));  // weights (H, T, T)
 
   // The analysis: your lab 7.
@@ -363,8 +503,14 @@ int run(const Options& o) {
   std::string text;
   for (const auto& t : tokens) text += (text.empty() ? "" : " ") + t;
   std::printf("tokens (T=%d): %s\n", T, text.c_str());
-  std::printf("layer: MultiHeadAttention(d_model=%d, n_heads=%d, seed=%llu), causal mask\n",
-              kDModel, kHeads, static_cast<unsigned long long>(o.seed));
+  if (o.trained) {
+    std::printf("layer: MultiHeadAttention(d_model=%d, n_heads=%d) with the trained weights of\n"
+                "       %s/, causal mask\n",
+                kDModel, kHeads, kTrainedDir);
+  } else {
+    std::printf("layer: MultiHeadAttention(d_model=%d, n_heads=%d, seed=%llu), causal mask\n",
+                kDModel, kHeads, static_cast<unsigned long long>(o.seed));
+  }
   print_table(heads, o.induction);
   if (o.induction) {
     double uniform = 0.0;  // query i spread evenly over its i + 1 visible keys
@@ -379,19 +525,19 @@ int run(const Options& o) {
   }
 
   std::filesystem::path dir = o.out;
-  if (dir.empty()) {
-    const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-    dir = std::filesystem::path(ws ? ws : ".") / "out" / "heads";
-  }
+  if (dir.empty()) dir = workspace_root() / "out" / "heads";
   std::vector<std::string> labels;
   for (int t = 0; t < T; ++t) labels.push_back(std::to_string(t) + " " + tokens[t]);
   const std::string heading =
       o.induction ? "repeated block, L=" + std::to_string(o.block_len) : "\"" + o.sentence + "\"";
-  const std::string sub = "MultiHeadAttention(d_model=" + std::to_string(kDModel) +
-                          ", n_heads=" + std::to_string(kHeads) +
-                          ", seed=" + std::to_string(o.seed) +
-                          "), causal mask; rows: queries, columns: keys";
-  write_images(dir, o.induction ? "induction_" : "", r.weights, labels, heads, heading, sub,
+  const std::string layer_name =
+      o.trained ? "trained toy model (" + std::string(kTrainedDir) + ")"
+                : "MultiHeadAttention(d_model=" + std::to_string(kDModel) +
+                      ", n_heads=" + std::to_string(kHeads) + ", seed=" + std::to_string(o.seed) +
+                      ")";
+  const std::string sub = layer_name + ", causal mask; rows: queries, columns: keys";
+  const std::string prefix = o.induction ? "induction_" : o.trained ? "trained_" : "";
+  write_images(dir, prefix, r.weights, labels, heads, heading, sub,
                o.induction ? o.block_len : 0);
   return 0;
 }
@@ -415,6 +561,9 @@ int main(int argc, char** argv) {
     } else {
       std::cerr << "show_heads: " << what << "\n";
     }
+    return 1;
+  } catch (const TrainedModelError& e) {
+    std::cerr << "show_heads: " << e.what() << "\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "show_heads: " << e.what() << "\n" << kUsage;
