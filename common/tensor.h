@@ -20,6 +20,16 @@ using Tensor1 = xt::xtensor<float, 1>;
 using Tensor2 = xt::xtensor<float, 2>;
 using Tensor3 = xt::xtensor<float, 3>;
 
+namespace remote {
+// The grader calls a lab's functions in another process (common/remote.h).
+// A lab class that keeps private state names this struct as a friend, so
+// that its state can be copied between the two processes:
+//   private:
+//    friend struct remote::Access;
+//    KVCache() = default;   // the blank object the state is copied into
+struct Access;
+}  // namespace remote
+
 }  // namespace mha
 
 #endif  // MHA_COMMON_TENSOR_H_

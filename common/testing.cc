@@ -1,6 +1,7 @@
 #include "common/testing.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -131,6 +132,17 @@ xt::xarray<float> LoadNpy(const std::string& path) {
     }
   }
   return ::testing::AssertionFailure() << "vs " << path << ": " << result.message();
+}
+
+std::uint64_t FreshSeed() {
+  if (const char* env = std::getenv("MHA_TEST_SEED")) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(env, &end, 10);
+    if (end != env && *end == '\0') return v;
+    throw std::runtime_error(std::string("MHA_TEST_SEED=") + env + " is not a decimal number");
+  }
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
 }
 
 Tensor2 RandomTensor2(std::size_t rows, std::size_t cols, std::uint32_t seed, float scale) {

@@ -114,6 +114,15 @@ Tensor2 RandomTensor2(std::size_t rows, std::size_t cols, std::uint32_t seed,
 Tensor3 RandomTensor3(std::size_t n, std::size_t rows, std::size_t cols,
                       std::uint32_t seed, float scale = 1.0f);
 
+// A seed for inputs that no file in the repository can predict: the value of
+// the environment variable MHA_TEST_SEED when it is set (to replay a
+// failure), otherwise a fresh random one. Hidden tests draw one case of
+// fresh random inputs from it and compare the learner's result with an
+// independent reference computed in the test itself, so a submission that
+// has memorised the outputs of every committed test case still fails.
+// Print it in the failure message (SCOPED_TRACE) so the case can be replayed.
+std::uint64_t FreshSeed();
+
 // "[2, 3, 4]" for messages.
 std::string ShapeString(const std::vector<std::size_t>& shape);
 

@@ -1,6 +1,6 @@
 // Hidden tests for lab 1: split and combine heads.
 //
-// Goldens come from NumPy's reshape/transpose (tools/goldens/gen_01_split_heads.py).
+// Goldens come from NumPy's reshape/transpose (tests/01_split_heads/gen_goldens.py).
 // Shapes are chosen so that no two axes have the same length (T != d_head,
 // d_head != n_heads): a swapped axis then changes the shape or the order and
 // cannot pass by accident. Data movement is exact, so every comparison is kExact.

@@ -1,6 +1,6 @@
 // Hidden tests for lab 2: softmax_rows, attention_loop and attention_batched.
 //
-// Goldens come from PyTorch in float64 (tools/goldens/gen_02_batched_attention.py).
+// Goldens come from PyTorch in float64 (tests/02_batched_attention/gen_goldens.py).
 // Every attention behaviour is checked on both implementations: the
 // ATTENTION_TEST macro below defines one test in suite AttentionLoop and one
 // in suite AttentionBatched from the same body.

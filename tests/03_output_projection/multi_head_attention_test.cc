@@ -3,7 +3,7 @@
 // Layer under test unless said otherwise: d_model=12, n_heads=3 (d_head=4),
 // seed 7, on T=5 tokens, so d_head != n_heads and T != d_head. Expected
 // numbers come from NumPy's default_rng and torch.nn.MultiheadAttention
-// (tools/goldens/gen_03_output_projection.py); the *_mistake_* goldens hold
+// (tests/03_output_projection/gen_goldens.py); the *_mistake_* goldens hold
 // what a classic mistake computes, so a failure can name it.
 #include "labs/03_output_projection/multi_head_attention.h"
 

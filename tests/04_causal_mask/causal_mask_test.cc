@@ -1,5 +1,5 @@
 // Hidden tests of lab 4: causal and padding masks, alone and inside the layer.
-// Goldens: tools/goldens/gen_04_causal_mask.py (NumPy masks, torch outputs).
+// Goldens: tests/04_causal_mask/gen_goldens.py (NumPy masks, torch outputs).
 // The layer-level tests use labs 1-3 (graded with their reference solutions).
 #include "labs/04_causal_mask/causal_mask.h"
 

@@ -1,5 +1,5 @@
 // Hidden tests of lab 5: repeat_kv and GroupedQueryAttention.
-// Goldens: tools/goldens/gen_05_grouped_query_attention.py (np.repeat; torch
+// Goldens: tests/05_grouped_query_attention/gen_goldens.py (np.repeat; torch
 // float64 with repeat_interleave / expand). The causal cases use lab 4's
 // causal_mask and the MHA case lab 3's layer (graded with their solutions).
 #include "labs/05_grouped_query_attention/grouped_query_attention.h"

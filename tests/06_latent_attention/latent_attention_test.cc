@@ -1,7 +1,7 @@
 // Hidden tests of lab 6: multi-head latent attention.
 //
 // Reference numbers come from torch.nn.MultiheadAttention fed the latent as
-// its keys and values (tools/goldens/gen_06_latent_attention.py). Shapes keep
+// its keys and values (tests/06_latent_attention/gen_goldens.py). Shapes keep
 // d_model, n_heads, d_head and kv_rank all different, so a scale by the
 // wrong size or a block taken along the wrong axis cannot pass by accident.
 #include "labs/06_latent_attention/latent_attention.h"

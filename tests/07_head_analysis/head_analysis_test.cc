@@ -1,7 +1,7 @@
 // Hidden tests of lab 7: head profiles, induction score and head labels.
 //
 // Hand-made patterns whose statistics are known in closed form, plus random
-// softmax patterns checked against NumPy (tools/goldens/gen_07_head_analysis.py).
+// softmax patterns checked against NumPy (tests/07_head_analysis/gen_goldens.py).
 #include "labs/07_head_analysis/head_analysis.h"
 
 #include <gtest/gtest.h>

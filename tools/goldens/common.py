@@ -28,9 +28,19 @@ torch.set_default_dtype(torch.float64)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def golden_dir(lab_dir):
-    """tests/<lab_dir>/golden, created if missing."""
-    d = os.path.join(ROOT, "tests", lab_dir, "golden")
+def golden_dir(generator):
+    """tests/NN_name/golden beside the generator (pass __file__), created if missing:
+    the hidden tests' goldens."""
+    d = os.path.join(os.path.dirname(os.path.abspath(generator)), "golden")
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def public_golden_dir(generator):
+    """labs/NN_name/golden for the generator tests/NN_name/gen_goldens.py (pass
+    __file__), created if missing: the public tests' goldens, which learners get."""
+    lab_dir = os.path.basename(os.path.dirname(os.path.abspath(generator)))
+    d = os.path.join(ROOT, "labs", lab_dir, "golden")
     os.makedirs(d, exist_ok=True)
     return d
 

@@ -11,7 +11,17 @@ class Lab:
         self.dir = entry["dir"]
         self.target = entry["target"]
         self.title = entry["title"]
-        self.hints = entry.get("hints", [])
+        self.stub_sha256 = entry.get("stub_sha256", "")
+
+    @property
+    def hints(self):
+        """The lab's hints, gentle first: the paragraphs of labs/NN_name/hints.txt."""
+        try:
+            with open(os.path.join(ROOT, "labs", self.dir, "hints.txt")) as f:
+                text = f.read()
+        except OSError:
+            return []
+        return [" ".join(p.split()) for p in text.split("\n\n") if p.strip()]
 
     @property
     def nn(self):

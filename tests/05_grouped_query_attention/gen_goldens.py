@@ -3,7 +3,7 @@
 
 Run from the repository root with Debian's Python:
 
-    /usr/bin/python3 tools/goldens/gen_05_grouped_query_attention.py
+    /usr/bin/python3 tests/05_grouped_query_attention/gen_goldens.py
 
 repeat_kv is checked against np.repeat; the layer against a float64 torch
 computation that shares K/V heads with torch.repeat_interleave (MQA: by
@@ -15,12 +15,16 @@ The script also prints the parameter and KV-cache table of the lesson
 (docs/05_grouped_query_attention.md, "How much does sharing save?"), computed
 here from the weight shapes and checked against the closed-form formulas.
 """
+import os
+import sys
+
 import numpy as np
 import torch
 
-import common
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "goldens"))
+import common  # noqa: E402  (tools/goldens/common.py)
 
-OUT = common.golden_dir("05_grouped_query_attention")
+OUT = common.golden_dir(__file__)
 
 
 # ------------------------------------------------------------------ weights

@@ -1,6 +1,6 @@
 """Goldens for lab 1 (split and combine heads), computed with NumPy.
 
-Run from the repository root:  /usr/bin/python3 tools/goldens/gen_01_split_heads.py
+Run from the repository root:  /usr/bin/python3 tests/01_split_heads/gen_goldens.py
 Writes tests/01_split_heads/golden/*.npy (float32, a few hundred bytes each).
 
 The reference is NumPy's own reshape and transpose, the two-line recipe of
@@ -15,11 +15,15 @@ which mistake it looks like (see docs/01_split_heads.md, "Classic mistakes").
 """
 import glob
 
+import os
+import sys
+
 import numpy as np
 
-import common
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "goldens"))
+import common  # noqa: E402  (tools/goldens/common.py)
 
-OUT = common.golden_dir("01_split_heads")
+OUT = common.golden_dir(__file__)
 
 
 def split_mistakes(x, H):

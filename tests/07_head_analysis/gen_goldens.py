@@ -1,6 +1,6 @@
 """Goldens for lab 7 (head analysis): tests/07_head_analysis/golden/*.npy.
 
-Run from the repository root:  /usr/bin/python3 tools/goldens/gen_07_head_analysis.py
+Run from the repository root:  /usr/bin/python3 tests/07_head_analysis/gen_goldens.py
 
 The attention patterns are random softmax rows (torch.softmax over random
 logits, one causal and one unmasked). The statistics are computed here with
@@ -18,12 +18,16 @@ Known-mistake goldens (what a mistaken implementation returns on the same
 weights) are written next to them; docs/07_head_analysis.md, "Classic
 mistakes", explains each.
 """
+import os
+import sys
+
 import numpy as np
 import torch
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "goldens"))
 from common import causal, golden_dir, inputs, save
 
-OUT = golden_dir("07_head_analysis")
+OUT = golden_dir(__file__)
 
 
 def softmax_pattern(seed, H, T, scale, masked):

@@ -1,6 +1,6 @@
 """Goldens for lab 6 (multi-head latent attention): tests/06_latent_attention/golden/*.npy.
 
-Run from the repository root:  /usr/bin/python3 tools/goldens/gen_06_latent_attention.py
+Run from the repository root:  /usr/bin/python3 tests/06_latent_attention/gen_goldens.py
 
 The reference is torch.nn.MultiheadAttention with separate key/value widths
 (kdim = vdim = kv_rank): its query is x, its key and value inputs are the
@@ -13,12 +13,16 @@ Known-mistake goldens: what a mistaken implementation returns on the same
 inputs, so a failing test can name the mistake (docs/06_latent_attention.md,
 "Classic mistakes").
 """
+import os
+import sys
+
 import numpy as np
 import torch
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "goldens"))
 from common import causal, golden_dir, inputs, save, torch_attention, weights
 
-OUT = golden_dir("06_latent_attention")
+OUT = golden_dir(__file__)
 
 
 def draw_weights(seed, d, r):

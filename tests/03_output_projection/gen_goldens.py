@@ -3,7 +3,7 @@
 
 Run from the repository root with Debian's Python:
 
-    /usr/bin/python3 tools/goldens/gen_03_output_projection.py
+    /usr/bin/python3 tests/03_output_projection/gen_goldens.py
 
 Writes tests/03_output_projection/golden/*.npy (float32). The numbers come
 from NumPy and PyTorch, independently of the C++ code:
@@ -38,10 +38,10 @@ import sys
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import common  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "goldens"))
+import common  # noqa: E402  (tools/goldens/common.py)
 
-OUT = common.golden_dir("03_output_projection")
+OUT = common.golden_dir(__file__)
 
 T, D_MODEL, N_HEADS = 5, 12, 3
 D_HEAD = D_MODEL // N_HEADS

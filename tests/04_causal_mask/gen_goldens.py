@@ -3,7 +3,7 @@
 
 Run from the repository root with Debian's Python:
 
-    /usr/bin/python3 tools/goldens/gen_04_causal_mask.py
+    /usr/bin/python3 tests/04_causal_mask/gen_goldens.py
 
 The masks are built with np.triu / np.where, independently of the C++ code;
 the layer-level outputs come from torch.nn.MultiheadAttention (through
@@ -13,11 +13,15 @@ hold what a classic mistake produces on the same inputs, so that a failing
 test can say which mistake it looks like (docs/04_causal_mask.md,
 "Classic mistakes").
 """
+import os
+import sys
+
 import numpy as np
 
-import common
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "goldens"))
+import common  # noqa: E402  (tools/goldens/common.py)
 
-OUT = common.golden_dir("04_causal_mask")
+OUT = common.golden_dir(__file__)
 NEG_INF = np.float32(-np.inf)
 
 

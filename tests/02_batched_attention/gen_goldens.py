@@ -1,6 +1,6 @@
 """Goldens for lab 2 (batched attention), computed with PyTorch in float64.
 
-Run from the repository root:  /usr/bin/python3 tools/goldens/gen_02_batched_attention.py
+Run from the repository root:  /usr/bin/python3 tests/02_batched_attention/gen_goldens.py
 Writes tests/02_batched_attention/golden/*.npy (float32, under 1 KiB each).
 
 The reference is common.torch_attention (torch matmul + torch.softmax, fully
@@ -21,12 +21,16 @@ Cases (shapes chosen so no two axes share a length where it matters):
 """
 import glob
 
+import os
+import sys
+
 import numpy as np
 import torch
 
-import common
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "goldens"))
+import common  # noqa: E402  (tools/goldens/common.py)
 
-OUT = common.golden_dir("02_batched_attention")
+OUT = common.golden_dir(__file__)
 INF = np.inf
 
 
