@@ -47,6 +47,11 @@ class MultiHeadAttention {
 
   int d_model, n_heads, d_head;
   Tensor2 W_Q, W_K, W_V, W_O;  // each (d_model, d_model), drawn in this order, fan-in d_model
+
+ private:
+  // Lets the grader copy a layer between processes (common/remote.h).
+  friend struct remote::Access;
+  MultiHeadAttention() = default;
 };
 
 }  // namespace mha

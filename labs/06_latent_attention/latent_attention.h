@@ -56,6 +56,11 @@ class MultiHeadLatentAttention {
   Tensor2 W_UK;   // (kv_rank, d_model), fan-in kv_rank
   Tensor2 W_UV;   // (kv_rank, d_model), fan-in kv_rank
   Tensor2 W_O;    // (d_model, d_model), fan-in d_model; drawn in this order
+
+ private:
+  // Lets the grader copy a layer between processes (common/remote.h).
+  friend struct remote::Access;
+  MultiHeadLatentAttention() = default;
 };
 
 }  // namespace mha
