@@ -106,7 +106,12 @@ def _remote_variant(name, srcs, deps, data, own):
         testonly = True,
         srcs = srcs,
         data = data,
-        deps = rdeps + ["//common:testing", "//common:remote", "@system//:gtest_main"],
+        deps = rdeps + [
+            "//common:remote",
+            "//common:test_results",
+            "//common:testing",
+            "@system//:gtest_main",
+        ],
         tags = ["manual", "mha_remote"],
     )
 

@@ -6,7 +6,7 @@
 #   tools/setup.sh --dev      also what regenerates goldens and draws images
 #                             (Debian's python3-numpy and python3-torch)
 #
-# Idempotent: when everything is present it prints one line and exits 0.
+# Idempotent: when everything is present it prints nothing and exits 0.
 set -euo pipefail
 
 packages=(
@@ -30,8 +30,7 @@ for p in "${packages[@]}"; do
 done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
-  echo "setup: all ${#packages[@]} packages present"
-  exit 0
+  exit 0   # everything is installed: say nothing
 fi
 
 echo "setup: installing ${missing[*]}"

@@ -1,608 +1,269 @@
-"""Grading: build each lab's hidden tests against a submission, run them, score them.
+"""Grading: every lab of every submission, scored from tests that run where
+the learner's code cannot reach.
 
-    ./lab grade                 the learner files in this checkout
-    ./lab grade DIR             one submission directory (any of the 7 learner files)
-    ./lab grade --roster DIR    every submission directory in DIR
+    ctx = Context(labs, log, Options(mode="isolated"))
+    reports = grade_all(ctx, [Submission("alice", {1: b"...", 3: b"..."})])
 
-Isolated mode (the default) grades lab N with the reference solutions of the
-labs it builds on, so one early bug does not cost every later lab;
---cumulative grades the learner's own code throughout. docs/INSTRUCTORS.md
-explains what is isolated and what is trusted.
+For one lab of one submission (a job, run on one of `jobs` slots at once):
 
-Where points come from: a hidden test earns its points only if (1) the
-test harness in the test process reported it passed on the authenticated
-channel (common/grading.h), and (2) every golden comparison the reference
-run made in that test was made again and matches the golden, judged here,
-outside the test process, against goldens the test process never saw.
-Nothing else the process does (exit status, output, files) counts.
+  1. compile the learner's file as the slot's user (learner_build.py), and in
+     cumulative mode the learner's earlier labs too;
+  2. link it with the lab's learner runtime into the learner's process;
+  3. run the lab's trusted test binary, which starts that process in its jail
+     and calls it for every test (runner.py);
+  4. score the verdicts with the rubric.
+
+Isolated mode (the default) links only lab N's file: the earlier labs it
+calls are answered by the reference solutions inside the trusted test
+process. Cumulative mode links the learner's own earlier labs instead.
+A failure anywhere costs that lab of that submission, never the run.
 """
-import glob
+import concurrent.futures
 import os
-import re
+import shutil
+import subprocess
+import threading
 import time
+import traceback
 
-import judge
-import objcheck
-import protocol
-import reference
+import learner_build
+import limits
+import messages
 import rubric as rubric_mod
 import sandbox
-import workspace
 from labs import ROOT, load_labs
+from suite import Suite
 
-COMPILE_TIMEOUT_S = 1800   # one Bazel invocation (all labs of a submission)
+
+class Options:
+    def __init__(self, mode="isolated", kind="hidden", jobs=None):
+        if mode not in ("isolated", "cumulative"):
+            raise ValueError("mode must be isolated or cumulative, not %r" % mode)
+        self.mode = mode
+        self.kind = kind                 # "hidden" (grading) or "public" (the learner's tests)
+        self.jobs = jobs or max(1, min(os.cpu_count() or 1, 8))
+
+
+class Submission:
+    def __init__(self, name, files, ignored=None, notes=None):
+        self.name = name
+        self.files = files               # {lab number: bytes}
+        self.ignored = ignored or []
+        self.notes = notes or []
+
+
+def work_root():
+    if os.environ.get("MHA_GRADE_DIR"):
+        return os.environ["MHA_GRADE_DIR"]
+    if os.geteuid() == 0:
+        return "/var/tmp/mha-grade"
+    return os.path.join(os.path.expanduser("~"), ".cache", "mha-grade")
 
 
 class Context:
-    """What a grading session computes once: workspace, reference, rubric."""
+    """What one grading run sets up once: isolation, the trusted suite, the rubric."""
 
-    def __init__(self, labs=None, log=None, rubric_path=None, limits=None):
-        workspace.lock(log)
+    def __init__(self, labs=None, log=None, options=None, rubric_path=None, protect=True):
         self.labs = labs or load_labs()
-        self.static_checks = True   # the selftest turns them off to test the other defences
-        self.limits_override = dict(limits or {})
         self.log = log or (lambda msg: None)
-        self.graph = workspace.sync_suite(self.labs)
-        self.reference = reference.load_or_build(self.labs, self.graph, self.log)
-        self.rubric = rubric_mod.load(self.labs, self.reference,
-                                      rubric_path or rubric_mod.PATH)
-        self.goldens = judge.Goldens(ROOT)
-        self.isolation = sandbox.strategy()
-        self.compile_isolation = workspace.linux_sandbox_available()
-        self._libs = None
+        self.options = options or Options()
+        root = work_root()
+        os.makedirs(root, exist_ok=True)
+        os.chmod(root, 0o711)                              # traversable, not listable
+        self.private_dir = os.path.join(root, "private")  # root only: caches, results
+        self.cache_dir = os.path.join(self.private_dir, "cache")
+        self.jobs_dir = os.path.join(root, "jobs")         # the build users' directories
+        self.stage_dir = os.path.join(root, "stage")       # headers, runtime: readable by all
+        for d, mode in ((self.private_dir, 0o700), (self.cache_dir, 0o700),
+                        (self.jobs_dir, 0o711), (self.stage_dir, 0o755)):
+            os.makedirs(d, exist_ok=True)
+            os.chmod(d, mode)
+        self.iso = sandbox.probe(self.private_dir)
+        self.protected = []
+        if protect:
+            self.protected = sandbox.protect(self._secrets(), self.iso, self.log)
+        self.suite = Suite(self.labs, self.stage_dir, self.log)
+        self.suite.build()
+        self.libroot = self._libroot()
+        tests = {lab.dir: self.suite.artefacts[lab.number].hidden_tests for lab in self.labs}
+        self.rubric = rubric_mod.load(self.labs, tests, rubric_path or rubric_mod.PATH)
+        self._runs = {}
+        self._runs_lock = threading.Lock()
 
-    def system_libraries(self):
-        if self._libs is None:
-            libs = sandbox._ldconfig_map()
-            names = ["libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1",
-                     "libopenblas.so.0", "libgfortran.so.5", "libpthread.so.0", "libdl.so.2"]
-            self._libs = [libs[n] for n in names if n in libs]
-        return self._libs
-
-    def ref_lab(self, lab):
-        return self.reference["labs"].get(lab.dir, {"status": "no_tests",
-                                                    "message": "no reference data"})
-
-
-# ---------------------------------------------------------------------------
-# Messages a learner reads
-
-
-def _clean(text):
-    """Removes machine-specific paths, so reports do not depend on where grading ran."""
-    for p in sorted({workspace.WS, workspace.EXECROOT, workspace.CACHE, ROOT}, key=len,
-                    reverse=True):
-        text = text.replace(p + "/", "").replace(p, "")
-    text = re.sub(r"bazel-out/[^/\s]+/bin/", "", text)
-    return text
-
-
-_MEMORY_MB = None   # the memory limit of the lab being judged, for messages
-
-
-def summarise_failure(text, memory_mb=None):
-    """The line of a gtest failure that a learner should read first."""
-    memory_mb = memory_mb or _MEMORY_MB
-    lines = [l.strip() for l in text.splitlines() if l.strip()]
-    for l in lines:
-        if l.startswith("C++ exception with description"):
-            m = re.match(r'C\+\+ exception with description "(.*)" thrown', l)
-            what = m.group(1) if m else l
-            if "bad_alloc" in what:
-                return "killed: memory limit (the test tried to use more than %s MiB; %s)" % (
-                    memory_mb or "the allowed", what)
-            return what
-    informative = [l for l in lines if not re.match(r"^(unknown file|\S+:\d+): Failure$", l)]
-    if informative and informative[0].startswith("Value of:") and len(informative) > 1:
-        m = re.match(r"Actual: false \((.*)\)$", informative[1], re.S)
-        if m:
-            return m.group(1)[:400]
-    return " ".join(informative[:3])[:400] if informative else (lines[0] if lines else "failed")
-
-
-def _summarise_failure(text):
-    """Hook: mutants.py replaces it to see gtest's whole failure text."""
-    return summarise_failure(text)
-
-
-_ERROR_LINE = re.compile(r"^(\S+?):(\d+:)?(\d+:)? (fatal error|error|Error): ")
-
-
-def _compile_error(stderr, lab):
-    """The compiler's first error about the learner's file, in one line.
-
-    Errors located in a file other than the learner's, a lab header,
-    common/ or a system header are not quoted: they would show the learner
-    the text of a file they had no business including.
-    """
-    stderr = _clean(stderr)
-    lines = stderr.splitlines()
-    if any("Killed signal terminated program" in l or "CPU time limit" in l or
-           "out of memory allocating" in l or "virtual memory exhausted" in l for l in lines):
-        return ("does not compile: the compiler was stopped (limit of %d s CPU time, %d MiB "
-                "memory)" % (workspace.COMPILE_CPU_S, workspace.COMPILE_MEMORY_MB))
-    if any("Assembler messages" in l for l in lines):
-        return "does not compile: the assembler failed (inline assembly is not allowed)"
-    errors = [l for l in lines if _ERROR_LINE.match(l) and not l.startswith(("ERROR:", "INFO:"))]
-    mine = [l for l in errors if l.startswith(lab.learner_file + ":")]
-    for l in mine or errors:
-        where = _ERROR_LINE.match(l).group(1)
-        if where.startswith(("labs/", "common/", "/usr/include/", "/usr/lib/gcc")):
-            return "does not compile: " + l.strip()[:400]
-        return ("does not compile: an error in a file outside labs/, common/ and the system "
-                "headers (only those may be included)")
-    for l in lines:
-        if re.search(r"\b(fatal )?error: ", l) and not l.startswith(("ERROR:", "INFO:")):
-            return "does not compile: " + l.strip()[:400]
-    if "the build ran longer than" in stderr:
-        return "does not compile: the build ran longer than %d s" % COMPILE_TIMEOUT_S
-    for l in lines:
-        if l.startswith("ERROR:") and ("labs/%s" % lab.dir) in l:
-            return "does not compile: " + re.sub(r"\s*\(Exit \d+\).*", "", l[7:].strip())[:400]
-    return "does not compile (the build failed without a compiler message)"
-
-
-def _link_error(stderr, lab):
-    stderr = _clean(stderr)
-    lines = stderr.splitlines()
-    for key in ("undefined reference", "multiple definition"):
-        for l in lines:
-            if key in l:
-                m = re.search(r"((undefined reference|multiple definition) .*)$", l)
-                return "does not link: " + (m.group(1) if m else l.strip())[:400]
-    for l in lines:
-        if re.search(r"(fatal )?error: ", l) and not l.startswith(("ERROR:", "INFO:")):
-            return "does not build: " + l.strip()[:400]
-    if "the build ran longer than" in stderr:
-        return "does not build: the build ran longer than %d s" % COMPILE_TIMEOUT_S
-    return "the hidden tests of lab %d do not build with this submission" % lab.number
-
-
-def _outcome(res, limits):
-    """Why a test process stopped, in a learner's words."""
-    if res.timed_out:
-        if res.timeout_s == limits["test_seconds"]:
-            return "timed out after %g s" % res.timeout_s
-        return "the lab's time limit (%g s) ran out" % res.timeout_s
-    if res.overflow:
-        return "killed: the test process wrote too much"
-    sig = res.signal_name()
-    if sig == "SIGKILL":
-        return "killed: memory limit (%d MiB) or CPU time limit" % limits["memory_mb"]
-    if sig == "SIGXCPU":
-        return "timed out: CPU time limit"
-    if sig == "SIGXFSZ":
-        return "killed: wrote more than %d MiB to a file" % (sandbox.FILE_LIMIT >> 20)
-    if sig:
-        detail = ""
-        m = re.search(r"what\(\):\s*(.*)", res.output)
-        if sig == "SIGABRT" and m:
-            detail = " (uncaught exception: %s)" % m.group(1).strip()[:200]
-        return "crashed: %s%s" % (sig, detail)
-    return "exited with status %s" % res.returncode
-
-
-# ---------------------------------------------------------------------------
-# Running one lab's tests
-
-
-def _run_lab_tests(ctx, lab, binary, limits, visible):
-    """{test: (passed, message)} for every expected test, and notes.
-
-    Tests run in as few processes as possible: one, unless some test must
-    see a golden that others compare against (then it runs in its own
-    group). After a crash, a hang or an early exit, the remaining tests of
-    the group run in a fresh process, within the lab's time limit.
-    """
-    global _MEMORY_MB
-    _MEMORY_MB = limits["memory_mb"]
-    ref = ctx.ref_lab(lab)
-    expected = list(ref["tests"])
-    exposes = ref.get("exposes", {})
-    groups = []
-    for name in expected:
-        key = tuple(exposes.get(name, []))
-        for k, members in groups:
-            if k == key:
-                members.append(name)
-                break
-        else:
-            groups.append((key, [name]))
-    results, notes = {}, []
-    budget = [float(limits["lab_seconds"])]
-    counts = [0, 0]
-    for key, members in groups:
-        files = dict(visible)
-        for rel in key:
-            files[rel] = os.path.join(ROOT, rel)
-        results.update(_run_group(ctx, lab, binary, limits, files, members,
-                                  whole=len(groups) == 1, budget=budget, counts=counts))
-    rejected, lost = counts
-    if rejected:
-        notes.append("%d line(s) on the grader's result channel failed authentication: "
-                     "something in the test process wrote there (evidence of tampering)"
-                     % rejected)
-    if lost:
-        notes.append("%d authentic result line(s) were destroyed in the test process" % lost)
-    return {name: results[name] for name in expected}, notes
-
-
-def _run_group(ctx, lab, binary, limits, files, members, whole, budget, counts):
-    results = {}
-    remaining = list(members)
-    attempt = 0
-    while remaining and budget[0] > 0.5:
-        flt = "*" if (attempt == 0 and whole) else ":".join(remaining)
-        attempt += 1
-        res = sandbox.run(binary, files, ["--gtest_filter=" + flt], limits["test_seconds"],
-                          budget[0], limits["memory_mb"], protocol.new_secret())
-        budget[0] -= res.seconds
-        counts[0] += res.rejected
-        counts[1] += res.lost
-        started, ended = _collect(res.events)
-        progress = False
-        for name in started:
-            if name not in remaining:
-                continue
-            progress = True
-            remaining.remove(name)
-            if name in ended and ended[name]["count"] > 1:
-                results[name] = (False, "the test reported more than one result")
-            elif name in ended:
-                results[name] = _verdict(ctx, lab, name, ended[name], limits)
-            else:
-                where = _outcome(res, limits)
-                if res.signal_name() and not res.timed_out and where.startswith("crashed"):
-                    where = where.replace("crashed: %s" % res.signal_name(),
-                                          "crashed: %s in %s" % (res.signal_name(), name), 1)
-                if not (res.timed_out or res.signal_name()):
-                    where = ("the test process %s in the middle of this test (did the code call "
-                             "exit()?)" % where)
-                results[name] = (False, where)
-        if not progress:
-            why = _outcome(res, limits)
-            if not any(e.kind == "H" for e in res.events):
-                why = ("the test process %s before the tests started (in a static initializer of "
-                       "the code?)" % why) if not res.timed_out else why + " before the tests started"
-            else:
-                why = "did not run (the test process %s)" % why
-            for name in remaining:
-                results[name] = (False, why)
-            remaining = []
-    for name in remaining:
-        results[name] = (False, "did not run: the lab's time limit (%g s) ran out"
-                         % limits["lab_seconds"])
-    return results
-
-
-def _collect(events):
-    """Per test: its events between S and E (ordered), and its E."""
-    started, ended, current = {}, {}, None
-    for ev in events:
-        f = ev.fields
-        if ev.kind == "S" and f:
-            current = f[0]
-            started.setdefault(current, [])
-        elif ev.kind in ("G", "F") and current is not None and f and f[0] == current:
-            started[current].append(ev)
-        elif ev.kind == "E" and len(f) >= 2:
-            e = ended.setdefault(f[0], {"count": 0})
-            e["count"] += 1
-            e["verdict"] = f[1]
-            e["message"] = f[2] if len(f) > 2 else ""
-            e["events"] = list(started.get(f[0], []))
-            current = None
-    return started, ended
-
-
-def _verdict(ctx, lab, name, end, limits):
-    refs = ctx.ref_lab(lab)["comparisons"].get(name, [])
-    k = 0
-    for ev in end["events"]:
-        if ev.kind == "F":
-            return False, _summarise_failure(ev.fields[1] if len(ev.fields) > 1 else "")
-        if k >= len(refs):
-            return False, "the test compared more values than the reference run did"
-        ref = refs[k]
-        k += 1
+    def _secrets(self):
+        paths = [ROOT]
         try:
-            c = reference._comparison(ev.fields)
-            values = judge.decode_values(c["data"])
-        except (ValueError, IndexError):
-            return False, "unreadable comparison record"
-        if c["golden"] != ref["golden"]:
-            return False, "compared with %s where the reference run compared with %s" % (
-                c["golden"], ref["golden"])
-        if len(values) != _prod(c["shape"]):
-            return False, "unreadable comparison record"
-        ok, msg = judge.matches_golden(c["shape"], values, ref, ctx.goldens)
-        if not ok:
-            return False, msg
-    if end["verdict"] != "P":
-        return False, _summarise_failure(end["message"]) or "failed"
-    if k < len(refs):
-        return False, "the test stopped before comparing with %s" % refs[k]["golden"]
-    return True, ""
-
-
-def _prod(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
-
-
-# ---------------------------------------------------------------------------
-# Building
-
-
-def _learner_objects(lab):
-    return sorted(glob.glob(os.path.join(workspace.BIN, "labs", lab.dir, "_objs",
-                                         "grading_learner", "*.o")))
-
-
-def _learner_archive(lab):
-    for ext in (".lo", ".a", ".pic.lo", ".pic.a"):
-        p = os.path.join(workspace.BIN, "labs", lab.dir, "libgrading_learner" + ext)
-        if os.path.exists(p):
-            return p
-    return None
-
-
-def _stamp(paths):
-    out = []
-    for p in paths:
-        try:
-            st = os.stat(p)
-            out.append((p, st.st_ino, st.st_size, st.st_mtime_ns))
-        except OSError:
-            out.append((p, None))
-    return out
-
-
-def _remove_outputs(paths):
-    for p in paths:
-        try:
-            os.chmod(p, 0o644)
-            os.remove(p)
-        except OSError:
+            base = subprocess.run(["bazel", "info", "output_base"], cwd=ROOT, capture_output=True,
+                                  text=True, timeout=120).stdout.strip()
+            if base:
+                paths.append(os.path.dirname(base))
+        except (OSError, subprocess.TimeoutExpired):
             pass
+        return paths
 
+    def _libroot(self):
+        """The shared libraries of a learner's process, from a trivial program
+        linked like one (C++, OpenBLAS)."""
+        d = os.path.join(self.private_dir, "libprobe")
+        os.makedirs(d, exist_ok=True)
+        src = os.path.join(d, "probe.cc")
+        with open(src, "w") as f:
+            f.write("int main() { return 0; }\n")
+        exe = os.path.join(d, "probe")
+        subprocess.run(["g++", src, "-o", exe, "-Wl,--no-as-needed", "-lopenblas", "-pthread"],
+                       check=True, capture_output=True)
+        shutil.rmtree(os.path.join(self.stage_dir, "libroot"), ignore_errors=True)
+        return sandbox.prepare_libroot(self.stage_dir, [exe])
 
-def build_submission(ctx, labs, mode):
-    """Compiles the learner files (step A), checks them, builds the tests (step B).
+    def run_limits(self, lab):
+        return self.rubric.limits(lab.dir)
 
-    Returns {lab dir: {"binary": path} or {"status": ..., "message": ...}}.
-    """
-    out = {}
-    graded = [lab for lab in labs if ctx.ref_lab(lab).get("status") == "ok"]
-    if mode == "cumulative":   # every lab a graded lab builds on is the learner's too
-        need = set()
-        for lab in graded:
-            need |= ctx.graph.test_labs(lab.dir)
-        compile_labs = [lab for lab in ctx.labs if lab.dir in need]
-    else:
-        compile_labs = graded
-    for lab in compile_labs:
-        _remove_outputs(_learner_objects(lab) + glob.glob(os.path.join(
-            workspace.BIN, "labs", lab.dir, "libgrading_learner*")))
-    targets = ["//labs/%s:grading_learner" % lab.dir for lab in compile_labs]
-    pa = workspace.bazel(["build"] + workspace.build_flags() + workspace.sandbox_flags("learner") +
-                         targets, timeout=COMPILE_TIMEOUT_S) if targets else None
-    compiled = {}
-    for lab in compile_labs:
-        if _learner_archive(lab) and _learner_objects(lab):
-            compiled[lab.dir] = True
-        else:
-            compiled[lab.dir] = False
-            out[lab.dir] = {"status": "compile_error", "message": _compile_error(pa.stderr, lab)}
-    # Static checks on what was compiled (made outside any learner process).
-    for lab in compile_labs:
-        if not compiled[lab.dir]:
-            continue
-        with open(os.path.join(workspace.WS, lab.learner_file), "rb") as f:
-            source = f.read()
-        if not ctx.static_checks:
-            out[lab.dir] = {"review": []}
-            continue
-        findings = objcheck.check(_learner_objects(lab), ctx.system_libraries(), source)
-        rejects = [f.what for f in findings if f.severity == "reject"]
-        review = [f.what for f in findings if f.severity == "review"]
-        if rejects:
-            compiled[lab.dir] = False
-            out[lab.dir] = {"status": "rejected", "review": review,
-                            "message": "not graded: the code %s (graded lab code may not use "
-                                       "the test framework, process or system functions, or "
-                                       "inline assembly)" % rejects[0],
-                            "findings": rejects}
-        else:
-            out[lab.dir] = {"review": review}
-    stamps = {lab.dir: _stamp(_learner_objects(lab)) for lab in compile_labs
-              if compiled[lab.dir]}
-    # Step B: the tests, linked with step A's objects.
-    name = "cum" if mode == "cumulative" else "iso"
-    tests = []
-    for lab in graded:
-        if out.get(lab.dir, {}).get("status"):
-            continue
-        needs = ctx.graph.test_labs(lab.dir) if mode == "cumulative" else {lab.dir}
-        broken = sorted(d for d in needs if not compiled.get(d, False))
-        if broken:
-            nums = [ctx.graph.labs[d].number for d in broken]
-            out[lab.dir] = {"status": "compile_error", "review": out[lab.dir].get("review", []),
-                            "message": "not graded: lab %s, which this lab builds on, does not "
-                                       "compile or was rejected" % ", ".join(map(str, nums))}
-            continue
-        tests.append(lab)
-        _remove_outputs([workspace.output_file("tests/%s/%s" % (lab.dir, name))])
-    pb = workspace.bazel(["build"] + workspace.build_flags() + workspace.sandbox_flags("tests") +
-                         ["//tests/%s:%s" % (lab.dir, name) for lab in tests],
-                         timeout=COMPILE_TIMEOUT_S) if tests else None
-    for lab in tests:
-        binary = workspace.output_file("tests/%s/%s" % (lab.dir, name))
-        if not os.path.exists(binary):
-            out[lab.dir].update(status="compile_error", message=_link_error(pb.stderr, lab))
-            continue
-        out[lab.dir]["binary"] = binary
-    for d, st in stamps.items():
-        if _stamp([s[0] for s in st]) != st:
-            out[d].setdefault("notes", []).append(
-                "grader warning: the learner's object was rebuilt while the tests were built")
-    return out
-
-
-# ---------------------------------------------------------------------------
-# Grading
-
-
-def _lab_result(ctx, lab, submitted):
-    ref = ctx.ref_lab(lab)
-    return {"lab": lab.number, "dir": lab.dir, "title": lab.title, "status": "graded",
-            "submitted": submitted, "passed": 0, "total": len(ref.get("tests", [])),
-            "points": 0.0, "max_points": 0.0, "first_failure": "", "tests": [],
-            "notes": [], "review": []}
-
-
-def _score(ctx, lab, r, results):
-    tests = []
-    for name in ctx.ref_lab(lab).get("tests", []):
-        ok, msg = results[name]
-        pts = ctx.rubric.points(lab.dir, name)
-        tests.append({"name": name, "passed": ok, "points": pts if ok else 0.0,
-                      "max_points": pts, "message": "" if ok else msg})
-    r["tests"] = tests
-    r["passed"] = sum(1 for t in tests if t["passed"])
-    r["total"] = len(tests)
-    r["points"] = float(sum(t["points"] for t in tests))
-    r["max_points"] = float(sum(t["max_points"] for t in tests))
-    first = next((t for t in tests if not t["passed"]), None)
-    r["first_failure"] = "%s: %s" % (first["name"], first["message"]) if first else ""
-
-
-def grade_submission(ctx, files, mode="isolated", name="submission", ignored=(), notes=()):
-    """The report of one submission ({lab number: bytes}; missing labs get the stub)."""
-    t0 = time.time()
-    labs = ctx.labs
-    report = {"submission": name, "mode": mode, "suite": ctx.reference["suite"],
-              "isolation": {"tests": sandbox.describe_strategy(ctx.isolation),
-                            "compiler": "linux-sandbox with solutions and tests hidden"
-                            if ctx.compile_isolation else
-                            "none (Bazel's linux-sandbox is unavailable here)"},
-              "ignored_files": list(ignored), "notes": list(notes),
-              "rubric_errors": list(ctx.rubric.errors), "labs": []}
-    results = {lab.dir: _lab_result(ctx, lab, files.get(lab.number) is not None) for lab in labs}
-    try:
-        workspace.sync_suite(labs, ctx.graph)
-        for lab in labs:
-            content = files.get(lab.number)
-            workspace.place_learner_file(lab, content if content is not None
-                                         else workspace.stub_text(lab))
-        built = build_submission(ctx, labs, mode)
-    except Exception as e:  # a grader fault: every lab says so, the report is still written
-        built = {lab.dir: {"status": "grader_error",
-                           "message": "grader error (not your code): %s: %s"
-                                      % (type(e).__name__, _clean(str(e)))} for lab in labs}
-    for lab in labs:
-        r = results[lab.dir]
-        ref = ctx.ref_lab(lab)
-        try:
-            if not r["submitted"]:
-                r["notes"].append("no %s in the submission: graded the untouched stub"
-                                  % os.path.basename(lab.learner_file))
-            if ref.get("status") == "no_tests":
-                r["status"] = "no_tests"
-                r["first_failure"] = "not graded: " + ref.get("message", "no hidden tests")
-                continue
-            if ref.get("status") != "ok":
-                r["status"] = "grader_error"
-                r["first_failure"] = "grader error (not your code): " + ref.get("message", "")
-                continue
-            for t, msg in sorted(ref.get("reference_failures", {}).items()):
-                r["notes"].append("grader warning: the reference solution fails %s (%s); the "
-                                  "test is not counted" % (t, msg[:200]))
-            b = built.get(lab.dir, {})
-            r["review"] = b.get("review", [])
-            r["notes"] += b.get("notes", [])
-            if b.get("status"):
-                r["status"] = b["status"]
-                msg = b["message"]
-                _score(ctx, lab, r, {t: (False, msg) for t in ref["tests"]})
-                if b["status"] == "rejected":
-                    r["review"] = b.get("findings", []) + r["review"]
-                continue
-            limits = dict(ctx.rubric.limits(lab.dir), **ctx.limits_override)
-            visible = {rel: os.path.join(ROOT, rel) for rel in ref.get("visible", [])}
-            per_test, run_notes = _run_lab_tests(ctx, lab, b["binary"], limits, visible)
-            r["notes"] += run_notes
-            if run_notes and any("authentication" in n for n in run_notes):
-                r["review"].append("wrote on the grader's result channel")
-            _score(ctx, lab, r, {t: (ok, _clean(msg)) for t, (ok, msg) in per_test.items()})
-        except Exception as e:  # this lab only: a grader fault never costs the learner silently
-            r["status"] = "grader_error"
-            msg = "grader error (not your code): %s: %s" % (type(e).__name__, _clean(str(e)))
-            _score(ctx, lab, r, {t: (False, msg) for t in ref.get("tests", [])})
-            r["first_failure"] = msg
-    report["labs"] = [results[lab.dir] for lab in labs]
-    report["points"] = float(sum(r["points"] for r in report["labs"]))
-    report["max_points"] = float(sum(r["max_points"] for r in report["labs"]))
-    report["seconds"] = round(time.time() - t0, 1)   # not part of the deterministic report
-    return report
-
-
-def grade(submission_files, mode="isolated", labs=None, ctx=None):
-    """Grades `submission_files` ({lab number: bytes or None for the stub}); the per-lab
-    results (a list of dicts with lab, passed, total, points, first_failure, tests...)."""
-    ctx = ctx or default_context(labs)
-    report = grade_submission(ctx, {k: v for k, v in submission_files.items() if v is not None},
-                              mode=mode)
-    return report["labs"]
-
-
-def checkout_submission(labs):
-    files = {}
-    for lab in labs:
+    def stub(self, lab):
+        """The committed stub of a lab, checked against the registry's hash."""
+        import hashlib
         with open(os.path.join(ROOT, lab.learner_file), "rb") as f:
-            files[lab.number] = f.read()
-    return files
+            data = f.read()
+        if lab.stub_sha256 and hashlib.sha256(data).hexdigest() != lab.stub_sha256:
+            raise RuntimeError("%s is not the stub recorded in labs/labs.json (its sha256 "
+                               "differs); restore it with git checkout" % lab.learner_file)
+        return data
 
 
-# ---------------------------------------------------------------------------
-# The per-lab interface of the first grader (used by mutants.py): it grades
-# whatever learner files are in the grading workspace.
-
-_CTX = None
-
-
-def default_context(labs=None):
-    global _CTX
-    if _CTX is None or (labs is not None and
-                        [l.number for l in labs] != [l.number for l in _CTX.labs]):
-        _CTX = Context(labs)
-    return _CTX
-
-
-def expected_tests(lab, labs):
-    """The hidden test names, from the trusted reference run (no learner code runs)."""
-    ref = default_context(labs).ref_lab(lab)
-    if ref.get("status") != "ok":
-        raise RuntimeError("lab %d cannot be graded: %s" % (lab.number, ref.get("message", "")))
-    return list(ref["tests"])
-
-
-def build(lab, labs, mode):
-    """Builds the lab's hidden test against the learner file now in the grading
-    workspace. Returns (binary path, None) or (None, the learner's build error)."""
-    ctx = default_context(labs)
-    b = build_submission(ctx, [lab], mode).get(lab.dir, {})
-    if b.get("binary"):
-        return b["binary"], None
-    return None, b.get("message", "does not build")
+def _lab_report(lab, status, message, tests, ctx, submitted, notes=None, warnings=None):
+    scored = []
+    points = max_points = 0.0
+    for name, t in tests.items():
+        mp = ctx.rubric.points(lab.dir, name)
+        p = mp if t.passed else 0.0
+        points += p
+        max_points += mp
+        scored.append({"name": name, "passed": t.passed, "points": p, "max_points": mp,
+                       "message": "" if t.passed else messages.printable(
+                           t.message, limits.REPORT_MESSAGE_CHARS)})
+    passed = sum(1 for t in tests.values() if t.passed)
+    first = message
+    if not first:
+        for name, t in tests.items():
+            if not t.passed:
+                first = "%s: %s" % (name, messages.summarise_failure(t.message))
+                break
+    return {"lab": lab.number, "dir": lab.dir, "title": lab.title, "status": status,
+            "submitted": submitted, "passed": passed, "total": len(tests), "points": points,
+            "max_points": max_points, "first_failure": messages.printable(first),
+            "tests": scored, "notes": notes or [], "warnings": warnings or []}
 
 
-def run_tests(lab, binary, tests):
-    """Runs and judges the built binary: {test name: (passed, message)}."""
-    ctx = default_context()
-    results, _ = _run_lab_tests(ctx, lab, binary, ctx.rubric.limits(lab.dir),
-                                {rel: os.path.join(ROOT, rel)
-                                 for rel in ctx.ref_lab(lab).get("visible", [])})
-    return {t: results.get(t, (False, "not a hidden test")) for t in tests}
+def _failed_all(ctx, lab, kind, message):
+    import runner
+    return {n: runner.TestResult(n, False, message)
+            for n in ctx.suite.artefacts[lab.number].tests(kind)}
+
+
+def grade_lab(ctx, sub, lab, slot):
+    """The report of one lab of one submission. Never raises."""
+    kind = ctx.options.kind
+    try:
+        source = sub.files.get(lab.number)
+        if source is None:
+            msg = "not submitted: no %s in the submission" % lab.learner_file.rsplit("/", 1)[-1]
+            return _lab_report(lab, "not_submitted", msg, _failed_all(ctx, lab, kind, msg), ctx,
+                               False)
+        obj = learner_build.compile_source(ctx, lab, source, slot)
+        if not obj.ok:
+            return _lab_report(lab, "compile_error", obj.message,
+                               _failed_all(ctx, lab, kind, obj.message), ctx, True)
+        objects, notes = [obj], []
+        if ctx.options.mode == "cumulative":
+            for e in [x for x in ctx.labs if x.number < lab.number]:
+                src = sub.files.get(e.number)
+                dep = learner_build.compile_source(ctx, e, src, slot) if src is not None else None
+                if dep is None or not dep.ok:
+                    notes.append("lab %d %s: its stub was linked instead" % (
+                        e.number, "was not submitted" if dep is None else "does not compile"))
+                    dep = learner_build.compile_source(ctx, e, ctx.stub(e), slot)
+                objects.append(dep)
+        server = learner_build.link_server(ctx, lab, ctx.options.mode, objects, slot)
+        if not server.ok:
+            return _lab_report(lab, "link_error", server.message,
+                               _failed_all(ctx, lab, kind, server.message), ctx, True, notes)
+        key = (lab.number, kind, server.key)
+        with ctx._runs_lock:
+            cached = ctx._runs.get(key)
+        if cached is None:
+            import runner
+            cached = runner.run_tests(ctx, lab, kind, server.path, slot, ctx.run_limits(lab))
+            with ctx._runs_lock:
+                ctx._runs[key] = cached
+        results, note = cached
+        if note:
+            notes.append(note)
+        return _lab_report(lab, "graded", "", results, ctx, True, notes, obj.warnings)
+    except Exception as e:  # a grader fault costs this lab's report a note, not the run
+        detail = "%s: %s" % (type(e).__name__, e)
+        ctx.log("grade: grader error in lab %d of %s: %s\n%s" % (
+            lab.number, sub.name, detail, traceback.format_exc()))
+        msg = "grader error (not your code): " + messages.printable(detail, 300)
+        try:
+            tests = _failed_all(ctx, lab, kind, msg)
+        except Exception:
+            tests = {}
+        return _lab_report(lab, "grader_error", msg, tests, ctx, lab.number in sub.files)
+
+
+def grade_all(ctx, submissions, progress=None):
+    """Reports of `submissions`, in order. Jobs (submission, lab) run `jobs` at a time."""
+    t0 = time.time()
+    slots = list(range(ctx.options.jobs))
+    free = list(slots)
+    free_lock = threading.Lock()
+    results = {}
+    done_labs = {s.name: 0 for s in submissions}
+    started = {s.name: None for s in submissions}
+
+    def job(sub, lab):
+        with free_lock:
+            slot = free.pop()
+        try:
+            if started[sub.name] is None:
+                started[sub.name] = time.time()
+            return grade_lab(ctx, sub, lab, slot)
+        finally:
+            with free_lock:
+                free.append(slot)
+
+    reports = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(slots)) as pool:
+        futures = {}
+        for sub in submissions:
+            for lab in ctx.labs:
+                futures[pool.submit(job, sub, lab)] = (sub, lab)
+        for fut in concurrent.futures.as_completed(futures):
+            sub, lab = futures[fut]
+            results[(sub.name, lab.number)] = fut.result()
+            done_labs[sub.name] += 1
+            if done_labs[sub.name] == len(ctx.labs):
+                rep = _submission_report(ctx, sub, [results[(sub.name, l.number)]
+                                                    for l in ctx.labs],
+                                         time.time() - (started[sub.name] or t0))
+                reports.append(rep)
+                if progress:
+                    progress(rep)
+    order = {s.name: i for i, s in enumerate(submissions)}
+    reports.sort(key=lambda r: order[r["submission"]])
+    return reports
+
+
+def _submission_report(ctx, sub, lab_reports, seconds):
+    return {
+        "submission": sub.name,
+        "mode": ctx.options.mode,
+        "tests": ctx.options.kind,
+        "isolation": ctx.iso.describe(),
+        "labs": lab_reports,
+        "points": sum(r["points"] for r in lab_reports),
+        "max_points": sum(r["max_points"] for r in lab_reports),
+        "ignored_files": [messages.printable(x) for x in sub.ignored],
+        "notes": [messages.printable(x) for x in sub.notes],
+        "rubric_errors": list(ctx.rubric.errors),
+        "seconds": seconds,
+    }

@@ -71,6 +71,8 @@ def main(argv):
                    help="write DIR/results.json (a roster: DIR/<submission>/results.json)")
     g.add_argument("--out", metavar="DIR", help="a roster's output directory (default "
                    "out/grades/<roster name>): gradebook.csv, report.json, <submission>/...")
+    g.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="labs graded at once (default: the number of CPUs, at most 8)")
     g.add_argument("--prepare", action="store_true",
                    help="only build the reference and warm the caches (Gradescope set-up)")
     g.set_defaults(func=cmd_grade)

@@ -1,434 +1,309 @@
-"""Runs one untrusted test process with limits, outside Bazel's test runner.
+"""Where learner code is compiled, linked and run: an unprivileged user, limits, a jail.
 
-The strongest isolation this machine allows is used, chosen once by a probe:
+The wall is ownership and file modes, not mounts. When the grader runs as
+root (the default, and Gradescope's case):
 
-  namespaces  new mount, PID, network, IPC and UTS namespaces (a user
-              namespace too when not root); the process is chrooted into an
-              in-memory root that holds /usr, /etc and the /lib links
-              read-only, its own binary, its own input files and a private
-              /tmp: no checkout, no solution, no golden it is not given, no
-              other lab, no network. As root it also runs as the user
-              nobody; either way under a process limit (fork bombs).
-  chroot      (no namespaces, but root: e.g. an unprivileged container) a
-              chroot jail on disk with copies of the shared libraries the
-              binary needs, as nobody.
-  plain       (neither) rlimits only, in a scratch directory; reported as
-              reduced isolation.
+  * every step that touches a learner's file (compiler, assembler, linker,
+    the learner's process) runs as a user of its own: a numeric uid/gid that
+    no account owns (SLOT_UID_BASE + slot), with no supplementary groups, so
+    it reads only what "others" may read;
+  * what must stay secret (the suite's checkout with its solutions, hidden
+    tests and .git; the grader's caches and reports; the roster) is made
+    unreadable to others by protect(), which then checks it as that user;
+  * the learner's process is also chrooted into a directory holding only its
+    own binary and the shared libraries it needs, with no writable path;
+  * where the kernel allows it, it also gets new network, IPC and UTS
+    namespaces (no network); in an unprivileged container it does not, and
+    the report says so;
+  * everything runs under wall-clock and rlimit bounds (limits.py), and every
+    process of the slot's uid is killed after each step.
 
-Always: an address-space limit, a core-size limit of 0, a file-size limit,
-a per-test and a per-run wall-clock limit, and a clean environment. The
-process's exit status, output and files are never trusted for points: the
-verdicts come over the authenticated channel (protocol.py).
+Without root none of the user separation is possible: learner code runs as
+you, under limits only. That is fine for a learner grading their own work,
+and the report says "isolation: limits only".
+
+Every tool used here is Debian's: prlimit, setpriv and unshare (util-linux),
+chroot and env (coreutils).
 """
 import os
-import resource
-import select
 import shutil
 import signal
+import stat
 import subprocess
-import tempfile
 import time
 
-import protocol
-import workspace
+import limits
 
-NOBODY = 65534
-OUTPUT_KEEP = 16 << 10
-FILE_LIMIT = 64 << 20
-NPROC = 64
-
-_NS_SCRIPT = r'''
-set -e
-S="$1"; shift
-R="$S/root"
-mount --make-rprivate /
-mount -t tmpfs -o size=512m,mode=0755 mha-jail "$R"
-cd "$R"
-mkdir usr etc tmp work dev jail
-for d in usr etc; do
-  mount --bind "/$d" "$d"; mount -o remount,bind,ro,nosuid,nodev "$d"
-done
-for l in bin lib lib32 lib64 libx32 sbin; do
-  if [ -L "/$l" ]; then ln -s "$(readlink "/$l")" "$l"
-  elif [ -d "/$l" ]; then mkdir "$l"; mount --bind "/$l" "$l"; mount -o remount,bind,ro,nosuid,nodev "$l"
-  fi
-done
-for d in null zero urandom random; do
-  touch "dev/$d"; mount --bind "/dev/$d" "dev/$d"
-done
-cp "$S/test" jail/test
-chmod 0755 jail/test
-cp -R "$S/work/." work/
-chmod -R a+rX work
-mount -t tmpfs -o size=64m,mode=1777,nosuid,nodev mha-tmp tmp
-mount -o remount,ro,bind "$R"
-cd /
-exec /usr/bin/prlimit --core=0 --fsize=$MHA_FSIZE --nofile=256 --as=$MHA_AS --cpu=$MHA_CPU $MHA_NPROC_FLAG \
-  /usr/sbin/chroot "$R" $MHA_SETPRIV /usr/bin/env -C /work -- "$@"
-'''
+SLOT_UID_BASE = int(os.environ.get("MHA_SANDBOX_UID_BASE", "61000"))
+_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
-class RunResult:
-    def __init__(self):
-        self.events = []
-        self.rejected = 0
-        self.lost = 0
-        self.returncode = None
-        self.timed_out = False      # killed by the grader's wall-clock limit
-        self.timeout_s = 0
-        self.output = ""
-        self.seconds = 0.0
-        self.overflow = False
+class Isolation:
+    """What this machine allows, found once by probe()."""
 
-    def signal_name(self):
-        rc = self.returncode
-        sig = None
-        if rc is not None and rc < 0:
-            sig = -rc
-        elif rc is not None and rc > 128:
-            sig = rc - 128
-        if sig is None:
-            return None
-        try:
-            return signal.Signals(sig).name
-        except ValueError:
-            return "signal %d" % sig
+    def __init__(self, root, setuid, chroot, namespaces):
+        self.root = root
+        self.setuid = setuid
+        self.chroot = chroot
+        self.namespaces = namespaces
+
+    def describe(self):
+        if not self.setuid:
+            return {"summary": "limits only (not root: learner code runs as you)",
+                    "separate_user": False, "chroot": False, "namespaces": False, "limits": True}
+        parts = ["separate user"]
+        if self.chroot:
+            parts.append("chroot")
+        parts.append("namespaces (no network)" if self.namespaces else
+                     "no namespaces (the kernel refused them)")
+        parts.append("limits")
+        return {"summary": ", ".join(parts), "separate_user": True, "chroot": self.chroot,
+                "namespaces": self.namespaces, "limits": True}
 
 
-# ---------------------------------------------------------------------------
-# Strategy probe
-
-_STRATEGY = None
-
-
-def _is_root():
-    return os.geteuid() == 0
+def _quiet(argv, **kw):
+    try:
+        return subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=20, **kw).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
 
 
-def strategy():
-    """The isolation used on this machine: "namespaces", "chroot" or "plain"."""
-    global _STRATEGY
-    if _STRATEGY is None:
-        forced = os.environ.get("MHA_GRADE_SANDBOX")
-        for s in ([forced] if forced else ["namespaces", "chroot", "plain"]):
-            try:
-                res = run("/usr/bin/true", {}, [], test_timeout=30, total_timeout=30,
-                          memory_mb=256, secret=None, strategy_name=s)
-                if res.returncode == 0:
-                    _STRATEGY = s
-                    break
-            except OSError:
-                continue
-        else:
-            _STRATEGY = "plain"
-    return _STRATEGY
+def probe(scratch):
+    """Finds which layers work here. `scratch` is a private directory to try a jail in."""
+    root = os.geteuid() == 0
+    if not root:
+        return Isolation(False, False, False, False)
+    uid = SLOT_UID_BASE
+    setuid = _quiet(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups",
+                     "--no-new-privs", "true"])
+    jail = os.path.join(scratch, "probe-jail")
+    shutil.rmtree(jail, ignore_errors=True)
+    os.makedirs(jail)
+    chroot_ok = False
+    if setuid:
+        # A static-free check: chroot needs no binary inside to report success
+        # or failure of the chroot call itself; "--skip-chdir" is not needed.
+        true_bin = shutil.which("true")
+        libroot = prepare_libroot(jail, [true_bin])
+        shutil.copy(true_bin, os.path.join(libroot, "probe"))
+        chroot_ok = _quiet(["chroot", "--userspec=%d:%d" % (uid, uid), "--groups=%d" % uid,
+                            libroot, "/probe"])
+    namespaces = _quiet(["unshare", "--net", "--ipc", "--uts", "true"])
+    shutil.rmtree(jail, ignore_errors=True)
+    return Isolation(True, setuid, chroot_ok, namespaces)
 
 
-def describe_strategy(name=None):
-    name = name or strategy()
-    return {
-        "namespaces": "full: private filesystem view, no network, private /tmp, own PID space" +
-                      (", user nobody" if _is_root() else ""),
-        "chroot": "chroot jail as user nobody; network and /tmp are not private",
-        "plain": "reduced: resource limits only; the test process can read this machine's files",
-    }[name]
+def slot_uid(slot):
+    return SLOT_UID_BASE + slot
 
 
 # ---------------------------------------------------------------------------
-# Staging
+# Secrets: unreadable to the slot users.
+
+def _readable_as(uid, path):
+    return _quiet(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups",
+                   "--no-new-privs", "test", "-r", path])
 
 
-def _stage(binary, files, plain):
-    if plain:  # must be reachable by the user nobody
-        stage = tempfile.mkdtemp(prefix="mha-run-")
+def protect(paths, iso, log):
+    """Makes each of `paths` unreadable to others (chmod o-rwx) when a slot user
+    could read it, then checks again as that user. Returns the paths it changed;
+    raises RuntimeError when a path stays readable."""
+    if not iso.setuid:
+        return []
+    changed = []
+    uid = slot_uid(0)
+    for p in paths:
+        if not os.path.exists(p):
+            continue
+        if _readable_as(uid, p):
+            mode = os.stat(p).st_mode
+            os.chmod(p, stat.S_IMODE(mode) & ~0o007)
+            changed.append(p)
+            log("grade: made %s private to its owner and group (chmod o-rwx): learner code "
+                "runs as an unprivileged user that must not read it" % p)
+        if _readable_as(uid, p):
+            raise RuntimeError("%s is still readable by an unprivileged user after chmod o-rwx "
+                               "(an ACL or a group?): grading would expose it" % p)
+    return changed
+
+
+# ---------------------------------------------------------------------------
+# Running a command as a slot user, with limits.
+
+def _prlimit(memory_mb, cpu_s, file_mb, nproc, nofile):
+    return ["prlimit", "--as=%d" % (memory_mb << 20), "--cpu=%d" % cpu_s,
+            "--fsize=%d" % (file_mb << 20), "--nproc=%d" % nproc, "--nofile=%d" % nofile,
+            "--core=0", "--"]
+
+
+def build_argv(argv, iso, slot, env):
+    """argv of a compiler or linker command as the slot's user (no jail: it needs /usr)."""
+    out = []
+    if iso.namespaces:
+        out += ["unshare", "--net", "--ipc", "--uts"]
+    out += _prlimit(limits.COMPILE_MEMORY_MB, limits.COMPILE_CPU_SECONDS,
+                    limits.COMPILE_FILE_MB, limits.COMPILE_PROCESSES, 256)
+    if iso.setuid:
+        uid = slot_uid(slot)
+        out += ["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups",
+                "--no-new-privs"]
+    out += ["env", "-i"] + ["%s=%s" % kv for kv in sorted(env.items())] + argv
+    return out
+
+
+def learner_argv(jail, iso, slot, memory_mb):
+    """argv that starts a learner's process (the binary /server inside `jail`).
+    The trusted test process runs it (MHA_REMOTE_ARGV) for each fresh process."""
+    env = ["OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", "PATH=/"]
+    out = []
+    if iso.namespaces:
+        out += [shutil.which("unshare"), "--net", "--ipc", "--uts"]
+    out += [shutil.which("prlimit")] + _prlimit(memory_mb, limits.RUN_CPU_SECONDS, 0,
+                                                limits.RUN_PROCESSES, limits.RUN_OPEN_FILES)[1:]
+    out += [shutil.which("env"), "-i"] + env
+    if iso.setuid and iso.chroot:
+        uid = slot_uid(slot)
+        out += [shutil.which("chroot"), "--userspec=%d:%d" % (uid, uid), "--groups=%d" % uid,
+                jail, "/server"]
+    elif iso.setuid:
+        uid = slot_uid(slot)
+        out += [shutil.which("setpriv"), "--reuid=%d" % uid, "--regid=%d" % uid,
+                "--clear-groups", "--no-new-privs", os.path.join(jail, "server")]
     else:
-        os.makedirs(workspace.RUNS, exist_ok=True)
-        stage = tempfile.mkdtemp(prefix="run-", dir=workspace.RUNS)
-    os.chmod(stage, 0o711)
-    shutil.copyfile(binary, os.path.join(stage, "test"))
-    os.chmod(os.path.join(stage, "test"), 0o755)
-    work = os.path.join(stage, "work")
-    os.makedirs(work)
-    for rel, src in sorted(files.items()):
-        dst = os.path.join(work, rel)
-        os.makedirs(os.path.dirname(dst), exist_ok=True)
-        shutil.copyfile(src, dst)
-    for dirpath, dirnames, filenames in os.walk(work):
-        os.chmod(dirpath, 0o755)
-        for fn in filenames:
-            os.chmod(os.path.join(dirpath, fn), 0o644)
-    os.makedirs(os.path.join(stage, "root"))
-    return stage
+        out += [os.path.join(jail, "server")]
+    return out
 
 
-_LIBS = {}
+class Result:
+    def __init__(self, returncode, output, timed_out, seconds):
+        self.returncode = returncode
+        self.output = output
+        self.timed_out = timed_out
+        self.seconds = seconds
 
 
-def _ldconfig_map():
-    if not _LIBS:
-        out = subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True).stdout
-        for line in out.splitlines()[1:]:
-            if "=>" in line and "x86-64" in line or "=>" in line and "64bit" in line:
-                name = line.strip().split(" ", 1)[0]
-                path = line.split("=>", 1)[1].strip()
-                _LIBS.setdefault(name, path)
-    return _LIBS
-
-
-def _needed(path):
-    out = subprocess.run(["readelf", "-d", "-l", "-W", path], capture_output=True,
-                         text=True).stdout
-    needed, interp = [], None
-    for line in out.splitlines():
-        if "(NEEDED)" in line and "[" in line:
-            needed.append(line.split("[", 1)[1].split("]", 1)[0])
-        if "Requesting program interpreter:" in line:
-            interp = line.split(":", 1)[1].strip().rstrip("]")
-    return needed, interp
-
-
-def _populate_chroot(root, binary):
-    """Copies the binary's shared libraries (resolved by the trusted ldconfig/readelf) into root."""
-    libs = _ldconfig_map()
-    todo, seen = [binary], set()
-    needed_all, interp = [], None
-    while todo:
-        p = todo.pop()
-        n, i = _needed(p)
-        interp = interp or i
-        for name in n:
-            if name in seen:
-                continue
-            seen.add(name)
-            src = libs.get(name)
-            if src:
-                needed_all.append((name, os.path.realpath(src)))
-                todo.append(os.path.realpath(src))
-    libdir = os.path.join(root, "lib")
-    os.makedirs(libdir, exist_ok=True)
-    for name, src in needed_all:
-        shutil.copyfile(src, os.path.join(libdir, name))
-        os.chmod(os.path.join(libdir, name), 0o755)
-    if interp:
-        dst = os.path.join(root, interp.lstrip("/"))
-        os.makedirs(os.path.dirname(dst), exist_ok=True)
-        shutil.copyfile(os.path.realpath(interp), dst)
-        os.chmod(dst, 0o755)
-    os.makedirs(os.path.join(root, "jail"), exist_ok=True)
-    shutil.copyfile(os.path.join(os.path.dirname(root), "test"), os.path.join(root, "jail", "test"))
-    os.chmod(os.path.join(root, "jail", "test"), 0o755)
-    shutil.copytree(os.path.join(os.path.dirname(root), "work"), os.path.join(root, "work"))
-    os.makedirs(os.path.join(root, "tmp"))
-    os.chmod(os.path.join(root, "tmp"), 0o1777)
-    for dirpath, dirnames, filenames in os.walk(root):
-        os.chmod(dirpath, 0o1777 if dirpath.endswith("/tmp") else 0o755)
-
-
-def _own_processes():
-    """How many processes this user runs (RLIMIT_NPROC counts them all)."""
-    uid, n = os.getuid(), 0
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                n += os.stat("/proc/" + pid).st_uid == uid
-            except OSError:
-                pass
-    return n
-
-
-def _limits(memory_mb, cpu_s, as_root):
-    nproc = NPROC if as_root else _own_processes() + 256
-
-    def apply():
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
-        resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s))
-        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-    return apply
-
-
-# ---------------------------------------------------------------------------
-# Running
-
-
-def run(binary, files, args, test_timeout, total_timeout, memory_mb, secret,
-        strategy_name=None):
-    """Runs `binary args` sandboxed with `files` ({relative path: source}) in its
-    working directory. Returns a RunResult; never raises for the child's faults."""
-    name = strategy_name or strategy()
-    stage = _stage(binary, files, name == "plain")
-    res = RunResult()
-    secret_r = secret_w = result_r = result_w = None
-    proc = None
+def run(argv, cwd, timeout, keep_output=64 << 10, env=None):
+    """Runs argv in its own process group; kills the group at the timeout.
+    Keeps the last `keep_output` bytes of stdout+stderr."""
+    t0 = time.time()
+    p = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, start_new_session=True,
+                         env=env if env is not None else {"PATH": _PATH})
+    out = bytearray()
+    timed_out = False
     try:
-        env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
-               "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "GTEST_COLOR": "no"}
-        pass_fds = []
-        if secret is not None:
-            secret_r, secret_w = os.pipe()
-            result_r, result_w = os.pipe()
-            env["MHA_GRADING"] = "%d:%d" % (secret_r, result_w)
-            pass_fds = [secret_r, result_w]
-        cpu = int(total_timeout) + 5
-        root = _is_root()
-        preexec = None
-        if name == "namespaces":
-            ns = ["unshare", "--mount", "--pid", "--net", "--ipc", "--uts", "--fork",
-                  "--kill-child"]
-            if not root:
-                ns[1:1] = ["--user", "--map-root-user"]
-            env_ns = dict(env, MHA_AS=str(memory_mb << 20), MHA_CPU=str(cpu),
-                          MHA_FSIZE=str(FILE_LIMIT),
-                          MHA_NPROC_FLAG="--nproc=%d" % (NPROC if root else _own_processes() + 256),
-                          MHA_SETPRIV=("/usr/bin/setpriv --reuid=%d --regid=%d --clear-groups "
-                                       "--no-new-privs" % (NOBODY, NOBODY)) if root else "")
-            cmd = ns + ["sh", "-c", _NS_SCRIPT, "sh", stage, "/jail/test"] + list(args)
-            env = env_ns
-            cwd = stage
-        elif name == "chroot":
-            if not root:
-                raise OSError("chroot needs root")
-            jail = os.path.join(stage, "root")
-            _populate_chroot(jail, binary)
-            env["LD_LIBRARY_PATH"] = "/lib"
-            limits = _limits(memory_mb, cpu, True)
-
-            def preexec():
-                os.chroot(jail)
-                os.chdir("/work")
-                limits()
-                os.setgroups([])
-                os.setgid(NOBODY)
-                os.setuid(NOBODY)
-            cmd = ["/jail/test"] + list(args)
-            cwd = "/"
-        else:
-            work = os.path.join(stage, "work")
-            limits = _limits(memory_mb, cpu, root)
-
-            def preexec():
-                limits()
-                if root:
-                    os.setgroups([])
-                    os.setgid(NOBODY)
-                    os.setuid(NOBODY)
-            cmd = [os.path.join(stage, "test")] + list(args)
-            cwd = work
-        t0 = time.monotonic()
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                pass_fds=pass_fds, start_new_session=True,
-                                preexec_fn=preexec)
-        if secret is not None:
-            os.close(secret_r)
-            os.close(result_w)
-            secret_r = result_w = None
-            try:
-                os.write(secret_w, secret)
-            except OSError:
-                pass
-            os.close(secret_w)
-            secret_w = None
-        _pump(proc, result_r, secret, res, test_timeout, total_timeout, t0)
-        res.seconds = time.monotonic() - t0
-    finally:
-        for fd in (secret_r, secret_w, result_r, result_w):
-            if fd is not None:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-        if proc is not None and proc.poll() is None:
-            _kill(proc)
-        _cleanup(stage)
-    return res
-
-
-def _kill(proc):
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.kill()
-    except ProcessLookupError:
-        pass
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        pass
-
-
-def _pump(proc, result_r, secret, res, test_timeout, total_timeout, t0):
-    chan = protocol.Channel(secret) if secret is not None else None
-    out_fd = proc.stdout.fileno()
-    fds = [out_fd] + ([result_r] if result_r is not None else [])
-    head, tail = bytearray(), bytearray()
-    dropped = False
-    test_deadline = t0 + test_timeout
-    total_deadline = t0 + total_timeout
-    n_events = 0
-    while True:
-        now = time.monotonic()
-        deadline = min(test_deadline, total_deadline)
-        if now >= deadline:
-            res.timed_out = True
-            res.timeout_s = test_timeout if test_deadline <= total_deadline else total_timeout
-            _kill(proc)
-            break
-        if not fds:
-            try:
-                proc.wait(timeout=deadline - now)
+        # Read in chunks so a flood of output cannot grow this process.
+        import selectors
+        sel = selectors.DefaultSelector()
+        sel.register(p.stdout, selectors.EVENT_READ)
+        deadline = t0 + timeout
+        while True:
+            left = deadline - time.time()
+            if left <= 0:
+                timed_out = True
                 break
-            except subprocess.TimeoutExpired:
-                continue
-        ready, _, _ = select.select(fds, [], [], deadline - now)
-        for fd in ready:
-            try:
-                data = os.read(fd, 1 << 16)
-            except OSError:
-                data = b""
-            if not data:
-                fds.remove(fd)
-                continue
-            if fd == out_fd:
-                room = OUTPUT_KEEP - len(head)
-                if room > 0:
-                    head += data[:room]
-                    data = data[room:]
-                if data:
-                    dropped = True
-                    tail += data
-                    if len(tail) > OUTPUT_KEEP:
-                        del tail[:len(tail) - OUTPUT_KEEP]
-            else:
-                chan.feed(data)
-                if chan.overflow:
-                    res.overflow = True
-                    _kill(proc)
-                    fds = []
+            if not sel.select(timeout=min(left, 1.0)):
+                if p.poll() is not None:
                     break
-                if len(chan.events) != n_events:
-                    n_events = len(chan.events)
-                    test_deadline = time.monotonic() + test_timeout
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        _kill(proc)
-    res.returncode = proc.returncode
-    if chan is not None:
-        chan.close()
-        res.events, res.rejected, res.lost = chan.events, chan.rejected, chan.lost
-    res.output = (bytes(head) + (b"\n...\n" + bytes(tail) if dropped else b"")).decode(
-        "utf-8", errors="replace")
+                continue
+            chunk = os.read(p.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            out += chunk
+            if len(out) > keep_output:
+                del out[:len(out) - keep_output]
+        sel.close()
+    finally:
+        if timed_out or p.poll() is None:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        p.stdout.close()
+    return Result(p.returncode, out.decode("utf-8", "replace"), timed_out, time.time() - t0)
 
 
-def _cleanup(stage):
-    root = os.path.join(stage, "root")
-    # In the namespaces strategy the tmpfs lived in the child's mount namespace only.
-    shutil.rmtree(stage, ignore_errors=True)
-    if os.path.exists(root):
-        subprocess.run(["umount", "-l", root], capture_output=True)
-        shutil.rmtree(stage, ignore_errors=True)
+def kill_slot(iso, slot):
+    """Kills every process of the slot's user (what a learner's process left behind)
+    and removes what it wrote in the shared temporary directories."""
+    if not iso.setuid:
+        return
+    uid = slot_uid(slot)
+    for _ in range(3):
+        pids = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                if os.stat("/proc/" + entry).st_uid == uid:
+                    pids.append(int(entry))
+            except OSError:
+                pass
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.05)
+    for tmp in ("/tmp", "/var/tmp", "/dev/shm"):
+        try:
+            entries = os.listdir(tmp)
+        except OSError:
+            continue
+        for e in entries:
+            p = os.path.join(tmp, e)
+            try:
+                if os.lstat(p).st_uid == uid:
+                    if os.path.isdir(p) and not os.path.islink(p):
+                        shutil.rmtree(p, ignore_errors=True)
+                    else:
+                        os.unlink(p)
+            except OSError:
+                pass
+
+
+def give_to_slot(path, iso, slot):
+    """A directory only the slot's user may use (for its build outputs)."""
+    os.makedirs(path, exist_ok=True)
+    if iso.setuid:
+        os.chown(path, slot_uid(slot), slot_uid(slot))
+    os.chmod(path, 0o700)
+
+
+def prepare_libroot(directory, binaries):
+    """Copies the shared libraries `binaries` need (per ldd) into directory/libroot,
+    under their usual paths: the read-only part of a learner's jail."""
+    libroot = os.path.join(directory, "libroot")
+    os.makedirs(libroot, exist_ok=True)
+    for b in binaries:
+        out = subprocess.run(["ldd", b], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            for token in line.split():
+                if token.startswith("/") and os.path.exists(token):
+                    dest = os.path.join(libroot, token.lstrip("/"))
+                    if not os.path.exists(dest):
+                        os.makedirs(os.path.dirname(dest), exist_ok=True)
+                        shutil.copy2(os.path.realpath(token), dest)
+    for dirpath, dirnames, filenames in os.walk(libroot):
+        os.chmod(dirpath, 0o755)
+        for f in filenames:
+            os.chmod(os.path.join(dirpath, f), 0o755)
+    return libroot
+
+
+def make_jail(libroot, server, jail):
+    """A learner's jail: hard links to the libraries, a copy of its binary, all
+    owned by root and read-only to the learner."""
+    shutil.rmtree(jail, ignore_errors=True)
+    shutil.copytree(libroot, jail, copy_function=os.link)
+    shutil.copy(server, os.path.join(jail, "server"))
+    os.chmod(os.path.join(jail, "server"), 0o755)
+    os.chmod(jail, 0o755)

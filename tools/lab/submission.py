@@ -1,28 +1,36 @@
 """Reading a submission directory (or a roster of them), taking only learner files.
 
-A submission is the seven learner files named in API.md, any subset of them.
-Each may sit at its repository path (labs/01_split_heads/split_heads.cc),
-in its lab directory (01_split_heads/split_heads.cc), at the top
-(split_heads.cc, as Gradescope uploads put them) or deeper in a folder. Only regular files up to
-MAX_BYTES are taken; everything else (BUILD files, headers, tests, other
-files, symlinks, oversized files, a second copy of a learner file) is
+A submission is the learner files named in the registry (labs/labs.json),
+any subset of them. Each may sit at its repository path
+(labs/01_split_heads/split_heads.cc), in its lab directory
+(01_split_heads/split_heads.cc), at the top (split_heads.cc, as Gradescope
+uploads put them) or deeper in a folder. Only regular files up to
+limits.SOURCE_BYTES are taken; everything else (BUILD files, headers, tests,
+other files, symlinks, oversized files, a second copy of a learner file) is
 ignored and listed in the report. Nothing in a submission is ever executed,
 included or read as configuration.
+
+The walk is iterative and bounded (limits.SUBMISSION_ENTRIES entries,
+limits.SUBMISSION_DEPTH levels), never follows links, and survives names
+that are not valid UTF-8 or hold control characters (they are shown
+escaped).
 """
 import os
 import stat
 
-MAX_BYTES = 256 << 10
-MAX_ENTRIES = 10000
-MAX_LISTED = 100
+import limits
+import messages
+
+
+def _shown(rel):
+    return messages.printable(os.fsdecode(rel) if isinstance(rel, bytes) else rel, 200)
 
 
 def _match(rel, by_name):
     """(lab, preference) when `rel` may be a learner file, else None.
 
-    Any file named like a learner file counts, at any depth (an uploaded
-    folder of a folder); when there are several, the one under
-    labs/NN_name/ wins, then one under NN_name/, then the shallowest.
+    When there are several, the one under labs/NN_name/ wins, then one under
+    NN_name/, then the shallowest.
     """
     name = rel.rsplit("/", 1)[-1]
     lab = by_name.get(name)
@@ -43,59 +51,91 @@ def collect(path, labs):
     by_name = {lab.target + ".cc": lab for lab in labs}
     chosen = {}
     if not os.path.isdir(path):
-        return {}, [], ["%s is not a directory: graded as an empty submission" % path]
+        return {}, [], ["%s is not a directory: graded as an empty submission" % _shown(path)]
     seen = 0
-    for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
-        dirnames.sort()
-        for d in list(dirnames):
-            full = os.path.join(dirpath, d)
-            if os.path.islink(full):
-                ignored.append(os.path.relpath(full, path) + " (symlink)")
-                dirnames.remove(d)
-        for fn in sorted(filenames):
+    stack = [("", 0)]
+    while stack:
+        rel_dir, depth = stack.pop()
+        full_dir = os.path.join(path, rel_dir) if rel_dir else path
+        try:
+            entries = sorted(os.listdir(full_dir))
+        except OSError as e:
+            notes.append("could not read %s (%s)" % (_shown(rel_dir or "."), e.strerror))
+            continue
+        subdirs = []
+        for fn in entries:
             seen += 1
-            if seen > MAX_ENTRIES:
-                notes.append("more than %d files: the rest were not looked at" % MAX_ENTRIES)
-                dirnames[:] = []
+            if seen > limits.SUBMISSION_ENTRIES:
+                notes.append("more than %d files and folders: the rest were not looked at"
+                             % limits.SUBMISSION_ENTRIES)
+                stack = []
                 break
-            full = os.path.join(dirpath, fn)
-            rel = os.path.relpath(full, path).replace(os.sep, "/")
-            st = os.lstat(full)
+            rel = fn if not rel_dir else rel_dir + "/" + fn
+            full = os.path.join(full_dir, fn)
+            try:
+                st = os.lstat(full)
+            except OSError:
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                ignored.append(_shown(rel) + " (symlink)")
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                if depth + 1 > limits.SUBMISSION_DEPTH:
+                    notes.append("folders deeper than %d levels were not looked at"
+                                 % limits.SUBMISSION_DEPTH)
+                else:
+                    subdirs.append((rel, depth + 1))
+                continue
             m = _match(rel, by_name)
             if m is None:
-                ignored.append(rel + (" (symlink)" if stat.S_ISLNK(st.st_mode) else ""))
+                ignored.append(_shown(rel))
                 continue
             lab, prio = m
-            if stat.S_ISLNK(st.st_mode):
-                ignored.append(rel + " (symlink)")
-            elif not stat.S_ISREG(st.st_mode):
-                ignored.append(rel + " (not a regular file)")
-            elif st.st_size > MAX_BYTES:
-                ignored.append(rel + " (larger than %d KiB)" % (MAX_BYTES >> 10))
+            if not stat.S_ISREG(st.st_mode):
+                ignored.append(_shown(rel) + " (not a regular file)")
+            elif st.st_size > limits.SOURCE_BYTES:
+                ignored.append(_shown(rel) + " (larger than %d KiB)" % (limits.SOURCE_BYTES >> 10))
             else:
                 chosen.setdefault(lab.number, []).append((prio, rel, full))
+        stack.extend(reversed(subdirs))
     for number, options in chosen.items():
         options.sort()
         _, rel, full = options[0]
-        with open(full, "rb") as f:
-            files[number] = f.read(MAX_BYTES + 1)[:MAX_BYTES]
+        try:
+            fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as f:
+                files[number] = f.read(limits.SOURCE_BYTES + 1)[:limits.SOURCE_BYTES]
+        except OSError as e:
+            notes.append("could not read %s (%s)" % (_shown(rel), e.strerror))
+            continue
         for _, other, _ in options[1:]:
-            ignored.append("%s (a second copy; %s was used)" % (other, rel))
+            ignored.append("%s (a second copy; %s was used)" % (_shown(other), _shown(rel)))
+    notes = sorted(set(notes))
     ignored.sort()
-    if len(ignored) > MAX_LISTED:
-        ignored = ignored[:MAX_LISTED] + ["... and %d more" % (len(ignored) - MAX_LISTED)]
+    if len(ignored) > limits.LISTED_IGNORED:
+        ignored = ignored[:limits.LISTED_IGNORED] + [
+            "... and %d more" % (len(ignored) - limits.LISTED_IGNORED)]
     return files, ignored, notes
 
 
 def roster(path):
-    """(sorted [(name, directory)], ignored [str]) for a directory of submissions."""
+    """(sorted [(name, directory)], ignored [str]) for a directory of submissions.
+    Names are shown printable; the directory path is used as it is."""
     subs, ignored = [], []
     for name in sorted(os.listdir(path)):
         full = os.path.join(path, name)
+        shown = _shown(name)
         if os.path.islink(full):
-            ignored.append(name + " (symlink)")
+            ignored.append(shown + " (symlink)")
         elif os.path.isdir(full):
-            subs.append((name, full))
+            subs.append((shown, full))
         else:
-            ignored.append(name + " (not a directory)")
-    return subs, ignored
+            ignored.append(shown + " (not a directory)")
+    # Two odd names may print the same: keep every submission, distinctly named.
+    seen = {}
+    out = []
+    for shown, full in subs:
+        n = seen.get(shown, 0)
+        seen[shown] = n + 1
+        out.append((shown if n == 0 else "%s (%d)" % (shown, n + 1), full))
+    return out, ignored

@@ -1,0 +1,212 @@
+"""Compiling and linking a learner's file, as the build user, outside Bazel.
+
+    obj = compile_source(ctx, lab, source, slot)      # labs/NN_name/<target>.cc -> .o
+    srv = link_server(ctx, lab, mode, objects, slot)  # .o + runtime -> the learner's process
+
+Each step runs in a fresh directory that only the slot's user may enter,
+under the build limits of limits.py, as that user (sandbox.build_argv); its
+outputs are copied into the grader's private cache, keyed by the content of
+everything that went in, so the same file is compiled once per suite version.
+"""
+import hashlib
+import json
+import os
+import re
+import shutil
+import threading
+
+import limits
+import messages
+import objcheck
+import sandbox
+from suite import CXXFLAGS, LDFLAGS
+
+_locks = {}
+_locks_guard = threading.Lock()
+
+
+def _lock(key):
+    with _locks_guard:
+        return _locks.setdefault(key, threading.Lock())
+
+
+class Built:
+    """The outcome of a compile or a link: a file in the cache, or why not."""
+
+    def __init__(self, ok, path=None, message="", warnings=None, key=""):
+        self.ok = ok
+        self.path = path
+        self.message = message
+        self.warnings = warnings or []
+        self.key = key
+
+    def to_json(self):
+        return {"ok": self.ok, "message": self.message, "warnings": self.warnings}
+
+
+# A second layer, before the compiler sees the file (the wall is the build
+# user's permissions): what a lab file never needs.
+_PRESCAN = [
+    (re.compile(r'^\s*#\s*include\s*[<"]\s*/', re.M),
+     "an #include of an absolute path; include the suite's and the standard headers by name"),
+    (re.compile(r'^\s*#\s*include\s*[<"][^>"]*\.\.', re.M),
+     "an #include that climbs out with '..'; include the suite's headers by their path"),
+    (re.compile(r"\bincbin\b"), "an .incbin directive"),
+    (re.compile(r"\b(__asm__|__asm|asm)\b"), "inline assembly, which a lab file does not need"),
+    (re.compile(r"#\s*pragma\s+GCC\s+(plugin|optimize)"), "a #pragma GCC that changes the compiler"),
+]
+
+
+def prescan(source_text):
+    for pattern, what in _PRESCAN:
+        if pattern.search(source_text):
+            return "rejected before compiling: the file contains %s" % what
+    return ""
+
+
+def _read_output(path, max_bytes):
+    """Reads a file the build user wrote, refusing links and oversized files."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        st = os.fstat(fd)
+        if not (st.st_mode & 0o170000 == 0o100000) or st.st_size > max_bytes:
+            raise OSError("not a regular file of at most %d bytes" % max_bytes)
+        chunks, left = [], st.st_size
+        while left > 0:
+            b = os.read(fd, min(left, 1 << 20))
+            if not b:
+                break
+            chunks.append(b)
+            left -= len(b)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _job_dir(ctx, slot, what):
+    d = os.path.join(ctx.jobs_dir, "slot%d" % slot, what)
+    shutil.rmtree(d, ignore_errors=True)
+    sandbox.give_to_slot(os.path.dirname(d), ctx.iso, slot)
+    sandbox.give_to_slot(d, ctx.iso, slot)
+    return d
+
+
+def _run_as_slot(ctx, slot, argv, cwd, timeout):
+    env = {"PATH": "/usr/bin:/bin", "TMPDIR": cwd, "LC_ALL": "C", "HOME": cwd}
+    res = sandbox.run(sandbox.build_argv(argv, ctx.iso, slot, env), cwd=cwd, timeout=timeout)
+    sandbox.kill_slot(ctx.iso, slot)
+    return res
+
+
+def compile_source(ctx, lab, source, slot):
+    key = hashlib.sha256(b"compile\0" + ctx.suite.fingerprint.encode() + b"\0" +
+                         lab.dir.encode() + b"\0" + source).hexdigest()
+    obj_path = os.path.join(ctx.cache_dir, "obj", key + ".o")
+    meta_path = os.path.join(ctx.cache_dir, "obj", key + ".json")
+    with _lock(key):
+        if os.path.exists(meta_path):
+            with open(meta_path) as f:
+                meta = json.load(f)
+            return Built(meta["ok"], obj_path if meta["ok"] else None, meta["message"],
+                         meta.get("warnings"), key)
+        built = _compile(ctx, lab, source, slot)
+        os.makedirs(os.path.dirname(obj_path), exist_ok=True)
+        if built.ok:
+            shutil.move(built.path, obj_path)
+            built.path = obj_path
+        built.key = key
+        with open(meta_path, "w") as f:
+            json.dump(built.to_json(), f)
+        return built
+
+
+def _compile(ctx, lab, source, slot):
+    text = source.decode("utf-8", "replace")
+    why = prescan(text)
+    if why:
+        return Built(False, message=why)
+    d = _job_dir(ctx, slot, "compile")
+    rel = lab.learner_file
+    src = os.path.join(d, rel)
+    os.makedirs(os.path.dirname(src), exist_ok=True)
+    for p in (os.path.join(d, "labs"), os.path.dirname(src)):
+        os.chmod(p, 0o755)
+    with open(src, "wb") as f:
+        f.write(source)
+    os.chmod(src, 0o644)
+    out = "learner.o"
+    argv = ["g++"] + CXXFLAGS + ["-I", ctx.suite.include_root, "-c", rel, "-o", out]
+    res = _run_as_slot(ctx, slot, argv, d, limits.COMPILE_SECONDS)
+    output = messages.clean_paths(res.output, [d + "/", ctx.suite.include_root + "/"])
+    if res.timed_out:
+        return Built(False, message="does not compile: the compiler ran longer than %d s "
+                     "(an #include of a device or a pipe?)" % limits.COMPILE_SECONDS)
+    if res.returncode != 0:
+        return Built(False, message=messages.compile_error(output, rel))
+    warnings = messages.compile_warnings(output, rel)
+    try:
+        data = _read_output(os.path.join(d, out), limits.COMPILE_FILE_MB << 20)
+    except OSError as e:
+        return Built(False, message="does not compile: no object file (%s)" % e)
+    problem = _check_object(ctx, slot, d, out)
+    if problem:
+        return Built(False, message="rejected: " + problem)
+    tmp = os.path.join(ctx.cache_dir, "obj", "tmp-%d-%d.o" % (os.getpid(), slot))
+    os.makedirs(os.path.dirname(tmp), exist_ok=True)
+    with open(tmp, "wb") as f:
+        f.write(data)
+    shutil.rmtree(d, ignore_errors=True)
+    return Built(True, tmp, warnings=warnings)
+
+
+def _check_object(ctx, slot, d, obj):
+    readelf = _run_as_slot(ctx, slot, ["readelf", "-S", "-W", obj], d, 30)
+    nm = _run_as_slot(ctx, slot, ["nm", "-P", obj], d, 30)
+    if readelf.returncode != 0 or nm.returncode != 0 or readelf.timed_out or nm.timed_out:
+        return "the object file could not be inspected (nm/readelf failed on it)"
+    found = objcheck.problems(readelf.output, nm.output)
+    return "; ".join(found)
+
+
+def link_server(ctx, lab, mode, objects, slot):
+    """Links the learner's process for `lab` in `mode` from `objects` (Built, in
+    link order: the lab's own first). Cached by the objects' keys."""
+    key = hashlib.sha256(("link\0%s\0%s\0%s\0%s" % (
+        ctx.suite.fingerprint, lab.dir, mode, ",".join(o.key for o in objects))).encode()
+    ).hexdigest()
+    bin_path = os.path.join(ctx.cache_dir, "bin", key)
+    meta_path = bin_path + ".json"
+    with _lock(key):
+        if os.path.exists(meta_path):
+            with open(meta_path) as f:
+                meta = json.load(f)
+            return Built(meta["ok"], bin_path if meta["ok"] else None, meta["message"], key=key)
+        d = _job_dir(ctx, slot, "link")
+        names = []
+        for i, o in enumerate(objects):
+            name = "obj%d.o" % i
+            shutil.copyfile(o.path, os.path.join(d, name))
+            os.chmod(os.path.join(d, name), 0o644)
+            names.append(name)
+        argv = (["g++", "-o", "server"] + LDFLAGS + names +
+                ctx.suite.link_inputs(lab, mode))
+        res = _run_as_slot(ctx, slot, argv, d, limits.LINK_SECONDS)
+        built = Built(False, key=key)
+        if res.timed_out:
+            built.message = "does not link: the linker ran longer than %d s" % limits.LINK_SECONDS
+        elif res.returncode != 0:
+            built.message = messages.link_error(messages.clean_paths(res.output, [d + "/"]), lab)
+        else:
+            try:
+                data = _read_output(os.path.join(d, "server"), 256 << 20)
+                os.makedirs(os.path.dirname(bin_path), exist_ok=True)
+                with open(bin_path, "wb") as f:
+                    f.write(data)
+                os.chmod(bin_path, 0o755)
+                built = Built(True, bin_path, key=key)
+            except OSError as e:
+                built.message = "does not link: no executable (%s)" % e
+        shutil.rmtree(d, ignore_errors=True)
+        with open(meta_path, "w") as f:
+            json.dump(built.to_json(), f)
+        return built

@@ -1,0 +1,39 @@
+"""Every limit the grader enforces, named once.
+
+Times are wall-clock seconds unless they say CPU. The rubric
+(tests/rubric.json, "limits") may override the run limits per lab; the
+build limits are the same for everyone.
+"""
+
+# Compiling and linking one learner file (the compiler and linker run as an
+# unprivileged user, see sandbox.py).
+COMPILE_SECONDS = 90            # wall clock: a compiler reading a FIFO or a terminal stops here
+COMPILE_CPU_SECONDS = 60
+COMPILE_MEMORY_MB = 2048        # address space of cc1plus, as, ld
+COMPILE_FILE_MB = 64            # largest file the compiler may write (a 1 GiB array stops here)
+COMPILE_PROCESSES = 64          # gcc, cc1plus, as, collect2, ld
+LINK_SECONDS = 60
+
+# A learner's process while the tests call it (overridable per lab: rubric "limits").
+RUN_DEFAULTS = {
+    "test_seconds": 10,         # one call into the learner's code
+    "lab_seconds": 120,         # all of one lab's tests together
+    "memory_mb": 2048,          # address space of the learner's process
+}
+RUN_CPU_SECONDS = 600           # CPU of one learner process (the wall clock stops it first)
+RUN_PROCESSES = 16              # processes and threads of the learner's user
+RUN_OPEN_FILES = 32
+TIMEOUTS_PER_LAB = 2            # after this many timed-out calls, the lab's other calls fail at once
+
+# The trusted test process (our code): generous, but bounded.
+TRUSTED_MEMORY_MB = 8192
+
+# Submissions.
+SOURCE_BYTES = 256 << 10        # a learner file larger than this is ignored
+SUBMISSION_ENTRIES = 10000      # files and directories looked at in one submission
+SUBMISSION_DEPTH = 32           # directories deeper than this are not walked
+LISTED_IGNORED = 100            # ignored files named in a report
+
+# What the grader prints or stores of text that came from a submission.
+MESSAGE_CHARS = 400             # one failure message on the scoreboard
+REPORT_MESSAGE_CHARS = 2000     # one failure message in the JSON report

@@ -1,0 +1,82 @@
+"""Running one lab's tests: the trusted test binary, calling the learner's process.
+
+The test binary (built by Bazel from our sources only) runs as the grader's
+user and judges every test itself; the learner's process is started by it
+through MHA_REMOTE_ARGV, as the slot's user, in its jail, under limits. The
+verdicts come from the test binary's result stream (common/test_results.cc),
+a file the learner's process cannot reach.
+"""
+import json
+import os
+import shutil
+
+import limits
+import messages
+import sandbox
+
+
+class TestResult:
+    def __init__(self, name, passed, message="", ms=0):
+        self.name = name
+        self.passed = passed
+        self.message = message
+        self.ms = ms
+
+
+def run_tests(ctx, lab, kind, server, slot, run_limits):
+    """{test name: TestResult} for every test of `lab` (kind "hidden" or "public")
+    against the learner's process `server`, plus a note when the run was cut short."""
+    a = ctx.suite.artefacts[lab.number]
+    expected = a.tests(kind)
+    work = os.path.join(ctx.jobs_dir, "slot%d" % slot, "run")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work, mode=0o755)
+    jail = os.path.join(work, "jail")
+    sandbox.make_jail(ctx.libroot, server, jail)
+    private = os.path.join(ctx.private_dir, "run%d" % slot)
+    shutil.rmtree(private, ignore_errors=True)
+    os.makedirs(private, mode=0o700)
+    results_file = os.path.join(private, "results.jsonl")
+    argv = sandbox.learner_argv(jail, ctx.iso, slot, run_limits["memory_mb"])
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": private,
+        "TMPDIR": private,
+        "OPENBLAS_NUM_THREADS": "1",
+        "MHA_REMOTE_ARGV": "\n".join(argv),
+        "MHA_REMOTE_CALL_TIMEOUT_S": str(run_limits["test_seconds"]),
+        "MHA_REMOTE_MAX_TIMEOUTS": str(limits.TIMEOUTS_PER_LAB),
+        "MHA_REMOTE_MEMORY_MB": str(run_limits["memory_mb"]),
+        "MHA_RESULTS_FILE": results_file,
+    }
+    if os.environ.get("MHA_TEST_SEED"):
+        env["MHA_TEST_SEED"] = os.environ["MHA_TEST_SEED"]
+    trusted = ["prlimit", "--as=%d" % (limits.TRUSTED_MEMORY_MB << 20), "--core=0", "--",
+               a.binary(kind), "--gtest_brief=1"]
+    res = sandbox.run(trusted, cwd=a.runfiles(kind), timeout=run_limits["lab_seconds"], env=env)
+    sandbox.kill_slot(ctx.iso, slot)
+    shutil.rmtree(work, ignore_errors=True)
+
+    got = {}
+    try:
+        with open(results_file) as f:
+            for line in f:
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    continue
+                got[r["name"]] = TestResult(r["name"], bool(r["passed"]), r.get("message", ""),
+                                            r.get("ms", 0))
+    except OSError:
+        pass
+    shutil.rmtree(private, ignore_errors=True)
+
+    note = ""
+    if res.timed_out:
+        note = "the lab's time limit (%d s) ran out" % run_limits["lab_seconds"]
+    elif res.returncode not in (0, 1) and len(got) < len(expected):
+        note = "the test process stopped early (%s)" % messages.printable(res.output[-300:], 300)
+    out = {}
+    for name in expected:
+        out[name] = got.get(name) or TestResult(name, False, "not run: " + (note or "no result"))
+    return out, note
