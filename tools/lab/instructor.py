@@ -62,7 +62,10 @@ def cmd_grade(args):
     mode = "cumulative" if args.cumulative else "isolated"
     try:
         labs = load_labs()
-        ctx = grade.Context(labs, _log, grade.Options(mode=mode, jobs=args.jobs))
+        secrets = [os.path.abspath(args.roster)] if args.roster else []
+        if args.out:
+            secrets.append(os.path.abspath(args.out))
+        ctx = grade.Context(labs, _log, grade.Options(mode=mode, jobs=args.jobs), secrets=secrets)
     except Exception as e:
         if args.gradescope and not args.roster:
             _fallback_results(args.gradescope, "%s: %s" % (type(e).__name__, e))

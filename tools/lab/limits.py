@@ -7,7 +7,7 @@ build limits are the same for everyone.
 
 # Compiling and linking one learner file (the compiler and linker run as an
 # unprivileged user, see sandbox.py).
-COMPILE_SECONDS = 90            # wall clock: a compiler reading a FIFO or a terminal stops here
+COMPILE_SECONDS = 60            # wall clock: a compiler reading a FIFO or a terminal stops here
 COMPILE_CPU_SECONDS = 60
 COMPILE_MEMORY_MB = 2048        # address space of cc1plus, as, ld
 COMPILE_FILE_MB = 64            # largest file the compiler may write (a 1 GiB array stops here)
@@ -25,8 +25,11 @@ RUN_PROCESSES = 16              # processes and threads of the learner's user
 RUN_OPEN_FILES = 32
 TIMEOUTS_PER_LAB = 2            # after this many timed-out calls, the lab's other calls fail at once
 
-# The trusted test process (our code): generous, but bounded.
-TRUSTED_MEMORY_MB = 8192
+# The trusted test process (our code) gets the lab's memory limit plus this
+# much for itself (goldens, GoogleTest): it also runs the reference code that
+# answers the learner's calls to earlier labs, which must not do for the
+# learner what the learner's own limit forbids.
+TRUSTED_EXTRA_MEMORY_MB = 512
 
 # Submissions.
 SOURCE_BYTES = 256 << 10        # a learner file larger than this is ignored

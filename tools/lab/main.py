@@ -91,6 +91,8 @@ def main(argv):
     rb.set_defaults(func=cmd_rubric)
 
     t = sub.add_parser("test", help="run the suite's own tests (what CI runs)")
+    t.add_argument("--only", metavar="NAME", help="only the checks whose name contains NAME "
+                   "(e.g. hostile, mutants, kit)")
     t.set_defaults(func=cmd_test)
 
     m = sub.add_parser("mutants", help="grade the mutant catalogue (tests/*/mutants/) and "

@@ -114,7 +114,7 @@ def write_csv(reports, labs, path):
     """One row per submission, one column per lab (points), then total and notes."""
     _mkparent(path)
     with open(path, "w", newline="") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")
         w.writerow(["submission"] + [lab.dir for lab in labs] + ["total", "max_total", "notes"])
         for rep in sorted(reports, key=lambda r: r["submission"]):
             by = {r["dir"]: r for r in rep["labs"]}

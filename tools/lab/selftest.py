@@ -1,33 +1,64 @@
 """./lab test: the suite's own tests, exactly what CI runs (.ci/run).
 
-Each check prints one line, PASS or FAIL with the reason; the last line is
+Each check prints one line, PASS or FAIL with the reason (SKIP with the
+reason where this machine cannot make the promise at all, e.g. grading as a
+non-root user has no separate user to check); the last line is
 "N passed, N failed" and the exit status is non-zero if anything failed.
-
-  1. bazel test, reference solutions: common/, every public and hidden test.
-  2. The grader on the reference solutions: full marks in every lab.
-  3. The grader on the untouched stubs: every hidden test of every lab fails
-     (a hidden test that passes on a stub asserts nothing about the learner).
-  Further checks (mutants, tolerances, the rubric, hostile submissions,
-  roster reports and determinism, the learner kit) are listed in CHECKS below.
 """
+import json
 import os
 import subprocess
 import sys
 import time
 
-import grade
 from labs import ROOT, load_labs
 
 
-from check import Check  # noqa: F401  (also used by the checks of other modules)
+class Check:
+    """One line of the self-test: PASS unless fail() was called."""
+
+    def __init__(self, name):
+        self.name = name
+        self.ok = True
+        self.skipped = ""
+        self.details = []
+
+    def fail(self, detail):
+        self.ok = False
+        self.details.append(str(detail))
+
+    def skip(self, why):
+        self.skipped = why
 
 
-def check_bazel_solutions(labs):
-    c = Check("bazel test --config=solutions //common/... //labs/... //tests/... //bench/...")
-    # //bench/... has no tests; building it keeps the benchmarks compiling.
-    p = subprocess.run(["bazel", "test", "--config=solutions", "--test_output=errors",
-                        "//common/...", "//labs/...", "//tests/...", "//bench/..."], cwd=ROOT,
+def check_unit_tests(state):
+    c = Check("the grader's Python unit tests pass (pytest tools/lab/tests)")
+    t0 = time.time()
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        os.path.join(ROOT, "tools", "lab", "tests")], cwd=ROOT,
                        capture_output=True, text=True)
+    last = (p.stdout.strip().splitlines() or ["no output"])[-1]
+    if p.returncode != 0:
+        c.fail(last)
+        c.details += [l for l in p.stdout.splitlines() if l.startswith(("FAILED", "ERROR"))][:10]
+    c.name += " (%s in %.1f s)" % (last, time.time() - t0)
+    return [c]
+
+
+def check_consistency(state):
+    import consistency
+    c = Check("every registered lab has its mirrored files, and every lab folder is registered")
+    for problem in consistency.problems(load_labs()):
+        c.fail(problem)
+    return [c]
+
+
+def check_bazel(state):
+    targets = ["//common/...", "//labs/...", "//tests/...", "//bench/..."]
+    c = Check("bazel test -c opt --config=solutions " + " ".join(targets))
+    p = subprocess.run(["bazel", "test", "-c", "opt", "--config=solutions",
+                        "--test_output=errors"] + targets, cwd=ROOT, capture_output=True,
+                       text=True)
     if p.returncode != 0:
         tail = [l for l in (p.stdout + p.stderr).splitlines()
                 if "FAILED" in l or "ERROR" in l][:10]
@@ -35,80 +66,163 @@ def check_bazel_solutions(labs):
     return [c]
 
 
-def check_grader_solutions(labs):
-    files = {}
-    for lab in labs:
-        with open(os.path.join(ROOT, lab.solution_file), "rb") as f:
-            files[lab.number] = f.read()
+def _context(state):
+    if "ctx" not in state:
+        import grade
+        state["ctx"] = grade.Context(state["labs"], lambda m: print("      " + m))
+    return state["ctx"]
+
+
+def check_solutions(state):
+    import grade
+    import instructor
+    ctx = _context(state)
     checks = []
-    for r in grade.grade(files, labs=labs):
-        c = Check("grader gives full marks to the solution of lab %d (%d tests)"
-                  % (r["lab"], r["total"]))
-        if r["total"] == 0:
-            c.fail("lab %d has no hidden tests%s" % (r["lab"], (": " + r["first_failure"])
-                                                      if r.get("first_failure") else ""))
-        if r["passed"] != r["total"]:
-            c.fail(r["first_failure"])
-        checks.append(c)
+    for kind in ("hidden", "public"):
+        rep = grade.grade_all(ctx, [instructor._solutions_submission(ctx.labs)], kind=kind)[0]
+        state["solutions_" + kind] = rep
+        for r in rep["labs"]:
+            c = Check("the solution of lab %d passes all %d %s tests through the grader"
+                      % (r["lab"], r["total"], kind))
+            if r["total"] == 0:
+                c.fail("lab %d has no %s tests" % (r["lab"], kind))
+            if r["passed"] != r["total"]:
+                c.fail(r["first_failure"])
+            checks.append(c)
     return checks
 
 
-def check_grader_stubs(labs):
+def check_stubs(state):
+    import grade
+    ctx = _context(state)
+    stubs = grade.Submission("stubs", {lab.number: ctx.stub(lab) for lab in ctx.labs})
     checks = []
-    for r in grade.grade({}, labs=labs):
-        c = Check("every hidden test of lab %d fails on the untouched stub" % r["lab"])
-        for t in r["tests"]:
-            if t["passed"]:
-                c.fail("%s passes on the stub" % t["name"])
-        if r["points"] != 0:
-            c.fail("the stub scores %g points" % r["points"])
-        checks.append(c)
+    for kind in ("hidden", "public"):
+        rep = grade.grade_all(ctx, [stubs], kind=kind)[0]
+        for r in rep["labs"]:
+            c = Check("every %s test of lab %d fails on the untouched stub, saying it is not "
+                      "implemented" % (kind, r["lab"]))
+            for t in r["tests"]:
+                if t["passed"]:
+                    c.fail("%s passes on the stub" % t["name"])
+            if "is not implemented yet" not in r["first_failure"]:
+                c.fail("first failure: " + r["first_failure"])
+            checks.append(c)
     return checks
 
 
-def check_mutants(labs):
-    """Every mutant in tests/*/mutants/ fails at least one hidden test of its lab."""
+def check_mutants(state):
     import mutants
-    return mutants.selftest_checks(labs, Check)
+    ctx = _context(state)
+    all_mutants = mutants.load(ctx.labs)
+    checks = []
+    c = Check("every mutant's edit applies to today's solution")
+    for m in all_mutants:
+        if m.source is None:
+            c.fail(m.error)
+    checks.append(c)
+    verdicts = mutants.grade(all_mutants, ctx)
+    for m in all_mutants:
+        if m.source is None:
+            continue
+        v = verdicts[m.label]
+        cm = Check("mutant %s (%s) is rejected, and the first failure names it (%r)"
+                   % (m.label, m.kind, m.expect))
+        if not v["hidden"].rejected:
+            cm.fail("every hidden test passes")
+        elif not v["hidden"].first_names_it:
+            cm.fail("first failure: " + v["hidden"].first)
+        if m.kind != "behavioural":
+            cm.details.append("public tests: %s%s" % (
+                "rejected" if v["public"].rejected else "PASS (left to grading)",
+                ", naming it" if v["public"].some_names_it else ""))
+        checks.append(cm)
+    lines, ok = mutants.summary(all_mutants, verdicts)
+    s = Check("; ".join(lines))
+    if not ok:
+        s.fail("the hidden tests must reject and name every mutant, and the public tests must "
+               "reject at least %d%% of the numeric and validation ones"
+               % int(100 * mutants.PUBLIC_TARGET))
+    checks.append(s)
+    for l in lines:
+        print(l)
+    return checks
 
 
-CHECKS = [check_bazel_solutions, check_grader_solutions, check_grader_stubs]
-CHECKS.append(check_mutants)
-
-
-def check_tolerances(labs):
-    """Tests compare floats only through the named tolerances (docs/TOLERANCES.md)."""
+def check_tolerances(state):
     import tolerances
-    return tolerances.selftest_checks(labs, Check)
+    return tolerances.selftest_checks(state["labs"], Check)
 
 
-CHECKS.append(check_tolerances)
+def check_hostile(state):
+    import hostile
+    ctx = _context(state)
+    if not ctx.iso.setuid:
+        c = Check("hostile submissions gain nothing and leak nothing")
+        c.skip("not root: without a separate user there is no wall to test "
+               "(grading untrusted code needs root; see docs/INSTRUCTORS.md)")
+        return [c]
+    return (hostile.check(ctx, state["labs"], Check, second_layer=True) +
+            hostile.check(ctx, state["labs"], Check, second_layer=False) +
+            hostile.roster_check(state["labs"], Check))
 
 
-def _grader_checks():
-    """The instructor grader's own checks (tools/lab/grader_selftest.py)."""
-    import grader_selftest
-    return [grader_selftest.check_grader_isolation, grader_selftest.check_grader_rubric,
-            grader_selftest.check_grader_hostile,
-            grader_selftest.check_grader_reports, grader_selftest.check_kit]
+def check_reports(state):
+    import grade
+    import instructor
+    import report
+    ctx = _context(state)
+    c = Check("the same submission graded twice gives the same JSON report; the scoreboard, "
+              "CSV and Gradescope results are well formed")
+    sub = instructor._solutions_submission(ctx.labs)
+    a = grade.grade_all(ctx, [sub])[0]
+    ctx._runs.clear()
+    b = grade.grade_all(ctx, [sub])[0]
+    if json.dumps(report.deterministic(a), sort_keys=True) != \
+            json.dumps(report.deterministic(b), sort_keys=True):
+        c.fail("two gradings of the solutions differ")
+    g = report.gradescope(a, ctx.rubric)
+    if abs(g["score"] - a["points"]) > 1e-9 or not g["tests"]:
+        c.fail("the Gradescope results do not carry the score and the tests")
+    return [c]
 
 
-CHECKS.extend(_grader_checks())
+def check_kit(state):
+    import kit
+    return kit.selftest_checks(state["labs"], Check)
+
+
+def check_new_lab(state):
+    import newlab
+    return newlab.selftest_checks(state["labs"], Check)
+
+
+CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_bazel, check_solutions,
+          check_stubs, check_mutants, check_hostile, check_reports, check_kit, check_new_lab]
 
 
 def main(args):
-    labs = load_labs()
-    passed = failed = 0
+    state = {"labs": load_labs()}
+    passed = failed = skipped = 0
     t0 = time.time()
+    only = getattr(args, "only", None)
     for fn in CHECKS:
+        if only and only not in fn.__name__:
+            continue
         t = time.time()
         try:
-            results = fn(labs)
+            results = fn(state)
         except Exception as e:  # a broken check is a failed check, not a crash
+            import traceback
             c = Check(fn.__name__)
             c.fail("%s: %s" % (type(e).__name__, e))
+            c.details += traceback.format_exc().splitlines()[-6:]
             results = [c]
         for c in results:
+            if c.skipped:
+                print("SKIP  %s\n      %s" % (c.name, c.skipped))
+                skipped += 1
+                continue
             print("%s  %s%s" % ("PASS" if c.ok else "FAIL", c.name,
                                 "" if c.ok else "\n      " + "\n      ".join(c.details[:10])))
             passed += c.ok
@@ -116,5 +230,5 @@ def main(args):
         sys.stdout.flush()
         print("      (%s: %.0f s)" % (fn.__name__, time.time() - t))
     print("self-test took %.0f s" % (time.time() - t0))
-    print("%d passed, %d failed" % (passed, failed))
+    print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""))
     return 1 if failed else 0

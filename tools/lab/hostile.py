@@ -1,0 +1,284 @@
+"""The hostile corpus (tests/hostile/): submissions that try to cheat or break grading.
+
+Each tests/hostile/<case>/ holds one learner file with one trick and an
+expect.json:
+
+    {"lab": 1, "class": "forge" | "leak" | "hurt", "trick": "...",
+     "max_points": 0             (or "control": "<case>/control/<file>": a copy
+                                  without the trick; the trick may not pass any
+                                  test the control does not)
+     "min_points": 1             (optional: the honest part must still earn points)
+     "message": "..." or [...]   (optional: the first failure contains one of these)}
+
+`@ROOT@`, `@WORK@` and `@CANARY@` in a file are replaced before grading by the
+checkout's path, the grader's work directory and a secret file that the
+self-test plants inside the suite, so the tricks aim at real files.
+
+check() grades every case twice (with the grader's second layer, the source
+scan and object checks, and without it: the wall must hold on its own) and
+requires, each time:
+  * no unearned points for the hostile lab;
+  * the next lab (graded from the solution in the same submission) keeps full marks;
+  * no secret in any report: the canary, any distinctive line of a solution,
+    any line of /etc/shadow;
+  * grading finished within CASE_SECONDS.
+roster_check() runs ./lab grade --roster on generated submissions: one that
+.incbin's another learner's file, a 1,100-level deep tree, and names with
+terminal escape codes; the roster must finish, write its gradebook, keep
+the victim's marks, and print nothing unsafe.
+"""
+import json
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import report
+from labs import ROOT, load_labs
+
+HOSTILE = os.path.join(ROOT, "tests", "hostile")
+CASE_SECONDS = 240
+
+
+class Case:
+    def __init__(self, name, lab, path, expect):
+        self.name = name
+        self.lab = lab
+        self.path = path
+        self.expect = expect
+
+
+def load_cases(labs):
+    by_number = {lab.number: lab for lab in labs}
+    cases = []
+    for name in sorted(os.listdir(HOSTILE)):
+        d = os.path.join(HOSTILE, name)
+        if not os.path.isfile(os.path.join(d, "expect.json")):
+            continue
+        with open(os.path.join(d, "expect.json")) as f:
+            expect = json.load(f)
+        lab = by_number[expect["lab"]]
+        cases.append(Case(name, lab, os.path.join(d, lab.target + ".cc"), expect))
+    return cases
+
+
+def plant_canary():
+    """A secret inside the suite (readable by root only once grading protected it)."""
+    path = os.path.join(ROOT, ".cache", "hostile-canary.txt")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    token = "MHA-CANARY-" + secrets.token_hex(12)
+    with open(path, "w") as f:
+        f.write(token + "\n")
+    return path, token
+
+
+def secret_needles(labs, canary_token):
+    """Strings that must never appear in a report."""
+    needles = {canary_token: "the canary planted inside the suite"}
+    for lab in labs:
+        with open(os.path.join(ROOT, lab.solution_file), errors="replace") as f:
+            sol = f.read()
+        with open(os.path.join(ROOT, lab.learner_file), errors="replace") as f:
+            stub = f.read()
+        for line in sol.splitlines():
+            s = line.strip()
+            if len(s) >= 40 and s not in stub and not s.startswith("#include"):
+                needles[s] = "a line of " + lab.solution_file
+    try:
+        with open("/etc/shadow", errors="replace") as f:
+            for line in f:
+                if len(line.strip()) >= 12:
+                    needles[line.strip()[:40]] = "a line of /etc/shadow"
+    except OSError:
+        pass
+    return needles
+
+
+def _source(case, canary_path, work_root):
+    with open(case.path, "rb") as f:
+        data = f.read()
+    return (data.replace(b"@ROOT@", ROOT.encode()).replace(b"@WORK@", work_root.encode())
+            .replace(b"@CANARY@", canary_path.encode()))
+
+
+def _solution(lab):
+    with open(os.path.join(ROOT, lab.solution_file), "rb") as f:
+        return f.read()
+
+
+def check(ctx, labs, make_check, second_layer=True):
+    """One Check per case."""
+    import grade
+    canary_path, token = plant_canary()
+    needles = secret_needles(labs, token)
+    cases = load_cases(labs)
+    ctx.second_layer = second_layer
+    subs, witnesses = [], {}
+    for case in cases:
+        nxt = [l for l in labs if l.number == case.lab.number + 1]
+        files = {case.lab.number: _source(case, canary_path, grade.work_root())}
+        for l in nxt:
+            files[l.number] = _solution(l)
+        subs.append(grade.Submission("hostile " + case.name, files, labs=set(files)))
+        witnesses[case.name] = nxt
+        if "control" in case.expect:
+            with open(os.path.join(HOSTILE, case.expect["control"]), "rb") as f:
+                subs.append(grade.Submission("control " + case.name, {case.lab.number: f.read()},
+                                             labs={case.lab.number}))
+    t0 = time.time()
+    logs = []
+    old_log = ctx.log
+    ctx.log = lambda m: logs.append(m)
+    started = {}
+
+    def progress(rep):
+        started[rep["submission"]] = rep["seconds"]
+
+    by_sub = {}
+    try:
+        for rep in grade.grade_all(ctx, subs, progress):
+            by_sub[rep["submission"]] = rep
+    finally:
+        ctx.log = old_log
+        ctx.second_layer = True
+    layer = "with" if second_layer else "without"
+    out = []
+    for case in cases:
+        c = make_check("hostile %s (%s, %s the second layer): gains nothing, leaks nothing"
+                       % (case.name, case.expect.get("class", "?"), layer))
+        rep = by_sub["hostile " + case.name]
+        mine = [r for r in rep["labs"] if r["lab"] == case.lab.number][0]
+        if "control" in case.expect:
+            ctrl = [r for r in by_sub["control " + case.name]["labs"]
+                    if r["lab"] == case.lab.number][0]
+            ok_tests = {t["name"] for t in ctrl["tests"] if t["passed"]}
+            extra = [t["name"] for t in mine["tests"] if t["passed"] and t["name"] not in ok_tests]
+            if extra:
+                c.fail("passes what its honest control does not: %s" % ", ".join(extra[:3]))
+        elif mine["points"] > case.expect.get("max_points", 0):
+            c.fail("earned %g points (at most %g)" % (mine["points"],
+                                                       case.expect.get("max_points", 0)))
+        if mine["points"] < case.expect.get("min_points", 0):
+            c.fail("earned %g points, fewer than its honest part earns (%g): %s" % (
+                mine["points"], case.expect["min_points"], mine["first_failure"]))
+        wanted = case.expect.get("message")
+        if wanted and second_layer:
+            wanted = [wanted] if isinstance(wanted, str) else wanted
+            if not any(w in mine["first_failure"] for w in wanted):
+                c.fail("first failure %r does not mention %s" % (
+                    mine["first_failure"][:200], " or ".join(repr(w) for w in wanted)))
+        for r in rep["labs"]:
+            if r["lab"] != case.lab.number and r["points"] != r["max_points"]:
+                c.fail("lab %d lost points beside it: %s" % (r["lab"], r["first_failure"]))
+        text = json.dumps(rep) + report.scoreboard(rep) + json.dumps(report.gradescope(rep))
+        text += "\n".join(l for l in logs if case.name in l)
+        for needle, what in needles.items():
+            if needle in text:
+                c.fail("the report contains %s" % what)
+        if re.search(r"[\x00-\x08\x0b-\x1f\x7f]", report.scoreboard(rep)):
+            c.fail("the scoreboard contains control characters")
+        out.append(c)
+    total = make_check("the hostile corpus (%s the second layer) was graded within %d s"
+                       % (layer, CASE_SECONDS))
+    elapsed = time.time() - t0
+    if elapsed > CASE_SECONDS:
+        total.fail("took %.0f s" % elapsed)
+    out.append(total)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Rosters
+
+
+def _write(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def roster_check(labs, make_check, jobs=None):
+    """./lab grade --roster on hostile submissions beside an honest one."""
+    c = make_check("a hostile roster (another learner's file stolen with .incbin, a 1,100-level "
+                   "tree, terminal escapes in names) finishes, keeps the honest marks, leaks "
+                   "nothing and prints nothing unsafe")
+    lab1 = [l for l in labs if l.number == 1][0]
+    tmp = tempfile.mkdtemp(prefix="mha-roster-")
+    roster = os.path.join(tmp, "roster")
+    out = os.path.join(tmp, "out")
+    token = "MHA-VICTIM-" + secrets.token_hex(8)
+    victim_file = os.path.join(roster, "victim", lab1.target + ".cc")
+    _write(victim_file, _solution(lab1) + ("\n// %s\n" % token).encode())
+    thief = (b'#include "labs/01_split_heads/split_heads.h"\n#include <stdexcept>\n#include <string>\n'
+             b'#define MHA_GLUE(a, b) a##b\n'
+             b'MHA_GLUE(__as, m__)(".section .rodata\\n.global stolen\\nstolen:\\n.incb" "in \\"'
+             + victim_file.encode() + b'\\"\\n.byte 0\\n.previous");\n'
+             b'extern "C" const char stolen[];\nnamespace mha {\n'
+             b'Tensor3 split_heads(const Tensor2&, int) { throw std::invalid_argument(stolen); }\n'
+             b'Tensor2 combine_heads(const Tensor3&) { throw std::invalid_argument(stolen); }\n}\n')
+    _write(os.path.join(roster, "thief", lab1.target + ".cc"), thief)
+    p = os.path.join(roster, "deep")
+    os.mkdir(p)
+    try:
+        for _ in range(1100):           # iteratively: os.makedirs recurses once per level
+            p = os.path.join(p, "d")
+            os.mkdir(p)
+        with open(os.path.join(p, lab1.target + ".cc"), "wb") as f:
+            f.write(_solution(lab1))
+    except OSError:
+        pass                            # a path limit: the tree stops where it must
+    esc = os.path.join(roster, "esc\x1b[31mape\x07")
+    _write(os.path.join(esc, lab1.target + ".cc"), _solution(lab1))
+    _write(os.path.join(esc, "\x1b]0;pwned\x07.txt"), b"x")
+    cmd = [sys.executable, os.path.join(ROOT, "tools", "lab", "main.py"), "grade", "--roster",
+           roster, "--out", out]
+    if jobs:
+        cmd += ["--jobs", str(jobs)]
+    t0 = time.time()
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, timeout=1800)
+    seconds = time.time() - t0
+    text = p.stdout + p.stderr
+    if p.returncode not in (0, 2):
+        c.fail("./lab grade --roster exited %d: %s" % (p.returncode, text[-400:]))
+    if re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", p.stdout):
+        c.fail("its output contains control characters")
+    gradebook = os.path.join(out, "gradebook.csv")
+    if not os.path.exists(gradebook):
+        c.fail("no gradebook was written")
+    else:
+        with open(gradebook, "rb") as f:
+            g = f.read()
+        if re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", g):
+            c.fail("the gradebook contains control characters")
+        rows = g.decode("utf-8", "replace").splitlines()
+        if len(rows) != 5:
+            c.fail("the gradebook has %d rows, not a header and 4 submissions" % len(rows))
+    everything = text
+    for dirpath, _, filenames in os.walk(out):
+        for fn in filenames:
+            with open(os.path.join(dirpath, fn), "rb") as f:
+                everything += f.read()
+    if token.encode() in everything:
+        c.fail("the victim's file leaked into the reports")
+    try:
+        with open(os.path.join(out, "report.json")) as f:
+            data = json.load(f)
+        by = {s["submission"]: s for s in data["submissions"]}
+        v = by.get("victim")
+        l1 = [r for r in v["labs"] if r["lab"] == 1][0] if v else None
+        if not l1 or l1["points"] != l1["max_points"]:
+            c.fail("the victim lost points on lab 1: %s" % (l1 and l1["first_failure"]))
+        t = by.get("thief")
+        if t and [r for r in t["labs"] if r["lab"] == 1][0]["points"] > 0:
+            c.fail("the thief earned points")
+        if not any(s.startswith("esc") for s in by):
+            c.fail("the submission with escape codes in its name was not graded")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        c.fail("the roster report is missing or broken: %s" % e)
+    c.details.append("roster of 4 graded in %.0f s" % seconds) if c.ok else None
+    subprocess.run(["rm", "-rf", tmp])   # shutil.rmtree recurses once per level too
+    return [c]
