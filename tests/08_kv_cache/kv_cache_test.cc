@@ -35,7 +35,6 @@
 
 #include "common/naive.h"
 #include "common/testing.h"
-#include "labs/04_causal_mask/causal_mask.h"
 
 namespace mha {
 namespace {
@@ -151,6 +150,24 @@ Tensor3 Counting(std::size_t heads, std::size_t t, std::size_t d, float start) {
   Tensor3 a = xt::empty<float>({heads, t, d});
   for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = start + static_cast<float>(i);
   return a;
+}
+
+// The full causal forward of a layer on x, from plain loops in double
+// (common/naive.h): independent of every solution, and computed in this
+// process, so no golden is both loaded and compared.
+Tensor2 FullForward(const GroupedQueryAttention& layer, const Tensor2& x) {
+  const int T = static_cast<int>(x.shape(0));
+  return naive::MultiHeadForward(x, layer.W_Q, layer.W_K, layer.W_V, layer.W_O, layer.n_heads,
+                                 naive::CausalMask(T, T));
+}
+
+// Naive MLA is MHA whose key and value weights are W_DKV @ W_UK and W_DKV @ W_UV.
+Tensor2 FullForward(const MultiHeadLatentAttention& layer, const Tensor2& x) {
+  const int T = static_cast<int>(x.shape(0));
+  const Tensor2 W_K = naive::MatMul(layer.W_DKV, layer.W_UK);  // (d_model, d_model)
+  const Tensor2 W_V = naive::MatMul(layer.W_DKV, layer.W_UV);  // (d_model, d_model)
+  return naive::MultiHeadForward(x, layer.W_Q, W_K, W_V, layer.W_O, layer.n_heads,
+                                 naive::CausalMask(T, T));
 }
 
 // ---------------------------------------------------------------- the cases
@@ -483,7 +500,7 @@ TEST(GqaDecoder, MultiQueryAttentionCachesOneKvHead) {
 TEST(GqaDecoder, AStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
   const GroupedQueryAttention layer = Layer(kGqa);
   const Tensor2 x = LoadGolden<2>(Golden("gqa_x"));  // (10, 32)
-  const Tensor2 full = LoadGolden<2>(Golden("gqa_forward"));
+  const Tensor2 full = FullForward(layer, Rows(x, 0, 6));
   GqaDecoder decoder(layer, /*capacity=*/6);
   decoder.step(Rows(x, 0, 4));
   EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(Rows(x, 4, 7)); }, {"capacity=6"}));
@@ -517,7 +534,7 @@ TEST(GqaDecoder, ReadsTheLayersWeightsAtEveryStep) {
   layer.W_Q = layer.W_Q * 1.5f;
   layer.W_O = xt::transpose(layer.W_O);
   const Tensor2 y = decoder.step(Rows(x, 5, 8));  // (3, 32)
-  const Tensor2 full = layer.forward(Rows(x, 0, 8), causal_mask(8));
+  const Tensor2 full = FullForward(layer, Rows(x, 0, 8));
   EXPECT_TRUE(AllClose(y, Rows(full, 5, 8), kLayer, {"token", "column"}))
       << "the step did not use the layer's current W_Q and W_O: keep a pointer to the layer "
          "and read its weights at every step";
@@ -536,10 +553,10 @@ TEST(GqaDecoder, ACopiedDecoderGoesOnOnItsOwn) {
   const Tensor2 y_first = first.step(Rows(x, 5, 7));
   EXPECT_EQ(first.cache().length(), 7);
   EXPECT_EQ(second.cache().length(), 7);
-  const Tensor2 full = LoadGolden<2>(Golden("mha_forward"));
+  const Tensor2 full = FullForward(layer, Rows(x, 0, 7));
   EXPECT_TRUE(AllClose(y_first, Rows(full, 5, 7), kLayer, {"token", "column"}));
   const Tensor2 x_other = xt::concatenate(xt::xtuple(Rows(x, 0, 5), other), 0);  // (7, 12)
-  const Tensor2 full_other = layer.forward(x_other, causal_mask(7));
+  const Tensor2 full_other = FullForward(layer, x_other);
   EXPECT_TRUE(AllClose(y_second, Rows(full_other, 5, 7), kLayer, {"token", "column"}));
 }
 
@@ -568,9 +585,7 @@ TEST(GqaDecoder, FreshRandomInputsMatchAPlainLoopReference) {
   GqaDecoder decoder(layer, T);
   const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
   ASSERT_TRUE(rows.has_value());
-  const Tensor2 expected = naive::MultiHeadForward(x, layer.W_Q, layer.W_K, layer.W_V, layer.W_O,
-                                                   n_heads, naive::CausalMask(T, T));
-  EXPECT_TRUE(AllClose(*rows, expected, kLayer, {"token", "column"}));
+  EXPECT_TRUE(AllClose(*rows, FullForward(layer, x), kLayer, {"token", "column"}));
 }
 
 // ---------------------------------------------- MlaDecoder: every chunking
@@ -639,7 +654,7 @@ TEST(MlaDecoder, NewUpProjectionsApplyToEveryCachedToken) {
   layer.W_UK = layer.W_UK * -0.5f;
   layer.W_UV = xt::flip(layer.W_UV, 0);
   const Tensor2 y = decoder.step(Rows(x, 5, 7));  // (2, 24)
-  const Tensor2 full = layer.forward(Rows(x, 0, 7), causal_mask(7));
+  const Tensor2 full = FullForward(layer, Rows(x, 0, 7));
   EXPECT_TRUE(AllClose(y, Rows(full, 5, 7), kLayer, {"token", "column"}))
       << "the step did not rebuild the cached tokens' keys and values from the current W_UK and "
          "W_UV; looks like the latent cache stores K and V instead of the latent c" << kSeeDoc;
@@ -648,7 +663,7 @@ TEST(MlaDecoder, NewUpProjectionsApplyToEveryCachedToken) {
 TEST(MlaDecoder, AStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
   const MultiHeadLatentAttention layer = Layer(kMla);
   const Tensor2 x = LoadGolden<2>(Golden("mla_x"));  // (9, 24)
-  const Tensor2 full = LoadGolden<2>(Golden("mla_forward"));
+  const Tensor2 full = FullForward(layer, Rows(x, 0, 5));
   MlaDecoder decoder(layer, /*capacity=*/5);
   decoder.step(Rows(x, 0, 3));
   EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(Rows(x, 3, 6)); }, {"capacity=5"}));
@@ -692,12 +707,7 @@ TEST(MlaDecoder, FreshRandomInputsMatchAPlainLoopReference) {
   MlaDecoder decoder(layer, T);
   const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
   ASSERT_TRUE(rows.has_value());
-  // Naive MLA is MHA whose key and value weights are W_DKV @ W_UK and W_DKV @ W_UV.
-  const Tensor2 W_K = naive::MatMul(layer.W_DKV, layer.W_UK);  // (d_model, d_model)
-  const Tensor2 W_V = naive::MatMul(layer.W_DKV, layer.W_UV);  // (d_model, d_model)
-  const Tensor2 expected = naive::MultiHeadForward(x, layer.W_Q, W_K, W_V, layer.W_O, n_heads,
-                                                   naive::CausalMask(T, T));
-  EXPECT_TRUE(AllClose(*rows, expected, kLayer, {"token", "column"}));
+  EXPECT_TRUE(AllClose(*rows, FullForward(layer, x), kLayer, {"token", "column"}));
 }
 
 TEST(MlaDecoder, ACapacityThatIsNotPositiveIsRejected) {
