@@ -448,17 +448,19 @@ TEST(GqaDecoderLargeScores, ChunksStayFiniteAndGiveTheFullCausalForward) {
   ExpectTheFullCausalForward(kLarge, "chunks");
 }
 
-TEST(GqaDecoder, RandomChunkSizesGiveTheFullCausalForward) {
-  const GroupedQueryAttention layer = Layer(kGqa);
-  const Tensor2 x = LoadGolden<2>(Golden("gqa_x"));
+TEST(GqaDecoder, RandomChunkSizesGiveTheFullCausalForwardForMhaGqaAndMqa) {
   std::mt19937 gen(808);
-  for (int round = 0; round < 6; ++round) {
-    const std::vector<int> chunks = RandomChunks(kGqa.T, gen);
-    SCOPED_TRACE(ChunksString(chunks));
-    GqaDecoder decoder(layer, kGqa.T);
-    const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
-    ASSERT_TRUE(rows.has_value());
-    EXPECT_TRUE(MatchesGolden(*rows, Golden("gqa_forward"), kLayer, {"token", "column"}));
+  for (const GqaCase& c : {kMha, kGqa, kMqa}) {
+    const GroupedQueryAttention layer = Layer(c);
+    const Tensor2 x = LoadGolden<2>(Golden(c.name + "_x"));
+    for (int round = 0; round < 4; ++round) {
+      const std::vector<int> chunks = RandomChunks(c.T, gen);
+      SCOPED_TRACE(c.name + ", " + ChunksString(chunks));
+      GqaDecoder decoder(layer, c.T);
+      const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
+      ASSERT_TRUE(rows.has_value());
+      EXPECT_TRUE(MatchesGolden(*rows, Golden(c.name + "_forward"), kLayer, {"token", "column"}));
+    }
   }
 }
 
