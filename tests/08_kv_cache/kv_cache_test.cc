@@ -1,0 +1,721 @@
+// Hidden tests for lab 8: KVCache, GqaDecoder, LatentCache, MlaDecoder.
+//
+// A decoder fed a sequence in steps must return, row for row, the full causal
+// forward of its layer on the whole sequence, whatever the chunking. The
+// reference rows come from PyTorch (a causal nn.MultiheadAttention; GQA as
+// MHA with each kv head's weights repeated for its group) and, for MLA, from
+// NumPy (tests/08_kv_cache/gen_goldens.py). Cases:
+//
+//   mha    d_model 12, 3 heads, 3 kv heads (d_head 4), T 9
+//   gqa    d_model 32, 8 heads, 2 kv heads (d_head 4), T 10
+//   mqa    d_model 18, 3 heads, 1 kv head (d_head 6), T 7
+//   large  d_model 16, 4 heads, 2 kv heads, inputs x12: scores in the hundreds
+//   mla    d_model 24, 4 heads (d_head 6), kv_rank 10, T 9
+//   mla_large  d_model 12, 3 heads (d_head 4), kv_rank 5, inputs x8
+//
+// each fed as one prefill, one token at a time, and uneven chunks (the
+// generator's `chunks`). The *_mistake_* goldens hold what a decoder with one
+// classic mistake returns, so a failure can name it.
+#include "labs/08_kv_cache/kv_cache.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xview.hpp>
+
+#include "common/naive.h"
+#include "common/testing.h"
+
+namespace mha {
+namespace {
+
+using testing::AllClose;
+using testing::KnownMistake;
+using testing::LoadGolden;
+using testing::MatchesGolden;
+using testing::ThrowsInvalidArgument;
+using testing::kAttention;
+using testing::kExact;
+using testing::kLayer;
+
+const std::string kSeeDoc = "; see docs/08_kv_cache.md, \"Classic mistakes\"";
+
+std::string Golden(const std::string& name) { return "tests/08_kv_cache/golden/" + name + ".npy"; }
+
+// ------------------------------------------------------------------ helpers
+
+std::string MistakeMessage(const std::string& m) {
+  if (m == "top_left") {
+    return "a top-left causal mask on the new queries (query i placed at position i instead "
+           "of P + i), which hides most of the cache; the mask is causal_mask(T_new, P + T_new)" +
+           kSeeDoc;
+  }
+  if (m == "appended_after") {
+    return "the new keys and values appended after attending instead of before, so the new "
+           "tokens see neither themselves nor each other" + kSeeDoc;
+  }
+  if (m == "off_by_one") {
+    return "positions off by one inside a chunk (query i placed at P + i + 1 instead of P + i), "
+           "so each token of a chunk also sees the next one" + kSeeDoc;
+  }
+  if (m == "kv_rank_scale") return "scores scaled by 1/sqrt(kv_rank) instead of 1/sqrt(d_head)" + kSeeDoc;
+  return m + kSeeDoc;
+}
+
+// The mistakes the generator wrote for a chunking of a case (see SHOWN there).
+std::vector<KnownMistake> Mistakes(const std::string& c, const std::string& schedule) {
+  std::vector<std::string> names;
+  if (schedule != "prefill") names.push_back("top_left");
+  names.push_back("appended_after");
+  if (schedule != "single") names.push_back("off_by_one");
+  if (c.rfind("mla", 0) == 0) names.push_back("kv_rank_scale");
+  std::vector<KnownMistake> out;
+  for (const std::string& m : names) {
+    out.push_back({Golden(c + "_" + schedule + "_mistake_" + m), MistakeMessage(m)});
+  }
+  return out;
+}
+
+std::string WhyItThrew(const std::string& what) {
+  if (what.find("head") != std::string::npos) {
+    return "\nlooks like the kv heads were not repeated for the query heads (repeat_kv) before "
+           "attending" + kSeeDoc;
+  }
+  return "";
+}
+
+// Feeds x (T, d_model) in chunks of the given sizes, stacking the rows the
+// steps return into (T, d_model). A valid step that throws or returns the
+// wrong shape is reported, and then there are no rows.
+template <class Decoder>
+std::optional<Tensor2> Decode(Decoder& decoder, const Tensor2& x, const std::vector<int>& chunks) {
+  Tensor2 rows = xt::zeros<float>(x.shape());
+  int P = 0;
+  for (int t : chunks) {
+    const Tensor2 x_new = xt::view(x, xt::range(P, P + t), xt::all());  // (t, d_model)
+    Tensor2 y;
+    try {
+      y = decoder.step(x_new);
+    } catch (const std::invalid_argument& e) {
+      ADD_FAILURE() << "step threw std::invalid_argument on a valid input (" << t
+                    << " new tokens after " << P << "): " << e.what() << WhyItThrew(e.what());
+      return std::nullopt;
+    }
+    if (y.shape(0) != static_cast<std::size_t>(t) || y.shape(1) != x.shape(1)) {
+      ADD_FAILURE() << "step of " << t << " tokens after " << P << " returned shape "
+                    << testing::ShapeString({y.shape().begin(), y.shape().end()})
+                    << ", expected (" << t << ", " << x.shape(1) << ")";
+      return std::nullopt;
+    }
+    xt::view(rows, xt::range(P, P + t), xt::all()) = y;
+    P += t;
+  }
+  return rows;
+}
+
+// Rows [begin, end) of a (T, d) matrix.
+Tensor2 Rows(const Tensor2& a, int begin, int end) {
+  return xt::view(a, xt::range(begin, end), xt::all());
+}
+
+// Chunk sizes that add up to T, drawn from `gen`: 1 to 4 tokens each.
+std::vector<int> RandomChunks(int T, std::mt19937& gen) {
+  std::vector<int> chunks;
+  for (int done = 0; done < T;) {
+    const int t = std::min(T - done, std::uniform_int_distribution<int>(1, 4)(gen));
+    chunks.push_back(t);
+    done += t;
+  }
+  return chunks;
+}
+
+std::string ChunksString(const std::vector<int>& chunks) {
+  std::string s = "chunks";
+  for (int t : chunks) s += " " + std::to_string(t);
+  return s;
+}
+
+// (heads, t, d) holding start, start + 1, ... : every entry differs.
+Tensor3 Counting(std::size_t heads, std::size_t t, std::size_t d, float start) {
+  Tensor3 a = xt::empty<float>({heads, t, d});
+  for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = start + static_cast<float>(i);
+  return a;
+}
+
+// The full causal forward of a layer on x, from plain loops in double
+// (common/naive.h): independent of every solution, and computed in this
+// process, so no golden is both loaded and compared.
+Tensor2 FullForward(const GroupedQueryAttention& layer, const Tensor2& x) {
+  const int T = static_cast<int>(x.shape(0));
+  return naive::MultiHeadForward(x, layer.W_Q, layer.W_K, layer.W_V, layer.W_O, layer.n_heads,
+                                 naive::CausalMask(T, T));
+}
+
+// Naive MLA is MHA whose key and value weights are W_DKV @ W_UK and W_DKV @ W_UV.
+Tensor2 FullForward(const MultiHeadLatentAttention& layer, const Tensor2& x) {
+  const int T = static_cast<int>(x.shape(0));
+  const Tensor2 W_K = naive::MatMul(layer.W_DKV, layer.W_UK);  // (d_model, d_model)
+  const Tensor2 W_V = naive::MatMul(layer.W_DKV, layer.W_UV);  // (d_model, d_model)
+  return naive::MultiHeadForward(x, layer.W_Q, W_K, W_V, layer.W_O, layer.n_heads,
+                                 naive::CausalMask(T, T));
+}
+
+// ---------------------------------------------------------------- the cases
+
+struct GqaCase {
+  std::string name;
+  int d_model, n_heads, n_kv_heads, T;
+  std::vector<int> chunks;  // the generator's uneven chunking
+};
+const GqaCase kMha{"mha", 12, 3, 3, 9, {2, 4, 1, 2}};
+const GqaCase kGqa{"gqa", 32, 8, 2, 10, {5, 1, 1, 3}};
+const GqaCase kMqa{"mqa", 18, 3, 1, 7, {1, 3, 2, 1}};
+const GqaCase kLarge{"large", 16, 4, 2, 6, {2, 2, 2}};
+
+struct MlaCase {
+  std::string name;
+  int d_model, n_heads, kv_rank, T;
+  std::vector<int> chunks;
+};
+const MlaCase kMla{"mla", 24, 4, 10, 9, {4, 1, 2, 2}};
+const MlaCase kMlaLarge{"mla_large", 12, 3, 5, 6, {3, 3}};
+
+// The case's layer: constructed with the public constructor, then given the
+// generator's weights.
+GroupedQueryAttention Layer(const GqaCase& c) {
+  GroupedQueryAttention layer(c.d_model, c.n_heads, c.n_kv_heads);
+  layer.W_Q = LoadGolden<2>(Golden(c.name + "_W_Q"));
+  layer.W_K = LoadGolden<2>(Golden(c.name + "_W_K"));
+  layer.W_V = LoadGolden<2>(Golden(c.name + "_W_V"));
+  layer.W_O = LoadGolden<2>(Golden(c.name + "_W_O"));
+  return layer;
+}
+
+MultiHeadLatentAttention Layer(const MlaCase& c) {
+  MultiHeadLatentAttention layer(c.d_model, c.n_heads, c.kv_rank);
+  layer.W_Q = LoadGolden<2>(Golden(c.name + "_W_Q"));
+  layer.W_DKV = LoadGolden<2>(Golden(c.name + "_W_DKV"));
+  layer.W_UK = LoadGolden<2>(Golden(c.name + "_W_UK"));
+  layer.W_UV = LoadGolden<2>(Golden(c.name + "_W_UV"));
+  layer.W_O = LoadGolden<2>(Golden(c.name + "_W_O"));
+  return layer;
+}
+
+std::vector<int> Schedule(const std::string& schedule, int T, const std::vector<int>& chunks) {
+  if (schedule == "prefill") return {T};
+  if (schedule == "single") return std::vector<int>(static_cast<std::size_t>(T), 1);
+  return chunks;
+}
+
+// Decodes the case's sequence with the named chunking and compares every row
+// with the full causal forward.
+template <class Case>
+void ExpectTheFullCausalForward(const Case& c, const std::string& schedule) {
+  const auto layer = Layer(c);
+  typename std::conditional<std::is_same<Case, GqaCase>::value, GqaDecoder, MlaDecoder>::type
+      decoder(layer, c.T);
+  const std::vector<int> chunks = Schedule(schedule, c.T, c.chunks);
+  SCOPED_TRACE(c.name + ", " + schedule + " (" + ChunksString(chunks) + ")");
+  const std::optional<Tensor2> rows = Decode(decoder, LoadGolden<2>(Golden(c.name + "_x")), chunks);
+  ASSERT_TRUE(rows.has_value());
+  EXPECT_TRUE(MatchesGolden(*rows, Golden(c.name + "_forward"), kLayer, {"token", "column"},
+                            Mistakes(c.name, schedule)));
+}
+
+// ------------------------------------------------------------------ KVCache
+
+TEST(KVCache, StartsEmptyWithTheCapacityItWasGiven) {
+  const KVCache cache(/*n_kv_heads=*/3, /*d_head=*/2, /*capacity=*/7);
+  EXPECT_EQ(cache.length(), 0);
+  EXPECT_EQ(cache.capacity(), 7);
+  EXPECT_EQ(cache.bytes(), 0u);
+  EXPECT_EQ(cache.keys().shape(0), 3u);
+  EXPECT_EQ(cache.keys().shape(1), 0u);
+  EXPECT_EQ(cache.keys().shape(2), 2u);
+}
+
+TEST(KVCache, AppendedKeysComeBackInOrderForEveryKvHead) {
+  KVCache cache(/*n_kv_heads=*/3, /*d_head=*/2, /*capacity=*/6);
+  const Tensor3 k1 = Counting(3, 2, 2, 0.0f), k2 = Counting(3, 1, 2, 100.0f),
+                k3 = Counting(3, 3, 2, 200.0f);
+  cache.append(k1, k1 + 1000.0f);
+  cache.append(k2, k2 + 1000.0f);
+  cache.append(k3, k3 + 1000.0f);
+  EXPECT_EQ(cache.length(), 6);
+  const Tensor3 keys = xt::concatenate(xt::xtuple(k1, k2, k3), 1);  // (3, 6, 2)
+  EXPECT_TRUE(AllClose(cache.keys(), keys, kExact, {"kv head", "position", "feature"}));
+}
+
+TEST(KVCache, ValuesAreKeptApartFromKeys) {
+  KVCache cache(/*n_kv_heads=*/2, /*d_head=*/3, /*capacity=*/4);
+  const Tensor3 k1 = Counting(2, 3, 3, 0.0f), k2 = Counting(2, 1, 3, 50.0f);
+  cache.append(k1, -k1);
+  cache.append(k2, -k2);
+  const Tensor3 values = -xt::concatenate(xt::xtuple(k1, k2), 1);  // (2, 4, 3)
+  EXPECT_TRUE(AllClose(cache.values(), values, kExact, {"kv head", "position", "feature"}));
+}
+
+TEST(KVCache, BytesCountTheKeysAndValuesOfThePositionsHeld) {
+  KVCache cache(/*n_kv_heads=*/3, /*d_head=*/5, /*capacity=*/16);
+  int held = 0;
+  for (int t : {1, 4, 2}) {
+    cache.append(Counting(3, t, 5, 0.0f), Counting(3, t, 5, 0.0f));
+    held += t;
+    const std::size_t expected = 2u * 3 * static_cast<std::size_t>(held) * 5 * sizeof(float);
+    std::string hint;
+    if (cache.bytes() == expected / 2) hint = "looks like bytes() counts only one of K and V" + kSeeDoc;
+    if (cache.bytes() == 2u * 3 * 16 * 5 * sizeof(float)) {
+      hint = "looks like bytes() counts the capacity, not the positions held" + kSeeDoc;
+    }
+    EXPECT_EQ(cache.bytes(), expected) << held << " positions held; " << hint;
+  }
+}
+
+TEST(KVCache, FillsExactlyToItsCapacity) {
+  KVCache cache(/*n_kv_heads=*/1, /*d_head=*/2, /*capacity=*/5);
+  cache.append(Counting(1, 2, 2, 0.0f), Counting(1, 2, 2, 0.0f));
+  cache.append(Counting(1, 3, 2, 4.0f), Counting(1, 3, 2, 4.0f));  // 5 of 5: allowed
+  EXPECT_EQ(cache.length(), 5);
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] { cache.append(Counting(1, 1, 2, 0.0f), Counting(1, 1, 2, 0.0f)); }, {"capacity=5"}));
+}
+
+TEST(KVCache, AppendBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
+  KVCache cache(/*n_kv_heads=*/2, /*d_head=*/3, /*capacity=*/4);
+  const Tensor3 k = Counting(2, 3, 3, 0.0f), v = Counting(2, 3, 3, 100.0f);
+  cache.append(k, v);
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] { cache.append(Counting(2, 2, 3, 7.0f), Counting(2, 2, 3, 7.0f)); },
+      {"capacity=4", "3 + 2"}));
+  EXPECT_EQ(cache.length(), 3) << "looks like the failed append left the cache changed" << kSeeDoc;
+  EXPECT_TRUE(AllClose(cache.keys(), k, kExact, {"kv head", "position", "feature"}))
+      << "the failed append left the cache changed" << kSeeDoc;
+  EXPECT_TRUE(AllClose(cache.values(), v, kExact, {"kv head", "position", "feature"}))
+      << "the failed append left the cache changed" << kSeeDoc;
+}
+
+TEST(KVCache, AppendWithTheWrongNumberOfKvHeadsThrowsAndLeavesTheCacheUnchanged) {
+  KVCache cache(/*n_kv_heads=*/2, /*d_head=*/3, /*capacity=*/4);
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] { cache.append(Counting(4, 1, 3, 0.0f), Counting(4, 1, 3, 0.0f)); }, {"(4, 1, 3)"}));
+  EXPECT_EQ(cache.length(), 0) << "looks like the failed append left the cache changed" << kSeeDoc;
+}
+
+TEST(KVCache, AppendWithTheWrongDHeadThrowsAndLeavesTheCacheUnchanged) {
+  KVCache cache(/*n_kv_heads=*/2, /*d_head=*/3, /*capacity=*/4);
+  cache.append(Counting(2, 1, 3, 0.0f), Counting(2, 1, 3, 0.0f));
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] { cache.append(Counting(2, 1, 3, 0.0f), Counting(2, 1, 4, 0.0f)); }, {"(2, 1, 4)"}));
+  EXPECT_EQ(cache.length(), 1) << "looks like the failed append left the cache changed" << kSeeDoc;
+}
+
+TEST(KVCache, KeysAndValuesForDifferentNumbersOfPositionsAreRejected) {
+  KVCache cache(/*n_kv_heads=*/2, /*d_head=*/3, /*capacity=*/8);
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] { cache.append(Counting(2, 3, 3, 0.0f), Counting(2, 2, 3, 0.0f)); },
+      {"(2, 3, 3)", "(2, 2, 3)"}));
+  EXPECT_EQ(cache.length(), 0) << "looks like the failed append left the cache changed" << kSeeDoc;
+}
+
+TEST(KVCache, AppendingNoPositionIsRejected) {
+  KVCache cache(/*n_kv_heads=*/2, /*d_head=*/3, /*capacity=*/8);
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] { cache.append(Counting(2, 0, 3, 0.0f), Counting(2, 0, 3, 0.0f)); }, {"T_new=0"}));
+}
+
+TEST(KVCache, ClearForgetsThePositionsAndKeepsTheCapacity) {
+  KVCache cache(/*n_kv_heads=*/2, /*d_head=*/2, /*capacity=*/3);
+  cache.append(Counting(2, 3, 2, 0.0f), Counting(2, 3, 2, 0.0f));
+  cache.clear();
+  EXPECT_EQ(cache.length(), 0);
+  EXPECT_EQ(cache.capacity(), 3);
+  EXPECT_EQ(cache.bytes(), 0u);
+  const Tensor3 k = Counting(2, 3, 2, 40.0f);
+  cache.append(k, -k);  // all three slots are free again
+  EXPECT_TRUE(AllClose(cache.keys(), k, kExact, {"kv head", "position", "feature"}));
+  EXPECT_TRUE(AllClose(cache.values(), -k, kExact, {"kv head", "position", "feature"}));
+}
+
+TEST(KVCache, RejectsNonPositiveSizes) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { KVCache(0, 4, 8); }, {"n_kv_heads=0"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { KVCache(2, -1, 8); }, {"d_head=-1"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { KVCache(2, 4, 0); }, {"capacity=0"}));
+}
+
+// -------------------------------------------------------------- LatentCache
+
+TEST(LatentCache, StartsEmptyWithTheCapacityItWasGiven) {
+  const LatentCache cache(/*kv_rank=*/5, /*capacity=*/9);
+  EXPECT_EQ(cache.length(), 0);
+  EXPECT_EQ(cache.capacity(), 9);
+  EXPECT_EQ(cache.bytes(), 0u);
+}
+
+TEST(LatentCache, AppendedLatentsComeBackInOrder) {
+  LatentCache cache(/*kv_rank=*/3, /*capacity=*/5);
+  const Tensor2 c1 = {{1, 2, 3}, {4, 5, 6}};
+  const Tensor2 c2 = {{7, 8, 9}};
+  const Tensor2 c3 = {{10, 11, 12}, {13, 14, 15}};
+  cache.append(c1);
+  cache.append(c2);
+  cache.append(c3);
+  EXPECT_EQ(cache.length(), 5);
+  const Tensor2 all = xt::concatenate(xt::xtuple(c1, c2, c3), 0);  // (5, 3)
+  EXPECT_TRUE(AllClose(cache.latents(), all, kExact, {"position", "latent"}));
+}
+
+TEST(LatentCache, BytesCountOneLatentPerPositionHeld) {
+  LatentCache cache(/*kv_rank=*/7, /*capacity=*/10);
+  cache.append(xt::zeros<float>({3, 7}));
+  std::string hint;
+  if (cache.bytes() == 2u * 3 * 7 * sizeof(float)) {
+    hint = "looks like bytes() counts a key and a value per latent; the latent stands for both" +
+           kSeeDoc;
+  }
+  EXPECT_EQ(cache.bytes(), 3u * 7 * sizeof(float)) << hint;
+}
+
+TEST(LatentCache, AppendBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
+  LatentCache cache(/*kv_rank=*/2, /*capacity=*/4);
+  const Tensor2 c = {{1, 2}, {3, 4}, {5, 6}};
+  cache.append(c);
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { cache.append(c); }, {"capacity=4", "3 + 3"}));
+  EXPECT_EQ(cache.length(), 3) << "looks like the failed append left the cache changed" << kSeeDoc;
+  EXPECT_TRUE(AllClose(cache.latents(), c, kExact, {"position", "latent"}));
+}
+
+TEST(LatentCache, ALatentOfTheWrongWidthThrowsAndLeavesTheCacheUnchanged) {
+  LatentCache cache(/*kv_rank=*/4, /*capacity=*/4);
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { cache.append(xt::zeros<float>({2, 5})); }, {"(2, 5)"}));
+  EXPECT_EQ(cache.length(), 0) << "looks like the failed append left the cache changed" << kSeeDoc;
+}
+
+TEST(LatentCache, ClearForgetsThePositionsAndKeepsTheCapacity) {
+  LatentCache cache(/*kv_rank=*/2, /*capacity=*/2);
+  cache.append(Tensor2{{1, 2}, {3, 4}});
+  cache.clear();
+  EXPECT_EQ(cache.length(), 0);
+  EXPECT_EQ(cache.capacity(), 2);
+  const Tensor2 c = {{5, 6}, {7, 8}};
+  cache.append(c);
+  EXPECT_TRUE(AllClose(cache.latents(), c, kExact, {"position", "latent"}));
+}
+
+TEST(LatentCache, RejectsNonPositiveSizes) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { LatentCache(0, 8); }, {"kv_rank=0"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { LatentCache(4, -2); }, {"capacity=-2"}));
+}
+
+// ---------------------------------------------- GqaDecoder: every chunking
+
+TEST(GqaDecoderMha, APrefillGivesTheFullCausalForward) { ExpectTheFullCausalForward(kMha, "prefill"); }
+TEST(GqaDecoderMha, OneTokenAtATimeGivesTheFullCausalForward) {
+  ExpectTheFullCausalForward(kMha, "single");
+}
+TEST(GqaDecoderMha, UnevenChunksGiveTheFullCausalForward) { ExpectTheFullCausalForward(kMha, "chunks"); }
+
+TEST(GqaDecoderGqa, APrefillGivesTheFullCausalForward) { ExpectTheFullCausalForward(kGqa, "prefill"); }
+TEST(GqaDecoderGqa, OneTokenAtATimeGivesTheFullCausalForward) {
+  ExpectTheFullCausalForward(kGqa, "single");
+}
+TEST(GqaDecoderGqa, APrefillThenTokensAndAChunkGiveTheFullCausalForward) {
+  ExpectTheFullCausalForward(kGqa, "chunks");
+}
+
+TEST(GqaDecoderMqa, APrefillGivesTheFullCausalForward) { ExpectTheFullCausalForward(kMqa, "prefill"); }
+TEST(GqaDecoderMqa, OneTokenAtATimeGivesTheFullCausalForward) {
+  ExpectTheFullCausalForward(kMqa, "single");
+}
+TEST(GqaDecoderMqa, UnevenChunksGiveTheFullCausalForward) { ExpectTheFullCausalForward(kMqa, "chunks"); }
+
+TEST(GqaDecoderLargeScores, APrefillStaysFiniteAndGivesTheFullCausalForward) {
+  ExpectTheFullCausalForward(kLarge, "prefill");
+}
+TEST(GqaDecoderLargeScores, OneTokenAtATimeStaysFiniteAndGivesTheFullCausalForward) {
+  ExpectTheFullCausalForward(kLarge, "single");
+}
+TEST(GqaDecoderLargeScores, ChunksStayFiniteAndGiveTheFullCausalForward) {
+  ExpectTheFullCausalForward(kLarge, "chunks");
+}
+
+TEST(GqaDecoder, RandomChunkSizesGiveTheFullCausalForwardForMhaGqaAndMqa) {
+  std::mt19937 gen(808);
+  for (const GqaCase& c : {kMha, kGqa, kMqa}) {
+    const GroupedQueryAttention layer = Layer(c);
+    const Tensor2 x = LoadGolden<2>(Golden(c.name + "_x"));
+    for (int round = 0; round < 4; ++round) {
+      const std::vector<int> chunks = RandomChunks(c.T, gen);
+      SCOPED_TRACE(c.name + ", " + ChunksString(chunks));
+      GqaDecoder decoder(layer, c.T);
+      const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
+      ASSERT_TRUE(rows.has_value());
+      EXPECT_TRUE(MatchesGolden(*rows, Golden(c.name + "_forward"), kLayer, {"token", "column"}));
+    }
+  }
+}
+
+// ------------------------------------------------ GqaDecoder: the cache
+
+TEST(GqaDecoder, TheCacheHoldsTheKeysAndValuesOfTheKvHeadsOnly) {
+  const GroupedQueryAttention layer = Layer(kGqa);  // 8 query heads, 2 kv heads, d_head 4
+  GqaDecoder decoder(layer, /*capacity=*/12);
+  ASSERT_TRUE(Decode(decoder, LoadGolden<2>(Golden("gqa_x")), kGqa.chunks).has_value());
+  const KVCache& cache = decoder.cache();
+  EXPECT_EQ(cache.length(), 10);
+  EXPECT_EQ(cache.capacity(), 12);
+  const Tensor3 keys = cache.keys();
+  ASSERT_EQ(keys.shape(0), 2u)
+      << "the cache holds " << keys.shape(0) << " heads, expected n_kv_heads=2"
+      << (keys.shape(0) == 8 ? "; looks like the cache stores the repeated kv heads (one per "
+                               "query head) instead of the n_kv_heads kv heads" + kSeeDoc
+                             : "");
+  EXPECT_EQ(cache.bytes(), 2u * 2 * 10 * 4 * sizeof(float));
+  EXPECT_TRUE(MatchesGolden(keys, Golden("gqa_keys"), kAttention, {"kv head", "position", "feature"}));
+  EXPECT_TRUE(MatchesGolden(cache.values(), Golden("gqa_values"), kAttention,
+                            {"kv head", "position", "feature"}));
+}
+
+TEST(GqaDecoder, MultiQueryAttentionCachesOneKvHead) {
+  const GroupedQueryAttention layer = Layer(kMqa);  // 3 query heads, 1 kv head, d_head 6
+  GqaDecoder decoder(layer, /*capacity=*/7);
+  ASSERT_TRUE(Decode(decoder, LoadGolden<2>(Golden("mqa_x")), kMqa.chunks).has_value());
+  const Tensor3 keys = decoder.cache().keys();
+  ASSERT_EQ(keys.shape(0), 1u)
+      << "the cache holds " << keys.shape(0) << " heads, expected n_kv_heads=1"
+      << (keys.shape(0) == 3 ? "; looks like the cache stores the repeated kv heads (one per "
+                               "query head) instead of the n_kv_heads kv heads" + kSeeDoc
+                             : "");
+  EXPECT_EQ(decoder.cache().bytes(), 2u * 1 * 7 * 6 * sizeof(float));
+  EXPECT_TRUE(MatchesGolden(keys, Golden("mqa_keys"), kAttention, {"kv head", "position", "feature"}));
+}
+
+TEST(GqaDecoder, AStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
+  const GroupedQueryAttention layer = Layer(kGqa);
+  const Tensor2 x = LoadGolden<2>(Golden("gqa_x"));  // (10, 32)
+  const Tensor2 full = FullForward(layer, Rows(x, 0, 6));
+  GqaDecoder decoder(layer, /*capacity=*/6);
+  decoder.step(Rows(x, 0, 4));
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(Rows(x, 4, 7)); }, {"capacity=6"}));
+  EXPECT_EQ(decoder.cache().length(), 4)
+      << "looks like the failed step left the cache changed" << kSeeDoc;
+  // Nothing was lost: the next two tokens are rows 4 and 5 of the full forward.
+  EXPECT_TRUE(AllClose(decoder.step(Rows(x, 4, 6)), Rows(full, 4, 6), kLayer, {"token", "column"}));
+}
+
+TEST(GqaDecoder, AnInputOfTheWrongWidthThrowsAndLeavesTheCacheUnchanged) {
+  const GroupedQueryAttention layer = Layer(kGqa);  // d_model 32
+  GqaDecoder decoder(layer, /*capacity=*/6);
+  decoder.step(Rows(LoadGolden<2>(Golden("gqa_x")), 0, 2));
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(xt::zeros<float>({1, 30})); }, {"30", "32"}));
+  EXPECT_EQ(decoder.cache().length(), 2)
+      << "looks like the failed step left the cache changed" << kSeeDoc;
+}
+
+TEST(GqaDecoder, ACapacityThatIsNotPositiveIsRejected) {
+  const GroupedQueryAttention layer = Layer(kMha);
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { GqaDecoder(layer, 0); }, {"capacity=0"}));
+}
+
+TEST(GqaDecoder, ReadsTheLayersWeightsAtEveryStep) {
+  // W_Q and W_O act on the new tokens only, so changing them between steps
+  // must change the next rows exactly as it changes the full forward.
+  GroupedQueryAttention layer = Layer(kGqa);
+  const Tensor2 x = LoadGolden<2>(Golden("gqa_x"));  // (10, 32)
+  GqaDecoder decoder(layer, /*capacity=*/10);
+  decoder.step(Rows(x, 0, 5));
+  layer.W_Q = layer.W_Q * 1.5f;
+  layer.W_O = xt::transpose(layer.W_O);
+  const Tensor2 y = decoder.step(Rows(x, 5, 8));  // (3, 32)
+  const Tensor2 full = FullForward(layer, Rows(x, 0, 8));
+  EXPECT_TRUE(AllClose(y, Rows(full, 5, 8), kLayer, {"token", "column"}))
+      << "the step did not use the layer's current W_Q and W_O: keep a pointer to the layer "
+         "and read its weights at every step";
+}
+
+TEST(GqaDecoder, ACopiedDecoderGoesOnOnItsOwn) {
+  // Two continuations of one prefix (as in beam search): copy the decoder
+  // after the prefix, feed each its own next tokens.
+  const GroupedQueryAttention layer = Layer(kMha);
+  const Tensor2 x = LoadGolden<2>(Golden("mha_x"));  // (9, 12)
+  GqaDecoder first(layer, /*capacity=*/9);
+  first.step(Rows(x, 0, 5));
+  GqaDecoder second = first;
+  const Tensor2 other = testing::RandomTensor2(2, 12, /*seed=*/81);  // another continuation
+  const Tensor2 y_second = second.step(other);
+  const Tensor2 y_first = first.step(Rows(x, 5, 7));
+  EXPECT_EQ(first.cache().length(), 7);
+  EXPECT_EQ(second.cache().length(), 7);
+  const Tensor2 full = FullForward(layer, Rows(x, 0, 7));
+  EXPECT_TRUE(AllClose(y_first, Rows(full, 5, 7), kLayer, {"token", "column"}));
+  const Tensor2 x_other = xt::concatenate(xt::xtuple(Rows(x, 0, 5), other), 0);  // (7, 12)
+  const Tensor2 full_other = FullForward(layer, x_other);
+  EXPECT_TRUE(AllClose(y_second, Rows(full_other, 5, 7), kLayer, {"token", "column"}));
+}
+
+TEST(GqaDecoder, FreshRandomInputsMatchAPlainLoopReference) {
+  const auto seed = testing::FreshSeed();
+  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
+  std::mt19937 gen(static_cast<std::uint32_t>(seed ^ (seed >> 32)));
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  const int n_kv_heads = pick(1, 3);
+  const int n_heads = n_kv_heads * pick(1, 3);
+  const int d_head = pick(2, 5);
+  const int d_model = n_heads * d_head;
+  const int T = pick(4, 12);
+  GroupedQueryAttention layer(d_model, n_heads, n_kv_heads);
+  const std::size_t d = d_model, kv = n_kv_heads * d_head;
+  const float s = 1.0f / std::sqrt(static_cast<float>(d_model));
+  layer.W_Q = testing::RandomTensor2(d, d, gen(), s);
+  layer.W_K = testing::RandomTensor2(d, kv, gen(), s);
+  layer.W_V = testing::RandomTensor2(d, kv, gen(), s);
+  layer.W_O = testing::RandomTensor2(d, d, gen(), s);
+  const Tensor2 x = testing::RandomTensor2(T, d, gen(), 2.0f);
+  const std::vector<int> chunks = RandomChunks(T, gen);
+  SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(n_heads) +
+               " n_kv_heads=" + std::to_string(n_kv_heads) + " T=" + std::to_string(T) + ", " +
+               ChunksString(chunks));
+  GqaDecoder decoder(layer, T);
+  const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
+  ASSERT_TRUE(rows.has_value());
+  EXPECT_TRUE(AllClose(*rows, FullForward(layer, x), kLayer, {"token", "column"}));
+}
+
+// ---------------------------------------------- MlaDecoder: every chunking
+
+TEST(MlaDecoder, APrefillGivesTheFullCausalForward) { ExpectTheFullCausalForward(kMla, "prefill"); }
+TEST(MlaDecoder, OneTokenAtATimeGivesTheFullCausalForward) {
+  ExpectTheFullCausalForward(kMla, "single");
+}
+TEST(MlaDecoder, UnevenChunksGiveTheFullCausalForward) { ExpectTheFullCausalForward(kMla, "chunks"); }
+
+TEST(MlaDecoderLargeScores, APrefillStaysFiniteAndGivesTheFullCausalForward) {
+  ExpectTheFullCausalForward(kMlaLarge, "prefill");
+}
+TEST(MlaDecoderLargeScores, OneTokenAtATimeStaysFiniteAndGivesTheFullCausalForward) {
+  ExpectTheFullCausalForward(kMlaLarge, "single");
+}
+TEST(MlaDecoderLargeScores, ChunksStayFiniteAndGiveTheFullCausalForward) {
+  ExpectTheFullCausalForward(kMlaLarge, "chunks");
+}
+
+TEST(MlaDecoder, RandomChunkSizesGiveTheFullCausalForward) {
+  const MultiHeadLatentAttention layer = Layer(kMla);
+  const Tensor2 x = LoadGolden<2>(Golden("mla_x"));
+  std::mt19937 gen(809);
+  for (int round = 0; round < 6; ++round) {
+    const std::vector<int> chunks = RandomChunks(kMla.T, gen);
+    SCOPED_TRACE(ChunksString(chunks));
+    MlaDecoder decoder(layer, kMla.T);
+    const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
+    ASSERT_TRUE(rows.has_value());
+    EXPECT_TRUE(MatchesGolden(*rows, Golden("mla_forward"), kLayer, {"token", "column"}));
+  }
+}
+
+// ------------------------------------------------ MlaDecoder: the cache
+
+TEST(MlaDecoder, TheCacheHoldsOnlyTheLatents) {
+  const MultiHeadLatentAttention layer = Layer(kMla);  // d_model 24, kv_rank 10
+  MlaDecoder decoder(layer, /*capacity=*/11);
+  ASSERT_TRUE(Decode(decoder, LoadGolden<2>(Golden("mla_x")), kMla.chunks).has_value());
+  const LatentCache& cache = decoder.cache();
+  EXPECT_EQ(cache.length(), 9);
+  EXPECT_EQ(cache.capacity(), 11);
+  const Tensor2 latents = cache.latents();
+  ASSERT_EQ(latents.shape(1), 10u)
+      << "the cache keeps " << latents.shape(1) << " floats per token, expected kv_rank=10"
+      << (latents.shape(1) == 48 ? "; looks like the latent cache stores K and V instead of "
+                                   "the latent c" + kSeeDoc
+                                 : "");
+  EXPECT_EQ(cache.bytes(), 9u * 10 * sizeof(float))
+      << (cache.bytes() == 2 * 9u * 10 * sizeof(float)
+              ? "looks like bytes() counts a key and a value per latent; the latent stands "
+                "for both" + kSeeDoc
+              : "");
+  EXPECT_TRUE(MatchesGolden(latents, Golden("mla_latents"), kAttention, {"position", "latent"}));
+}
+
+TEST(MlaDecoder, NewUpProjectionsApplyToEveryCachedToken) {
+  // Only c is cached, and K and V are rebuilt from it (implicitly) at every
+  // step: a change of W_UK or W_UV reaches every token seen so far. A cache
+  // of K and V would keep the old keys and values.
+  MultiHeadLatentAttention layer = Layer(kMla);
+  const Tensor2 x = LoadGolden<2>(Golden("mla_x"));  // (9, 24)
+  MlaDecoder decoder(layer, /*capacity=*/9);
+  decoder.step(Rows(x, 0, 5));
+  layer.W_UK = layer.W_UK * -0.5f;
+  layer.W_UV = xt::flip(layer.W_UV, 0);
+  const Tensor2 y = decoder.step(Rows(x, 5, 7));  // (2, 24)
+  const Tensor2 full = FullForward(layer, Rows(x, 0, 7));
+  EXPECT_TRUE(AllClose(y, Rows(full, 5, 7), kLayer, {"token", "column"}))
+      << "the step did not rebuild the cached tokens' keys and values from the current W_UK and "
+         "W_UV; looks like the latent cache stores K and V instead of the latent c" << kSeeDoc;
+}
+
+TEST(MlaDecoder, AStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
+  const MultiHeadLatentAttention layer = Layer(kMla);
+  const Tensor2 x = LoadGolden<2>(Golden("mla_x"));  // (9, 24)
+  const Tensor2 full = FullForward(layer, Rows(x, 0, 5));
+  MlaDecoder decoder(layer, /*capacity=*/5);
+  decoder.step(Rows(x, 0, 3));
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(Rows(x, 3, 6)); }, {"capacity=5"}));
+  EXPECT_EQ(decoder.cache().length(), 3)
+      << "looks like the failed step left the cache changed" << kSeeDoc;
+  EXPECT_TRUE(AllClose(decoder.step(Rows(x, 3, 5)), Rows(full, 3, 5), kLayer, {"token", "column"}));
+}
+
+TEST(MlaDecoder, AnInputOfTheWrongWidthThrowsAndLeavesTheCacheUnchanged) {
+  const MultiHeadLatentAttention layer = Layer(kMla);  // d_model 24
+  MlaDecoder decoder(layer, /*capacity=*/5);
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(xt::zeros<float>({2, 20})); }, {"20", "24"}));
+  EXPECT_EQ(decoder.cache().length(), 0)
+      << "looks like the failed step left the cache changed" << kSeeDoc;
+}
+
+TEST(MlaDecoder, FreshRandomInputsMatchAPlainLoopReference) {
+  const auto seed = testing::FreshSeed();
+  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
+  std::mt19937 gen(static_cast<std::uint32_t>(seed ^ (seed >> 32)));
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  const int n_heads = pick(1, 4);
+  const int d_head = pick(2, 5);
+  const int d_model = n_heads * d_head;
+  const int kv_rank = pick(2, 12);
+  const int T = pick(4, 12);
+  MultiHeadLatentAttention layer(d_model, n_heads, kv_rank);
+  const std::size_t d = d_model, r = kv_rank;
+  const float sd = 1.0f / std::sqrt(static_cast<float>(d_model));
+  const float sr = 1.0f / std::sqrt(static_cast<float>(kv_rank));
+  layer.W_Q = testing::RandomTensor2(d, d, gen(), sd);
+  layer.W_DKV = testing::RandomTensor2(d, r, gen(), sd);
+  layer.W_UK = testing::RandomTensor2(r, d, gen(), sr);
+  layer.W_UV = testing::RandomTensor2(r, d, gen(), sr);
+  layer.W_O = testing::RandomTensor2(d, d, gen(), sd);
+  const Tensor2 x = testing::RandomTensor2(T, d, gen(), 2.0f);
+  const std::vector<int> chunks = RandomChunks(T, gen);
+  SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(n_heads) +
+               " kv_rank=" + std::to_string(kv_rank) + " T=" + std::to_string(T) + ", " +
+               ChunksString(chunks));
+  MlaDecoder decoder(layer, T);
+  const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
+  ASSERT_TRUE(rows.has_value());
+  EXPECT_TRUE(AllClose(*rows, FullForward(layer, x), kLayer, {"token", "column"}));
+}
+
+TEST(MlaDecoder, ACapacityThatIsNotPositiveIsRejected) {
+  const MultiHeadLatentAttention layer = Layer(kMla);
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { MlaDecoder(layer, -1); }, {"capacity=-1"}));
+}
+
+}  // namespace
+}  // namespace mha
