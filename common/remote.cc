@@ -142,6 +142,7 @@ std::string TypeName(const std::exception& e) {
 void Answer(Channel& ch, const Message& m) {
   Writer out;
   Kind kind = Kind::kReturn;
+  ThrownState().clear();
   try {
     Reader in(m.payload);
     std::string name;
@@ -154,11 +155,14 @@ void Answer(Channel& ch, const Message& m) {
     out = Writer();
     Encode(out, TypeName(e));
     Encode(out, std::string(e.what()));
+    // A non-const method that threw: the object's state as the method left it.
+    out.PutRaw(ThrownState().data(), ThrownState().size());
   } catch (...) {
     kind = Kind::kThrow;
     out = Writer();
     Encode(out, std::string("unknown"));
     Encode(out, std::string("an exception that is not a std::exception"));
+    out.PutRaw(ThrownState().data(), ThrownState().size());
   }
   CallArena().Clear();
   ch.Send(kind, out.bytes());
@@ -177,36 +181,13 @@ std::string Printable(const std::string& s) {
   return out;
 }
 
-[[noreturn]] void Rethrow(const std::string& payload, const std::string& call,
-                          const std::string& memory_note) {
-  Reader r(payload);
-  std::string type, what;
-  Decode(r, type);
-  Decode(r, what);
-  what = Printable(what);
-  if (type == "std::invalid_argument") throw std::invalid_argument(what);
-  if (type == "std::out_of_range") throw std::out_of_range(what);
-  if (type == "std::length_error") throw std::length_error(what);
-  if (type == "std::domain_error") throw std::domain_error(what);
-  if (type == "std::logic_error") throw std::logic_error(what);
-  if (type == "std::range_error") throw std::range_error(what);
-  if (type == "std::overflow_error") throw std::overflow_error(what);
-  if (type == "std::underflow_error") throw std::underflow_error(what);
-  if (type == "std::runtime_error") throw std::runtime_error(what);
-  if (type == "std::bad_alloc") {
-    throw LearnerProcessError("ran out of memory in " + call + memory_note);
-  }
-  if (type == "std::exception") throw std::runtime_error(what);
-  throw std::runtime_error(call + " threw an exception that is not a std::exception");
-}
-
 // "split_heads(const Tensor2& x, int n_heads)" -> "split_heads".
 std::string ShortName(const std::string& name) { return name.substr(0, name.find('(')); }
 
 // Sends a call and waits for its answer, answering the other side's calls
 // meanwhile. Returns the kReturn payload or throws.
 std::string CallOver(Channel& ch, const std::string& name, const std::string& arguments,
-                     std::optional<Clock::time_point> deadline, const std::string& memory_note) {
+                     std::optional<Clock::time_point> deadline) {
   Writer w;
   Encode(w, name);
   w.PutRaw(arguments.data(), arguments.size());
@@ -217,7 +198,7 @@ std::string CallOver(Channel& ch, const std::string& name, const std::string& ar
       Answer(ch, m);
       continue;
     }
-    if (m.kind == Kind::kThrow) Rethrow(m.payload, ShortName(name), memory_note);
+    if (m.kind == Kind::kThrow) throw RemoteThrow{std::move(m.payload), ShortName(name)};
     return std::move(m.payload);
   }
 }
@@ -271,7 +252,7 @@ class LearnerProcess {
     const auto deadline =
         Clock::now() + std::chrono::milliseconds(static_cast<long long>(timeout_s_ * 1000));
     try {
-      return CallOver(*channel_, name, arguments, deadline, memory_note_);
+      return CallOver(*channel_, name, arguments, deadline);
     } catch (const ChannelTimeout&) {
       ++timeouts_;
       Stop();
@@ -300,8 +281,6 @@ class LearnerProcess {
   void Start() {
     timeout_s_ = EnvSeconds("MHA_REMOTE_CALL_TIMEOUT_S", 10.0);
     max_timeouts_ = static_cast<int>(EnvSeconds("MHA_REMOTE_MAX_TIMEOUTS", 2));
-    const std::string mb = EnvOr("MHA_REMOTE_MEMORY_MB", "");
-    memory_note_ = mb.empty() ? "" : " (the limit is " + mb + " MiB)";
     const std::string spec = EnvOr("MHA_REMOTE_ARGV", "");
     if (spec.empty()) {
       throw LearnerProcessError(
@@ -392,7 +371,6 @@ class LearnerProcess {
   double timeout_s_ = 10.0;
   int max_timeouts_ = 2;
   int timeouts_ = 0;
-  std::string memory_note_;
 };
 
 LearnerProcess& Learner() {
@@ -431,6 +409,42 @@ void Reader::GetRaw(void* out, std::size_t n) {
   pos_ += n;
 }
 
+std::string& ThrownState() {
+  static std::string state;
+  return state;
+}
+
+void ThrowTyped(const std::string& type, const std::string& message, const std::string& call) {
+  const std::string what = Printable(message);
+  if (type == "std::invalid_argument") throw std::invalid_argument(what);
+  if (type == "std::out_of_range") throw std::out_of_range(what);
+  if (type == "std::length_error") throw std::length_error(what);
+  if (type == "std::domain_error") throw std::domain_error(what);
+  if (type == "std::logic_error") throw std::logic_error(what);
+  if (type == "std::range_error") throw std::range_error(what);
+  if (type == "std::overflow_error") throw std::overflow_error(what);
+  if (type == "std::underflow_error") throw std::underflow_error(what);
+  if (type == "std::runtime_error") throw std::runtime_error(what);
+  if (type == "std::bad_alloc") {
+    const char* mb = std::getenv("MHA_REMOTE_MEMORY_MB");
+    throw LearnerProcessError("ran out of memory in " + call +
+                              (mb ? std::string(" (the limit is ") + mb + " MiB)" : ""));
+  }
+  if (type == "std::exception") throw std::runtime_error(what);
+  throw std::runtime_error(call + " threw an exception that is not a std::exception");
+}
+
+void ThrowTyped(Reader& r, const std::string& call) {
+  std::string type, message;
+  try {
+    Decode(r, type);
+    Decode(r, message);
+  } catch (const ProtocolError& e) {
+    throw LearnerProcessError("the learner's process sent a malformed exception from " + call);
+  }
+  ThrowTyped(type, message, call);
+}
+
 Arena& CallArena() {
   static Arena arena;
   return arena;
@@ -466,7 +480,7 @@ std::string Invoke(const std::string& name, const std::string& arguments) {
     // In the learner's process: a call back to the trusted side (isolated
     // grading serves earlier labs from the reference solutions there).
     try {
-      return CallOver(*g_parent, name, arguments, std::nullopt, "");
+      return CallOver(*g_parent, name, arguments, std::nullopt);
     } catch (const ChannelClosed&) {
       std::_Exit(0);  // the trusted side went away: nothing left to answer
     }

@@ -368,6 +368,18 @@ enum class Kind : std::uint32_t {
   kThrow = 3,   // payload: exception type name, message
 };
 
+// The other side threw: its payload holds the exception's type name and
+// message, and after a non-const method the object's state as it was left.
+struct RemoteThrow {
+  std::string payload;
+  std::string call;
+};
+// Throws the standard exception described by (type, message) read from `r`.
+[[noreturn]] void ThrowTyped(Reader& r, const std::string& call);
+// Where a non-const method's handler leaves the object's state when the
+// method throws, for the answer to carry back.
+std::string& ThrownState();
+
 // The server side: a name -> handler table filled by MHA_REMOTE_* in the
 // server build of each lab's remote.cc (static registration), and the loop
 // that answers calls on descriptors 3 (in) and 4 (out).
@@ -377,7 +389,7 @@ int ServeForever(int in_fd, int out_fd);
 
 // The client side: sends one call and waits for its answer, serving any
 // call the other side makes meanwhile (a learner's lab 3 calling lab 2 in
-// isolated grading). Throws the remote exception, or LearnerProcessError.
+// isolated grading). Throws RemoteThrow, or LearnerProcessError.
 std::string Invoke(const std::string& name, const std::string& arguments);
 
 namespace internal {
@@ -434,7 +446,13 @@ C DecodeObject(Reader& r) {
 
 template <class R, class... A>
 R Call(const std::string& name, const A&... args) {
-  const std::string reply = Invoke(name, internal::EncodeArguments(args...));
+  std::string reply;
+  try {
+    reply = Invoke(name, internal::EncodeArguments(args...));
+  } catch (const RemoteThrow& t) {
+    Reader r(t.payload);
+    ThrowTyped(r, t.call);
+  }
   Reader r(reply);
   if constexpr (std::is_void_v<R>) {
     if (!r.AtEnd()) throw LearnerProcessError("the answer to " + name + " has extra bytes");
@@ -458,15 +476,28 @@ R CallConst(const std::string& name, const C& self, const A&... args) {
 // A non-const method: the object's new state comes back after the result.
 template <class R, class C, class... A>
 R CallMutating(const std::string& name, C& self, const A&... args) {
-  const std::string reply = Invoke(name, internal::EncodeArguments(self, args...));
-  Reader r(reply);
-  auto finish = [&] {
+  auto take_state = [&](Reader& r) {
     CurrentDecodeMode() = DecodeMode::kUpdate;
     C updated = self;
     remote::Decode(r, updated);
     if (!r.AtEnd()) throw LearnerProcessError("the answer to " + name + " has extra bytes");
     self = std::move(updated);
   };
+  std::string reply;
+  try {
+    reply = Invoke(name, internal::EncodeArguments(self, args...));
+  } catch (const RemoteThrow& t) {
+    // The method threw: the object keeps whatever the method did before that.
+    Reader r(t.payload);
+    std::string type, message;
+    Reader probe = r;
+    remote::Decode(probe, type);
+    remote::Decode(probe, message);
+    if (!probe.AtEnd()) take_state(probe);
+    ThrowTyped(r, t.call);
+  }
+  Reader r(reply);
+  auto finish = [&] { take_state(r); };
   if constexpr (std::is_void_v<R>) {
     finish();
   } else {
@@ -519,10 +550,17 @@ bool RegisterMethod(const std::string& name, R (C::*method)(A...)) {
     C object = internal::DecodeObject<C>(in);
     auto args = internal::DecodeArguments<A...>(in);
     auto call = [&](auto&... a) -> R { return (object.*method)(a...); };
-    if constexpr (std::is_void_v<R>) {
-      std::apply(call, args);
-    } else {
-      remote::Encode(out, std::apply(call, args));
+    try {
+      if constexpr (std::is_void_v<R>) {
+        std::apply(call, args);
+      } else {
+        remote::Encode(out, std::apply(call, args));
+      }
+    } catch (...) {
+      Writer state;
+      remote::Encode(state, object);
+      ThrownState() = state.bytes();
+      throw;
     }
     remote::Encode(out, object);
   });

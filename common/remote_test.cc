@@ -155,6 +155,12 @@ TEST_F(RemoteCall, ConstructsAnObjectRemotelyAndKeepsItsStateHere) {
   EXPECT_EQ(c.peek(), 9);
 }
 
+TEST_F(RemoteCall, KeepsWhatAMethodChangedBeforeItThrew) {
+  toy::Counter c(4);
+  EXPECT_THROW(c.bump_then_throw(), std::out_of_range);
+  EXPECT_EQ(c.peek(), 5);
+}
+
 TEST_F(RemoteCall, RethrowsAConstructorsException) {
   EXPECT_THROW(toy::Counter(-1), std::invalid_argument);
 }

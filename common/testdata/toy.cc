@@ -33,6 +33,10 @@ Counter::Counter(int start) : value_(start) {
 }
 int Counter::next() { return value_++ + (other ? other->value_ * 100 : 0); }
 int Counter::peek() const { return value_; }
+void Counter::bump_then_throw() {
+  ++value_;
+  throw std::out_of_range("bumped");
+}
 
 }  // namespace toy
 }  // namespace mha

@@ -28,6 +28,7 @@ class Counter {
   explicit Counter(int start);   // throws std::invalid_argument when start < 0
   int next();                    // returns the value, then adds one
   int peek() const;
+  void bump_then_throw();        // adds one, then throws std::out_of_range
   const Counter* other = nullptr;
 
  private:

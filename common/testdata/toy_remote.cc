@@ -19,5 +19,6 @@ MHA_REMOTE_FUNCTION(int, call_back, (int x), (x))
 MHA_REMOTE_CONSTRUCTOR(Counter, (int start), (start))
 MHA_REMOTE_METHOD(Counter, int, next, (), ())
 MHA_REMOTE_CONST_METHOD(Counter, int, peek, (), ())
+MHA_REMOTE_METHOD(Counter, void, bump_then_throw, (), ())
 }  // namespace toy
 }  // namespace mha
