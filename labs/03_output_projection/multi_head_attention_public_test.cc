@@ -84,9 +84,10 @@ const std::vector<std::string> kAttendMistakes = {"dmodel_scale", "split_without
 TEST(MultiHeadAttentionPublic, SeededWeightsEqualNumpysWQWKWVWOInThatOrder) {
   MultiHeadAttention layer(kDModel, kHeads, kSeed);
   const Tensor3 stacked = xt::stack(xt::xtuple(layer.W_Q, layer.W_K, layer.W_V, layer.W_O));
-  EXPECT_TRUE(MatchesGolden(stacked, Golden("weights_seed5_d10"), kExact,
-                            {"matrix (0=W_Q 1=W_K 2=W_V 3=W_O)", "row", "column"},
-                            Mistakes("weights_seed5_d10", {"w_o_drawn_first", "k_drawn_before_q"})));
+  EXPECT_TRUE(
+      MatchesGolden(stacked, Golden("weights_seed5_d10"), kExact,
+                    {"matrix (0=W_Q 1=W_K 2=W_V 3=W_O)", "row", "column"},
+                    Mistakes("weights_seed5_d10", {"w_o_drawn_first", "k_drawn_before_q"})));
 }
 
 TEST(MultiHeadAttentionPublic, ForwardMatchesTorchWithoutMask) {

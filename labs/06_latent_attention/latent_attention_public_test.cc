@@ -101,8 +101,8 @@ TEST(LatentAttentionPublic, SeededWeightsEqualNumpysDrawInTheDocumentedOrder) {
 
 TEST(LatentAttentionPublic, CompressIsXTimesWDkv) {
   const Tensor2 x = LoadGolden<2>(kGolden + "case1_x.npy");  // (T=6, d_model=18)
-  EXPECT_TRUE(
-      MatchesGolden(Layer().compress(x), kGolden + "case1_latent.npy", kLayer, {"token", "latent"}));
+  EXPECT_TRUE(MatchesGolden(Layer().compress(x), kGolden + "case1_latent.npy", kLayer,
+                            {"token", "latent"}));
 }
 
 TEST(LatentAttentionPublic, ForwardMatchesTorch) {

@@ -324,9 +324,9 @@ TEST(FreshRandomInputs, BothVersionsMatchPlainLoops) {
     for (std::size_t j = 0; j < S; ++j)
       if (gen() % 3 == 0) mask(i, j) = -kInf;
   const naive::Attention expected = naive::ScaledDotProduct(q, k, v, mask);
-  for (const auto& [name, attend] :
-       std::vector<std::pair<std::string, AttentionFn>>{{"attention_loop", &attention_loop},
-                                                        {"attention_batched", &attention_batched}}) {
+  const std::vector<std::pair<std::string, AttentionFn>> versions = {
+      {"attention_loop", &attention_loop}, {"attention_batched", &attention_batched}};
+  for (const auto& [name, attend] : versions) {
     const AttentionResult r = attend(q, k, v, mask);
     EXPECT_TRUE(AllClose(r.weights, expected.weights, kAttention, kWeightAxes)) << name;
     EXPECT_TRUE(AllClose(r.output, expected.output, kAttention, kOutputAxes)) << name;
