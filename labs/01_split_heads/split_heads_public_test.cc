@@ -1,6 +1,15 @@
 // Public tests for lab 1. Run: bazel test //labs/01_split_heads/...
-// The grading tests check more than these; passing here is a good start.
+//
+// The reference numbers in labs/01_split_heads/golden/ come from NumPy's
+// reshape and transpose. Next to each one lies what a classic mistake
+// computes on the same input, so a failure can say "looks like <the mistake>"
+// (docs/01_split_heads.md, "Classic mistakes"). The shapes have no two axes
+// of the same length, so a swapped axis cannot pass by accident. The grading
+// tests check the same things on other shapes and seeds, and more.
 #include "labs/01_split_heads/split_heads.h"
+
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <xtensor/xview.hpp>
@@ -12,6 +21,31 @@ namespace {
 
 using testing::AllClose;
 using testing::kExact;
+using testing::KnownMistake;
+using testing::LoadGolden;
+using testing::MatchesGolden;
+using testing::ThrowsInvalidArgument;
+
+const std::string kGolden = "labs/01_split_heads/golden/";
+const std::string kSee = "; see docs/01_split_heads.md, \"Classic mistakes\"";
+const std::vector<std::string> kHeadAxes = {"head", "token", "column"};
+const std::vector<std::string> kRowAxes = {"token", "column"};
+const std::string kArgumentChecks =
+    "bad arguments must throw std::invalid_argument naming the values" + kSee;
+
+TEST(SplitHeadsPublic, MatchesNumpyReshapeThenTranspose) {
+  // T=3, d_model=10, 2 heads of d_head=5.
+  const Tensor2 x = LoadGolden<2>(kGolden + "split_x.npy");
+  EXPECT_TRUE(MatchesGolden(
+      split_heads(x, 2), kGolden + "split_heads.npy", kExact, kHeadAxes,
+      {{kGolden + "split_heads_mistake_no_transpose.npy",
+        "x reshaped straight to (n_heads, T, d_head) without the transpose" + kSee},
+       {kGolden + "split_heads_mistake_interleaved.npy",
+        "interleaved columns (head h took columns h, h+n_heads, ...) instead of a "
+        "contiguous block" + kSee},
+       {kGolden + "split_heads_mistake_last_column_missing.npy",
+        "an off-by-one loop bound: the last column of every head was never copied" + kSee}}));
+}
 
 TEST(SplitHeadsPublic, ProducesHeadsByTokensByDHead) {
   Tensor2 x = xt::zeros<float>({5, 6});  // T=5, d_model=6
@@ -30,9 +64,39 @@ TEST(SplitHeadsPublic, HeadOneOwnsTheSecondBlockOfColumns) {
   EXPECT_TRUE(AllClose(head1, expected, kExact, {"query", "column"}));
 }
 
+// The divisibility check comes first: without any check, n_heads = 0 divides
+// by zero and ends the whole test program.
+TEST(SplitHeadsPublic, RejectsDModelNotDivisibleByNHeads) {
+  const Tensor2 x = xt::zeros<float>({3, 10});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { split_heads(x, 4); }, {"d_model=10", "n_heads=4"}))
+      << kArgumentChecks;
+}
+
+TEST(SplitHeadsPublic, RejectsZeroHeads) {
+  const Tensor2 x = xt::zeros<float>({3, 8});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { split_heads(x, 0); }, {"n_heads=0"})) << kArgumentChecks;
+}
+
+TEST(CombineHeadsPublic, MatchesNumpyTransposeThenReshape) {
+  // 3 heads, T=2, d_head=4 -> (2, 12).
+  const Tensor3 heads = LoadGolden<3>(kGolden + "combine_heads_in.npy");
+  EXPECT_TRUE(MatchesGolden(
+      combine_heads(heads), kGolden + "combine_x.npy", kExact, kRowAxes,
+      {{kGolden + "combine_x_mistake_no_transpose.npy",
+        "heads reshaped straight to (T, d_model) without moving the head axis back" + kSee},
+       {kGolden + "combine_x_mistake_interleaved.npy",
+        "interleaved columns (head h written to columns h, h+n_heads, ...)" + kSee}}));
+}
+
 TEST(CombineHeadsPublic, UndoesSplitHeads) {
   Tensor2 x = testing::RandomTensor2(4, 6, /*seed=*/1);
-  EXPECT_TRUE(AllClose(combine_heads(split_heads(x, 3)), x, kExact, {"token", "column"}));
+  EXPECT_TRUE(AllClose(combine_heads(split_heads(x, 3)), x, kExact, kRowAxes));
+}
+
+TEST(CombineHeadsPublic, RejectsZeroDHead) {
+  const Tensor3 heads = xt::zeros<float>({2, 3, 0});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { combine_heads(heads); }, {"d_head=0"}))
+      << kArgumentChecks;
 }
 
 }  // namespace

@@ -1,9 +1,21 @@
 // Public tests for lab 2. Run: bazel test //labs/02_batched_attention/...
-// The grading tests check more than these; passing here is a good start.
+//
+// The reference numbers in labs/02_batched_attention/golden/ come from
+// PyTorch in float64. Next to each one lies what a classic mistake computes
+// on the same inputs, so a failure can say "looks like <the mistake>"
+// (docs/02_batched_attention.md, "Classic mistakes"). The cases have three
+// heads (so 1/sqrt(d_model) and 1/sqrt(d_head) differ), a mask with a query
+// that sees no key, fewer queries than keys, and scores in the hundreds.
+// Every attention test runs on both versions: ATTENTION_TEST below defines
+// AttentionLoopPublic.<Behaviour> and AttentionBatchedPublic.<Behaviour>.
+// The grading tests check the same things on other shapes and seeds, and more.
 #include "labs/02_batched_attention/attention.h"
 
-#include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <xtensor/xview.hpp>
@@ -15,51 +27,190 @@ namespace {
 
 using testing::AllClose;
 using testing::kAttention;
+using testing::KnownMistake;
 using testing::kRowOp;
+using testing::LoadGolden;
+using testing::MatchesGolden;
+using testing::ThrowsInvalidArgument;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
+const std::string kGolden = "labs/02_batched_attention/golden/";
+const std::string kSee = "; see docs/02_batched_attention.md, \"Classic mistakes\"";
+const std::vector<std::string> kWeightAxes = {"head", "query", "key"};
+const std::vector<std::string> kOutputAxes = {"head", "query", "column"};
+const std::vector<std::string> kRowAxes = {"row", "column"};
+const std::string kShapeChecks =
+    "mismatched shapes must throw std::invalid_argument naming them" + kSee;
+
+using AttentionFn = AttentionResult (*)(const Tensor3&, const Tensor3&, const Tensor3&,
+                                        const std::optional<Tensor2>&);
+
+// Defines AttentionLoopPublic.<Behaviour> and AttentionBatchedPublic.<Behaviour>,
+// both running the body that follows with `attend` bound to that version.
+#define ATTENTION_TEST(Behaviour)                                                   \
+  void Check##Behaviour(AttentionFn attend);                                        \
+  TEST(AttentionLoopPublic, Behaviour) { Check##Behaviour(&attention_loop); }       \
+  TEST(AttentionBatchedPublic, Behaviour) { Check##Behaviour(&attention_batched); } \
+  void Check##Behaviour(AttentionFn attend)
+
+// q, k, v (and the mask, if the case has one) of a golden case.
+struct Inputs {
+  Tensor3 q, k, v;
+  std::optional<Tensor2> mask;
+};
+
+Inputs LoadInputs(const std::string& qkv, const std::string& mask = "") {
+  Inputs in{LoadGolden<3>(kGolden + qkv + "_q.npy"), LoadGolden<3>(kGolden + qkv + "_k.npy"),
+            LoadGolden<3>(kGolden + qkv + "_v.npy"), std::nullopt};
+  if (!mask.empty()) in.mask = LoadGolden<2>(kGolden + mask + "_mask.npy");
+  return in;
+}
+
+// The known mistakes `which` of golden case `name`, for "weights" or "output".
+std::vector<KnownMistake> Mistakes(const std::string& name, const std::string& what,
+                                   const std::vector<std::string>& which) {
+  static const std::vector<std::pair<std::string, std::string>> kAll = {
+      {"dmodel_scale",
+       "scores scaled by 1/sqrt(d_model) = 1/sqrt(H*d_head) instead of 1/sqrt(d_head)"},
+      {"no_scale", "scores not scaled by 1/sqrt(d_head)"},
+      {"query_axis_softmax",
+       "softmax taken over the queries (down each column) instead of over the keys of each row"},
+      {"swapped_qk", "q and k swapped (scores = k @ q^T), so every head's weights are transposed"},
+      {"mask_ignored", "the mask was never added to the scores"},
+      {"mask_after_softmax",
+       "the mask added to the weights after the softmax, not to the scores before it"},
+      {"nan_row", "a fully masked row left as NaN instead of zeros (a query that sees no key)"},
+      {"no_max",
+       "a softmax that does not subtract the row max first (exp overflowed to inf, inf/inf "
+       "is NaN)"},
+  };
+  std::vector<KnownMistake> out;
+  for (const auto& [key, message] : kAll) {
+    for (const auto& w : which) {
+      if (w == key) {
+        out.push_back({kGolden + name + "_" + what + "_mistake_" + key + ".npy", message + kSee});
+      }
+    }
+  }
+  return out;
+}
+
+const std::vector<std::string> kSelfMistakes = {"dmodel_scale", "no_scale", "query_axis_softmax",
+                                                "swapped_qk"};
+const std::vector<std::string> kMaskedMistakes = {"mask_ignored", "mask_after_softmax", "nan_row",
+                                                  "dmodel_scale", "no_scale",
+                                                  "query_axis_softmax"};
+const std::vector<std::string> kCrossMistakes = {"mask_ignored", "dmodel_scale", "no_scale",
+                                                 "query_axis_softmax"};
+
+// ---------------------------------------------------------------- softmax_rows
 
 TEST(SoftmaxRowsPublic, MatchesHandComputedValues) {
   const Tensor2 scores = {{1.0f, 2.0f, 3.0f}, {5.0f, 5.0f, 5.0f}};
   // exp(k) / (e + e^2 + e^3) for k = 1, 2, 3; a constant row is uniform.
   const Tensor2 expected = {{0.09003057f, 0.24472847f, 0.66524096f},
                             {1.0f / 3, 1.0f / 3, 1.0f / 3}};
-  EXPECT_TRUE(AllClose(softmax_rows(scores), expected, kRowOp, {"row", "column"}));
+  EXPECT_TRUE(AllClose(softmax_rows(scores), expected, kRowOp, kRowAxes));
 }
 
-TEST(AttentionLoopPublic, ScalesScoresByOneOverSqrtDHead) {
-  // One head, one query, two keys, d_head = 4: the scores are
-  // q.k0 / sqrt(4) = 4 / 2 = 2 and q.k1 / 2 = 0.
-  const Tensor3 q = {{{1, 1, 1, 1}}};                         // (1, 1, 4)
-  const Tensor3 k = {{{1, 1, 1, 1}, {0, 0, 0, 0}}};           // (1, 2, 4)
-  const Tensor3 v = {{{1, 1, 1, 1}, {0, 0, 0, 0}}};           // (1, 2, 4)
-  const float w0 = std::exp(2.0f) / (std::exp(2.0f) + 1.0f);  // 0.8808
-  const AttentionResult r = attention_loop(q, k, v);
-  const Tensor3 expected_weights = {{{w0, 1.0f - w0}}};
-  const Tensor3 expected_output = {{{w0, w0, w0, w0}}};
-  EXPECT_TRUE(AllClose(r.weights, expected_weights, kAttention, {"head", "query", "key"}));
-  EXPECT_TRUE(AllClose(r.output, expected_output, kAttention, {"head", "query", "column"}));
+TEST(SoftmaxRowsPublic, StaysFiniteOnLogitsInTheHundreds) {
+  // exp(500) overflows float32: only a softmax that subtracts the row max survives.
+  const Tensor2 scores = LoadGolden<2>(kGolden + "softmax_huge_scores.npy");  // (3, 4)
+  EXPECT_TRUE(MatchesGolden(
+      softmax_rows(scores), kGolden + "softmax_huge_probs.npy", kRowOp, kRowAxes,
+      {{kGolden + "softmax_huge_probs_mistake_no_max.npy",
+        "a softmax that does not subtract the row max first (exp overflowed to inf, inf/inf "
+        "is NaN)" + kSee}}));
 }
 
-TEST(AttentionLoopPublic, FullyMaskedQueryGetsZeroWeightsNotNaN) {
-  const Tensor3 q = testing::RandomTensor3(2, 2, 3, /*seed=*/1);  // (H=2, T=2, d_head=3)
-  const Tensor3 k = testing::RandomTensor3(2, 2, 3, /*seed=*/2);  // (H=2, S=2, d_head=3)
-  const Tensor3 v = testing::RandomTensor3(2, 2, 3, /*seed=*/3);
-  const Tensor2 mask = {{-kInf, -kInf}, {0.0f, 0.0f}};  // query 0 may see no key
-  const AttentionResult r = attention_loop(q, k, v, mask);
-  const Tensor3 zeros = xt::zeros<float>({2, 1, 2});
-  EXPECT_TRUE(AllClose(xt::view(r.weights, xt::all(), xt::range(0, 1), xt::all()), zeros,
-                       kAttention, {"head", "query", "key"}));
+TEST(SoftmaxRowsPublic, TurnsAFullyMaskedRowIntoZeros) {
+  // Row 0 is entirely -inf; row 1 has some -inf entries.
+  const Tensor2 scores = LoadGolden<2>(kGolden + "softmax_masked_scores.npy");  // (2, 5)
+  EXPECT_TRUE(MatchesGolden(
+      softmax_rows(scores), kGolden + "softmax_masked_probs.npy", kRowOp, kRowAxes,
+      {{kGolden + "softmax_masked_probs_mistake_nan_row.npy",
+        "a fully masked row left as NaN instead of zeros (an all -inf row: -inf - (-inf) is "
+        "NaN)" + kSee}}));
 }
 
-TEST(AttentionBatchedPublic, GivesTheSameNumbersAsAttentionLoop) {
+// ----------------------------------------------------- attention, both versions
+
+ATTENTION_TEST(WeightsMatchTorchWithoutMask) {
+  const Inputs in = LoadInputs("self");  // H=3, T=S=5, d_head=4
+  EXPECT_TRUE(MatchesGolden(attend(in.q, in.k, in.v, std::nullopt).weights,
+                            kGolden + "self_weights.npy", kAttention, kWeightAxes,
+                            Mistakes("self", "weights", kSelfMistakes)));
+}
+
+ATTENTION_TEST(OutputMatchesTorchWithoutMask) {
+  const Inputs in = LoadInputs("self");
+  EXPECT_TRUE(MatchesGolden(attend(in.q, in.k, in.v, std::nullopt).output,
+                            kGolden + "self_output.npy", kAttention, kOutputAxes,
+                            Mistakes("self", "output", kSelfMistakes)));
+}
+
+ATTENTION_TEST(WeightsMatchTorchWithAMaskAndAQueryThatSeesNoKey) {
+  const Inputs in = LoadInputs("self", "masked");  // query 2 sees no key
+  EXPECT_TRUE(MatchesGolden(attend(in.q, in.k, in.v, in.mask).weights,
+                            kGolden + "masked_weights.npy", kAttention, kWeightAxes,
+                            Mistakes("masked", "weights", kMaskedMistakes)));
+}
+
+ATTENTION_TEST(OutputMatchesTorchWithAMaskAndAQueryThatSeesNoKey) {
+  const Inputs in = LoadInputs("self", "masked");
+  EXPECT_TRUE(MatchesGolden(attend(in.q, in.k, in.v, in.mask).output,
+                            kGolden + "masked_output.npy", kAttention, kOutputAxes,
+                            Mistakes("masked", "output", kMaskedMistakes)));
+}
+
+ATTENTION_TEST(MatchesTorchWhenThreeQueriesAttendOverSixKeys) {
+  // H=2, T=3 new queries, S=6 keys, d_head=4, causal_mask(3, 6).
+  const Inputs in = LoadInputs("cross", "cross");
+  const AttentionResult r = attend(in.q, in.k, in.v, in.mask);
+  EXPECT_TRUE(MatchesGolden(r.weights, kGolden + "cross_weights.npy", kAttention, kWeightAxes,
+                            Mistakes("cross", "weights", kCrossMistakes)));
+  EXPECT_TRUE(MatchesGolden(r.output, kGolden + "cross_output.npy", kAttention, kOutputAxes,
+                            Mistakes("cross", "output", kCrossMistakes)));
+}
+
+ATTENTION_TEST(StaysFiniteWhenScoresReachHundreds) {
+  const Inputs in = LoadInputs("overflow");  // H=2, T=S=4, d_head=5, scores up to ~1000
+  const AttentionResult r = attend(in.q, in.k, in.v, std::nullopt);
+  EXPECT_TRUE(MatchesGolden(r.weights, kGolden + "overflow_weights.npy", kAttention, kWeightAxes,
+                            Mistakes("overflow", "weights", {"no_max"})));
+  EXPECT_TRUE(MatchesGolden(r.output, kGolden + "overflow_output.npy", kAttention, kOutputAxes,
+                            Mistakes("overflow", "output", {"no_max"})));
+}
+
+ATTENTION_TEST(RejectsAMaskOfTheWrongShape) {
+  const Tensor3 q = xt::zeros<float>({2, 3, 4});   // T=3
+  const Tensor3 kv = xt::zeros<float>({2, 6, 4});  // S=6
+  const Tensor2 mask = xt::zeros<float>({6, 3});   // transposed: must be (3, 6)
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { attend(q, kv, kv, mask); }, {"(6, 3)", "(3, 6)"}))
+      << kShapeChecks;
+}
+
+ATTENTION_TEST(RejectsKeysWithAnotherHeadCount) {
+  const Tensor3 q = xt::zeros<float>({2, 4, 3});
+  const Tensor3 kv = xt::zeros<float>({3, 4, 3});
+  EXPECT_TRUE(
+      ThrowsInvalidArgument([&] { attend(q, kv, kv, std::nullopt); }, {"(2, 4, 3)", "(3, 4, 3)"}))
+      << kShapeChecks;
+}
+
+// ------------------------------------------------------------ loop vs batched
+
+TEST(AttentionBatchedPublic, GivesTheSameNumbersAsAttentionLoopWithAMask) {
   const Tensor3 q = testing::RandomTensor3(2, 3, 5, /*seed=*/4);  // (H=2, T=3, d_head=5)
   const Tensor3 k = testing::RandomTensor3(2, 4, 5, /*seed=*/5);  // (H=2, S=4, d_head=5)
   const Tensor3 v = testing::RandomTensor3(2, 4, 5, /*seed=*/6);
-  const AttentionResult loop = attention_loop(q, k, v);
-  const AttentionResult batched = attention_batched(q, k, v);
-  EXPECT_TRUE(AllClose(batched.weights, loop.weights, kAttention, {"head", "query", "key"}));
-  EXPECT_TRUE(AllClose(batched.output, loop.output, kAttention, {"head", "query", "column"}));
+  const Tensor2 mask = {{0.0f, 0.0f, -kInf, -kInf},  // (T=3, S=4)
+                        {0.0f, -kInf, 0.0f, -kInf},
+                        {0.0f, 0.0f, 0.0f, 0.0f}};
+  const AttentionResult loop = attention_loop(q, k, v, mask);
+  const AttentionResult batched = attention_batched(q, k, v, mask);
+  EXPECT_TRUE(AllClose(batched.weights, loop.weights, kAttention, kWeightAxes));
+  EXPECT_TRUE(AllClose(batched.output, loop.output, kAttention, kOutputAxes));
 }
 
 }  // namespace

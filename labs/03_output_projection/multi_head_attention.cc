@@ -13,8 +13,13 @@
 
 namespace mha {
 
-MultiHeadAttention::MultiHeadAttention(int d_model, int n_heads, std::uint64_t seed) {
-  // TODO: check the sizes, then draw W_Q, W_K, W_V, W_O (in that order) with
+// The parameters are named as torch.nn.MultiheadAttention names them, not like
+// the members they set: a parameter called d_model would hide the member
+// d_model inside this body (-Wshadow warns), and `d_model = d_model;` would
+// then assign the parameter to itself and leave the member unset.
+MultiHeadAttention::MultiHeadAttention(int embed_dim, int num_heads, std::uint64_t seed) {
+  // TODO: check the sizes, store d_model = embed_dim, n_heads = num_heads and
+  // d_head, then draw W_Q, W_K, W_V, W_O (in that order) with
   // NumpyRng(seed).normal_matrix(d_model, d_model, d_model).
   throw std::logic_error(
       "lab 3: MultiHeadAttention is not implemented yet, see docs/03_output_projection.md");

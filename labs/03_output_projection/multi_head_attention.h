@@ -11,7 +11,7 @@
 //
 // Seeded weights: NumpyRng(seed) draws W_Q, W_K, W_V, W_O in that order,
 // each (d_model, d_model) with fan-in d_model (see common/rng.h), so that
-// np.random.default_rng(seed) in the NumPy lesson gives the same layer.
+// np.random.default_rng(seed) in NumPy (docs/numpy/mha.py) gives the same layer.
 // The weights are public: a test may overwrite them, and every later call
 // must use the new values (do not cache anything derived from them).
 //

@@ -1,8 +1,16 @@
 // Public tests for lab 4. Run: bazel test //labs/04_causal_mask/...
-// The grading tests check more than these; passing here is a good start.
+//
+// The reference masks in labs/04_causal_mask/golden/ come from NumPy
+// (np.triu, np.where). Next to each one lies the mask a classic mistake
+// builds, so a failure can say "looks like <the mistake>"
+// (docs/04_causal_mask.md, "Classic mistakes"). Masks are compared bit for
+// bit: -inf must be exactly -inf. The grading tests check the same things on
+// other sizes, and the masks inside lab 3's layer.
 #include "labs/04_causal_mask/causal_mask.h"
 
 #include <limits>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -13,36 +21,104 @@ namespace {
 
 using testing::AllClose;
 using testing::kExact;
+using testing::KnownMistake;
+using testing::LoadGolden;
+using testing::MatchesGolden;
+using testing::ThrowsInvalidArgument;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
+const std::string kGolden = "labs/04_causal_mask/golden/";
+const std::vector<std::string> kMaskAxes = {"query", "key"};
+
+KnownMistake Mistake(const std::string& file, const std::string& what) {
+  return {kGolden + file, what + "; see docs/04_causal_mask.md, \"Classic mistakes\""};
+}
+
+// ---------------------------------------------------------------- causal_mask(T)
+
+TEST(CausalMaskPublic, MatchesNumpyTriuWithMinusInfinityAboveTheDiagonal) {
+  EXPECT_TRUE(MatchesGolden(
+      causal_mask(5), kGolden + "causal_T5.npy", kExact, kMaskAxes,
+      {Mistake("causal_T5_mistake_strict.npy", "the diagonal is removed (j < i instead of j <= i)"),
+       Mistake("causal_T5_mistake_transposed.npy",
+               "a transposed mask: -inf below the diagonal (the past) instead of above it"),
+       Mistake("causal_T5_mistake_multiplicative.npy",
+               "a multiplicative 0/1 mask (1 keeps, 0 removes) instead of an additive 0/-inf one"),
+       Mistake("causal_T5_mistake_finite.npy",
+               "a large finite negative (-1e9) where the API asks for exactly -inf")}));
+}
 
 TEST(CausalMaskPublic, KeepsThePastAndTheDiagonalAndRemovesTheFuture) {
   const Tensor2 expected = {{0, -kInf, -kInf},  //
                             {0, 0, -kInf},      //
                             {0, 0, 0}};
-  EXPECT_TRUE(AllClose(causal_mask(3), expected, kExact, {"query", "key"}));
+  EXPECT_TRUE(AllClose(causal_mask(3), expected, kExact, kMaskAxes));
 }
 
-TEST(CausalMaskPublic, WithACacheTheNewQueriesAreTheLastPositions) {
+// ------------------------------------------------------------- causal_mask(T, S)
+
+TEST(CausalMaskWithCachePublic, IsAlignedToTheBottomRightCorner) {
+  // Two new tokens at positions 3 and 4 of five.
+  EXPECT_TRUE(MatchesGolden(
+      causal_mask(2, 5), kGolden + "causal_T2_S5.npy", kExact, kMaskAxes,
+      {Mistake("causal_T2_S5_mistake_top_left.npy",
+               "a top-left aligned mask: the new queries were treated as positions 0..T-1 "
+               "instead of the last T of S positions"),
+       Mistake("causal_T2_S5_mistake_strict.npy",
+               "the diagonal is removed (each new token cannot see itself)"),
+       Mistake("causal_T2_S5_mistake_finite.npy",
+               "a large finite negative (-1e9) where the API asks for exactly -inf")}));
+}
+
+TEST(CausalMaskWithCachePublic, TheNewQueriesAreTheLastPositions) {
   // Two new tokens at positions 2 and 3 of four: the first sees keys 0..2,
   // the second sees all four.
   const Tensor2 expected = {{0, 0, 0, -kInf},  //
                             {0, 0, 0, 0}};
-  EXPECT_TRUE(AllClose(causal_mask(2, 4), expected, kExact, {"query", "key"}));
+  EXPECT_TRUE(AllClose(causal_mask(2, 4), expected, kExact, kMaskAxes));
 }
 
-TEST(PaddingMaskPublic, RemovesInvalidKeysForEveryQuery) {
-  const Tensor2 expected = {{0, -kInf, 0},  //
-                            {0, -kInf, 0}};
-  EXPECT_TRUE(AllClose(padding_mask(2, {true, false, true}), expected, kExact, {"query", "key"}));
+TEST(CausalMaskWithCachePublic, RejectsFewerKeysThanQueries) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { causal_mask(5, 3); }, {"T=5", "S=3"}))
+      << "causal_mask(T, S) must reject S < T: 5 new queries cannot be the last 5 of 3 "
+         "positions; see docs/04_causal_mask.md, \"Classic mistakes\"";
 }
 
-TEST(CombineMasksPublic, RemovesWhatEitherMaskRemoves) {
-  const Tensor2 combined = combine_masks(causal_mask(3), padding_mask(3, {true, true, false}));
-  const Tensor2 expected = {{0, -kInf, -kInf},  //
-                            {0, 0, -kInf},      //
-                            {0, 0, -kInf}};
-  EXPECT_TRUE(AllClose(combined, expected, kExact, {"query", "key"}));
+// ------------------------------------------------------------------ padding_mask
+
+TEST(PaddingMaskPublic, RemovesTheColumnOfEveryInvalidKey) {
+  EXPECT_TRUE(MatchesGolden(
+      padding_mask(2, {false, true, true, false}), kGolden + "padding_T2_S4.npy", kExact,
+      kMaskAxes,
+      {Mistake("padding_T2_S4_mistake_inverted.npy",
+               "key_valid read backwards: the valid keys are removed and the padding kept")}));
+}
+
+// ----------------------------------------------------------------- combine_masks
+
+TEST(CombineMasksPublic, OfCausalAndPaddingRemovesWhatEitherRemoves) {
+  const Tensor2 combined =
+      combine_masks(causal_mask(3, 5), padding_mask(3, {true, false, true, true, true}));
+  EXPECT_TRUE(MatchesGolden(
+      combined, kGolden + "combined_T3_S5.npy", kExact, kMaskAxes,
+      {Mistake("combined_T3_S5_mistake_max.npy",
+               "masks combined with max (a key survives unless both masks remove it) "
+               "instead of a sum")}));
+}
+
+TEST(CombineMasksPublic, AddsFiniteMasksAsASum) {
+  // Additive masks need not be 0/-inf (a learned bias is finite): on these a
+  // min or a max differs from the sum.
+  const Tensor2 a = LoadGolden<2>(kGolden + "combined_finite_a.npy");  // (2, 3)
+  const Tensor2 b = LoadGolden<2>(kGolden + "combined_finite_b.npy");
+  EXPECT_TRUE(MatchesGolden(
+      combine_masks(a, b), kGolden + "combined_finite.npy", kExact, kMaskAxes,
+      {Mistake("combined_finite_mistake_max.npy",
+               "masks combined with max (a key survives unless both masks remove it) "
+               "instead of a sum"),
+       Mistake("combined_finite_mistake_min.npy",
+               "masks combined with min instead of a sum (min agrees with the sum on 0/-inf "
+               "masks only)")}));
 }
 
 }  // namespace

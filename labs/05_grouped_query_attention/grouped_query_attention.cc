@@ -15,8 +15,13 @@ Tensor3 repeat_kv(const Tensor3& kv, int n_heads) {
       "lab 5: repeat_kv is not implemented yet, see docs/05_grouped_query_attention.md");
 }
 
-GroupedQueryAttention::GroupedQueryAttention(int d_model, int n_heads, int n_kv_heads,
+// The parameters are not named like the members they set (d_model, n_heads,
+// n_kv_heads): such a parameter would hide its member inside this body
+// (-Wshadow warns), and `d_model = d_model;` would assign it to itself.
+GroupedQueryAttention::GroupedQueryAttention(int embed_dim, int num_heads, int num_kv_heads,
                                              std::uint64_t seed) {
+  // TODO: check the sizes, store them and d_head, then draw W_Q, W_K, W_V, W_O
+  // in that order from one NumpyRng(seed), all with fan-in d_model.
   throw std::logic_error(
       "lab 5: GroupedQueryAttention is not implemented yet, see "
       "docs/05_grouped_query_attention.md");

@@ -1,6 +1,18 @@
 // Public tests for lab 5. Run: bazel test //labs/05_grouped_query_attention/...
-// The grading tests check more than these; passing here is a good start.
+//
+// The reference numbers in labs/05_grouped_query_attention/golden/ come from
+// NumPy's default_rng (the seeded weights), np.repeat, and a float64 PyTorch
+// computation that shares each kv head with torch.repeat_interleave. Next to
+// each one lies what a classic mistake computes on the same input, so a
+// failure can say "looks like <the mistake>"
+// (docs/05_grouped_query_attention.md, "Classic mistakes"). The layer has
+// d_model = 24, 4 query heads of d_head = 6 and 2 kv heads. The grading tests
+// check the same things on other layers (MQA and MHA included), and more.
 #include "labs/05_grouped_query_attention/grouped_query_attention.h"
+
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -11,6 +23,47 @@ namespace {
 
 using testing::AllClose;
 using testing::kExact;
+using testing::KnownMistake;
+using testing::kLayer;
+using testing::LoadGolden;
+using testing::MatchesGolden;
+using testing::ThrowsInvalidArgument;
+
+const std::string kGolden = "labs/05_grouped_query_attention/golden/";
+const std::vector<std::string> kLayerAxes = {"token", "feature"};
+
+KnownMistake Mistake(const std::string& file, const std::string& what) {
+  return {kGolden + file,
+          what + "; see docs/05_grouped_query_attention.md, \"Classic mistakes\""};
+}
+
+const char kTiled[] =
+    "kv heads tiled (np.tile: query head h reads kv head h % n_kv_heads) instead of "
+    "repeated in place (np.repeat: h / (n_heads / n_kv_heads))";
+const char kOrder[] =
+    "weights drawn in the wrong order (the API draws W_Q, W_K, W_V, W_O)";
+const char kSquare[] =
+    "W_K and W_V drawn (d_model, d_model) as in lab 3: no kv head is shared";
+const char kFanIn[] =
+    "W_K and W_V scaled by 1/sqrt(n_kv_heads*d_head) instead of fan-in d_model";
+const char kNoMask[] = "the mask is not passed to attention";
+
+const char kCountHint[] =
+    "parameter_count() is 2*d_model^2 + 2*d_model*n_kv_heads*d_head: only W_K and W_V "
+    "shrink; see docs/05_grouped_query_attention.md, \"Classic mistakes\"";
+const char kCacheHint[] =
+    "the cache holds 2*n_kv_heads*d_head floats per token, none per query head; see "
+    "docs/05_grouped_query_attention.md, \"Classic mistakes\"";
+
+// The layer of the goldens: d_model=24, 4 query heads, 2 kv heads, seed 4.
+GroupedQueryAttention Seed4Layer() { return GroupedQueryAttention(24, 4, 2, /*seed=*/4); }
+
+TEST(RepeatKvPublic, MatchesNumpyRepeatOnTheHeadAxis) {
+  const Tensor3 kv = LoadGolden<3>(kGolden + "repeat_kv_input.npy");  // (3, 2, 4)
+  EXPECT_TRUE(MatchesGolden(repeat_kv(kv, 6), kGolden + "repeat_kv_6heads.npy", kExact,
+                            {"head", "position", "feature"},
+                            {Mistake("repeat_kv_6heads_mistake_tiled.npy", kTiled)}));
+}
 
 TEST(RepeatKvPublic, RepeatsEachKvHeadInPlace) {
   // Two kv heads of one position and d_head=1, holding 1 and 2, for 4 query
@@ -18,6 +71,45 @@ TEST(RepeatKvPublic, RepeatsEachKvHeadInPlace) {
   const Tensor3 kv = {{{1.0f}}, {{2.0f}}};  // (2, 1, 1)
   const Tensor3 expected = {{{1.0f}}, {{1.0f}}, {{2.0f}}, {{2.0f}}};
   EXPECT_TRUE(AllClose(repeat_kv(kv, 4), expected, kExact, {"head", "position", "feature"}));
+}
+
+TEST(GroupedQueryAttentionPublic, DrawsWQWKWVWOInThatOrderLikeNumpy) {
+  const GroupedQueryAttention layer = Seed4Layer();
+  const std::vector<std::string> axes = {"in", "out"};
+  EXPECT_TRUE(MatchesGolden(layer.W_Q, kGolden + "seed4_W_Q.npy", kExact, axes)) << "W_Q";
+  for (const auto& [name, w] : std::vector<std::pair<std::string, const Tensor2*>>{
+           {"W_K", &layer.W_K}, {"W_V", &layer.W_V}}) {
+    EXPECT_TRUE(MatchesGolden(*w, kGolden + "seed4_" + name + ".npy", kExact, axes,
+                              {Mistake("seed4_" + name + "_mistake_order.npy", kOrder),
+                               Mistake("seed4_" + name + "_mistake_square.npy", kSquare),
+                               Mistake("seed4_" + name + "_mistake_fanin.npy", kFanIn)}))
+        << name;
+  }
+  EXPECT_TRUE(MatchesGolden(layer.W_O, kGolden + "seed4_W_O.npy", kExact, axes,
+                            {Mistake("seed4_W_O_mistake_order.npy", kOrder),
+                             Mistake("seed4_W_O_mistake_square.npy", kSquare)}))
+      << "W_O";
+}
+
+TEST(GroupedQueryAttentionPublic, ForwardMatchesTorch) {
+  const Tensor2 x = LoadGolden<2>(kGolden + "x.npy");  // (T=5, d_model=24)
+  EXPECT_TRUE(MatchesGolden(Seed4Layer().forward(x), kGolden + "output.npy", kLayer, kLayerAxes,
+                            {Mistake("output_mistake_tiled.npy", kTiled),
+                             Mistake("output_mistake_order.npy", kOrder),
+                             Mistake("output_mistake_square.npy", kSquare),
+                             Mistake("output_mistake_fanin.npy", kFanIn)}));
+}
+
+TEST(GroupedQueryAttentionPublic, CausalForwardMatchesTorch) {
+  const Tensor2 x = LoadGolden<2>(kGolden + "x.npy");
+  const Tensor2 mask = LoadGolden<2>(kGolden + "mask_causal.npy");  // (T, T)
+  EXPECT_TRUE(MatchesGolden(Seed4Layer().forward(x, mask), kGolden + "output_causal.npy", kLayer,
+                            kLayerAxes,
+                            {Mistake("output_causal_mistake_no_mask.npy", kNoMask),
+                             Mistake("output_causal_mistake_tiled.npy", kTiled),
+                             Mistake("output_causal_mistake_order.npy", kOrder),
+                             Mistake("output_causal_mistake_square.npy", kSquare),
+                             Mistake("output_causal_mistake_fanin.npy", kFanIn)}));
 }
 
 TEST(GroupedQueryAttentionPublic, KeyAndValueWeightsAreNarrowerThanQueryWeights) {
@@ -29,18 +121,17 @@ TEST(GroupedQueryAttentionPublic, KeyAndValueWeightsAreNarrowerThanQueryWeights)
   EXPECT_EQ(layer.W_O.shape(1), 16u);
 }
 
-TEST(GroupedQueryAttentionPublic, ForwardKeepsTheInputShape) {
-  const GroupedQueryAttention layer(16, 4, 2, /*seed=*/1);
-  const Tensor2 x = testing::RandomTensor2(5, 16, /*seed=*/2);
-  const Tensor2 y = layer.forward(x);
-  EXPECT_EQ(y.shape(0), 5u);
-  EXPECT_EQ(y.shape(1), 16u);
+TEST(GroupedQueryAttentionPublic, CountsParametersAndCacheFloats) {
+  const GroupedQueryAttention layer = Seed4Layer();
+  EXPECT_EQ(layer.parameter_count(), 1728u) << kCountHint;         // 2*24^2 + 2*24*12
+  EXPECT_EQ(layer.kv_cache_floats_per_token(), 24u) << kCacheHint;  // 2 * 2 * 6
 }
 
-TEST(GroupedQueryAttentionPublic, CountsParametersAndCacheFloats) {
-  const GroupedQueryAttention layer(16, 4, 2);
-  EXPECT_EQ(layer.parameter_count(), 768u);           // 2*16^2 + 2*16*8
-  EXPECT_EQ(layer.kv_cache_floats_per_token(), 16u);  // 2 * 2 * 4
+TEST(GroupedQueryAttentionPublic, RejectsQueryHeadsNotDivisibleByKvHeads) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { GroupedQueryAttention(24, 6, 4); },
+                                    {"n_heads=6", "n_kv_heads=4"}))
+      << "uneven groups must be rejected: 6 query heads cannot form 4 equal groups; see "
+         "docs/05_grouped_query_attention.md, \"Classic mistakes\"";
 }
 
 }  // namespace

@@ -9,9 +9,12 @@
 
 namespace mha {
 
-MultiHeadLatentAttention::MultiHeadLatentAttention(int d_model, int n_heads, int kv_rank,
+// The parameters are not named like the members they set (d_model, n_heads,
+// kv_rank): such a parameter would hide its member inside this body
+// (-Wshadow warns), and `d_model = d_model;` would assign it to itself.
+MultiHeadLatentAttention::MultiHeadLatentAttention(int embed_dim, int num_heads, int latent_rank,
                                                    std::uint64_t seed) {
-  // TODO: check the sizes (positive, d_model % n_heads == 0), set d_head, then
+  // TODO: check the sizes (positive, d_model % n_heads == 0), store them, set d_head, then
   // one NumpyRng(seed) draws W_Q, W_DKV, W_UK, W_UV, W_O in that order
   // (fan-in d_model, d_model, kv_rank, kv_rank, d_model).
   throw std::logic_error(

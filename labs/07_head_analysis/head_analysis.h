@@ -7,9 +7,17 @@
 // Each head is summarised by a HeadProfile, then labelled by classify_head.
 // Typical patterns: a previous-token head puts its mass on j = i - 1, a
 // self head on j = i, a first-token ("sink") head on j = 0, a local head
-// near the diagonal, a diffuse head spreads it out (high entropy), and an
-// induction head, on a sequence that repeats, attends to the token that
-// followed the previous occurrence of the current token.
+// near the diagonal, and an induction head, on a sequence that repeats,
+// attends to the token that followed the previous occurrence of the current
+// token. "diffuse" is what is left when no rule holds: no position gets half
+// the mass on average and the mean distance exceeds 2 tokens.
+//
+// The labels read positions only; entropy is reported but no rule uses it.
+// So a sharp head that always looks three tokens back (entropy 0) is
+// "diffuse", and a head that spreads its weight evenly over the causal keys
+// is labelled by the sequence length alone: "self" for T = 1, 3 and 4,
+// "previous-token" for T = 2, "local" for T = 5 to 9 (mean distance
+// (T - 1) / 4 <= 2) and "diffuse" from T = 10 on.
 //
 // Bad arguments (weights that are not (H, T, T) with H, T > 0; a
 // head_weights that is not (2L, 2L) for block_len L > 0) throw

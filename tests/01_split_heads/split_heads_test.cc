@@ -4,15 +4,21 @@
 // Shapes are chosen so that no two axes have the same length (T != d_head,
 // d_head != n_heads): a swapped axis then changes the shape or the order and
 // cannot pass by accident. Data movement is exact, so every comparison is kExact.
+// The public tests (labs/01_split_heads) check the same mistakes on other
+// shapes and seeds; the last test here draws fresh random shapes and inputs
+// on every run (testing::FreshSeed) and compares with plain loops.
 #include "labs/01_split_heads/split_heads.h"
 
 #include <array>
+#include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <xtensor/xview.hpp>
 
+#include "common/naive.h"
 #include "common/testing.h"
 
 namespace mha {
@@ -166,6 +172,27 @@ TEST(CombineHeads, RejectsZeroDHead) {
   const Tensor3 heads = xt::zeros<float>({2, 3, 0});
   EXPECT_TRUE(ThrowsInvalidArgument([&] { combine_heads(heads); }, {"d_head=0"}))
       << kArgumentChecks;
+}
+
+// Last, so that a known mistake is named by the golden tests above first:
+// shapes and values no committed file can predict, against plain loops
+// (common/naive.h). Replay a failure with MHA_TEST_SEED=<the printed seed>.
+TEST(FreshRandomInputs, SplitAndCombineHeadsMatchPlainLoops) {
+  const auto seed = testing::FreshSeed();
+  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
+  std::mt19937_64 gen(seed);
+  const int n_heads = 1 + static_cast<int>(gen() % 6);
+  const std::size_t d_head = 1 + gen() % 7, T = 1 + gen() % 8;
+  const std::size_t d_model = static_cast<std::size_t>(n_heads) * d_head;
+  SCOPED_TRACE("T=" + std::to_string(T) + " d_model=" + std::to_string(d_model) +
+               " n_heads=" + std::to_string(n_heads));
+  const Tensor2 x = testing::RandomTensor2(T, d_model, static_cast<std::uint32_t>(gen()));
+  EXPECT_TRUE(AllClose(split_heads(x, n_heads), naive::SplitHeads(x, n_heads), kExact, kHeadAxes))
+      << "split_heads";
+  const Tensor3 heads = testing::RandomTensor3(static_cast<std::size_t>(n_heads), T, d_head,
+                                               static_cast<std::uint32_t>(gen()));
+  EXPECT_TRUE(AllClose(combine_heads(heads), naive::CombineHeads(heads), kExact, kRowAxes))
+      << "combine_heads";
 }
 
 }  // namespace

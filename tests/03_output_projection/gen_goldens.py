@@ -5,8 +5,10 @@ Run from the repository root with Debian's Python:
 
     /usr/bin/python3 tests/03_output_projection/gen_goldens.py
 
-Writes tests/03_output_projection/golden/*.npy (float32). The numbers come
-from NumPy and PyTorch, independently of the C++ code:
+Writes tests/03_output_projection/golden/*.npy (the hidden tests' goldens) and
+labs/03_output_projection/golden/*.npy (the public tests': another layer, see
+public()), float32. The numbers come from NumPy and PyTorch, independently of
+the C++ code:
 
 * seeded weights: np.random.default_rng(seed), W_Q, W_K, W_V, W_O in that
   order, each (d_model, d_model) with fan-in d_model, exactly as the NumPy
@@ -42,6 +44,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import common  # noqa: E402  (tools/goldens/common.py)
 
 OUT = common.golden_dir(__file__)
+PUBLIC = common.public_golden_dir(__file__)
 
 T, D_MODEL, N_HEADS = 5, 12, 3
 D_HEAD = D_MODEL // N_HEADS
@@ -92,45 +95,87 @@ def block_diagonal(W, n_heads):
     return out
 
 
-def forward_mistakes(x, Ws, mask):
+def forward_mistakes(x, Ws, mask, n_heads=N_HEADS):
     """What each classic mistake outputs on (x, mask) with draws Ws = [d0..d3]."""
     W_Q, W_K, W_V, W_O = Ws
-    out, _ = per_head(x, W_Q, W_K, W_V, N_HEADS, mask)
+    t, d_model = x.shape
+    out, _ = per_head(x, W_Q, W_K, W_V, n_heads, mask)
     concat = combine(out)
-    out_dm, _ = per_head(x, W_Q, W_K, W_V, N_HEADS, mask, scale=1 / np.sqrt(D_MODEL))
-    out_rs, _ = per_head(x, W_Q, W_K, W_V, N_HEADS, mask, split_fn=reshape_split)
+    out_dm, _ = per_head(x, W_Q, W_K, W_V, n_heads, mask, scale=1 / np.sqrt(d_model))
+    out_rs, _ = per_head(x, W_Q, W_K, W_V, n_heads, mask, split_fn=reshape_split)
     return {
         "no_w_o": concat,
         "dmodel_scale": combine(out_dm) @ W_O,
-        "w_o_drawn_first": common.torch_mha(x, Ws[1], Ws[2], Ws[3], Ws[0], N_HEADS, mask),
-        "k_drawn_before_q": common.torch_mha(x, Ws[1], Ws[0], Ws[2], Ws[3], N_HEADS, mask),
+        "w_o_drawn_first": common.torch_mha(x, Ws[1], Ws[2], Ws[3], Ws[0], n_heads, mask),
+        "k_drawn_before_q": common.torch_mha(x, Ws[1], Ws[0], Ws[2], Ws[3], n_heads, mask),
         # split and combine both as bare reshapes, no transpose
-        "split_without_transpose": out_rs.reshape(T, D_MODEL) @ W_O,
-        "w_o_per_head": concat @ block_diagonal(W_O, N_HEADS),
+        "split_without_transpose": out_rs.reshape(t, d_model) @ W_O,
+        "w_o_per_head": concat @ block_diagonal(W_O, n_heads),
         "w_o_transposed": concat @ W_O.T,
     }
 
 
-def attend_mistakes(x, Ws, mask, which):
+def attend_mistakes(x, Ws, mask, which, n_heads=N_HEADS):
     """Per-head attend() results of the mistakes that change them; which: 0 output, 1 weights."""
     W_Q, W_K, W_V, W_O = Ws
+    d_model = x.shape[1]
     return {
-        "dmodel_scale": per_head(x, W_Q, W_K, W_V, N_HEADS, mask, scale=1 / np.sqrt(D_MODEL))[which],
-        "split_without_transpose": per_head(x, W_Q, W_K, W_V, N_HEADS, mask,
+        "dmodel_scale": per_head(x, W_Q, W_K, W_V, n_heads, mask, scale=1 / np.sqrt(d_model))[which],
+        "split_without_transpose": per_head(x, W_Q, W_K, W_V, n_heads, mask,
                                             split_fn=reshape_split)[which],
-        "w_o_drawn_first": per_head(x, Ws[1], Ws[2], Ws[3], N_HEADS, mask)[which],
-        "k_drawn_before_q": per_head(x, Ws[1], Ws[0], Ws[2], N_HEADS, mask)[which],
+        "w_o_drawn_first": per_head(x, Ws[1], Ws[2], Ws[3], n_heads, mask)[which],
+        "k_drawn_before_q": per_head(x, Ws[1], Ws[0], Ws[2], n_heads, mask)[which],
     }
 
 
-def save_with_mistakes(name, value, mistakes):
-    common.save(OUT, name, value)
+def save_with_mistakes(name, value, mistakes, out=OUT):
+    common.save(out, name, value)
     for m, wrong in mistakes.items():
         assert not np.allclose(wrong, value, atol=1e-3), (name, m)
-        common.save(OUT, name + "_mistake_" + m, wrong)
+        common.save(out, name + "_mistake_" + m, wrong)
+
+
+def public():
+    """The public tests' goldens (labs/03_output_projection/golden): another
+    layer than the hidden tests' (d_model=10, n_heads=2 so d_head=5, T=4,
+    seed 5), with a random W_O, a causal mask and logits in the hundreds, so
+    that every classic mistake changes the numbers."""
+    d_model, n_heads, t, seed = 10, 2, 4, 5
+    Ws = draws(seed, d_model)
+    W_Q, W_K, W_V, W_O = Ws
+    common.save(PUBLIC, "weights_seed5_d10", np.stack(Ws))
+    common.save(PUBLIC, "weights_seed5_d10_mistake_w_o_drawn_first",
+                np.stack([Ws[1], Ws[2], Ws[3], Ws[0]]))
+    common.save(PUBLIC, "weights_seed5_d10_mistake_k_drawn_before_q",
+                np.stack([Ws[1], Ws[0], Ws[2], Ws[3]]))
+
+    x = common.inputs(121, t, d_model)
+    x_large = common.inputs(122, t, d_model, scale=20.0)
+    q = split(x_large.astype(np.float64) @ W_Q, n_heads)
+    k = split(x_large.astype(np.float64) @ W_K, n_heads)
+    max_logit = np.abs(q @ k.transpose(0, 2, 1) / np.sqrt(d_model // n_heads)).max()
+    assert max_logit > 200, max_logit
+    causal = common.causal(t)
+    common.save(PUBLIC, "x", x)
+    common.save(PUBLIC, "x_large", x_large)
+    common.save(PUBLIC, "mask_causal", causal)
+    for case, xi, mask in (("plain", x, None), ("causal", x, causal), ("large", x_large, None)):
+        y = common.torch_mha(xi, W_Q, W_K, W_V, W_O, n_heads, mask)
+        assert np.all(np.isfinite(y))
+        save_with_mistakes(case + "_forward", y, forward_mistakes(xi, Ws, mask, n_heads), PUBLIC)
+    _, w = per_head(x, W_Q, W_K, W_V, n_heads, causal)
+    save_with_mistakes("attend_causal_weights", w, attend_mistakes(x, Ws, causal, 1, n_heads),
+                       PUBLIC)
+
+    # Overwriting W_Q: the next forward must use it.
+    new_w_q = common.inputs(123, d_model, d_model, scale=1 / np.sqrt(d_model))
+    common.save(PUBLIC, "new_w_q", new_w_q)
+    common.save(PUBLIC, "overwrite_w_q_forward",
+                common.torch_mha(x, new_w_q, W_K, W_V, W_O, n_heads))
 
 
 def main():
+    public()
     Ws = draws(SEED, D_MODEL)
     W_Q, W_K, W_V, W_O = Ws
 

@@ -4,10 +4,15 @@
 // seed 7, on T=5 tokens, so d_head != n_heads and T != d_head. Expected
 // numbers come from NumPy's default_rng and torch.nn.MultiheadAttention
 // (tests/03_output_projection/gen_goldens.py); the *_mistake_* goldens hold
-// what a classic mistake computes, so a failure can name it.
+// what a classic mistake computes, so a failure can name it. The public tests
+// (labs/03_output_projection) check the same mistakes on another layer; the
+// last test here draws a fresh random layer and input on every run
+// (testing::FreshSeed) and compares with plain loops in double.
 #include "labs/03_output_projection/multi_head_attention.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,11 +21,13 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xmath.hpp>
 
+#include "common/naive.h"
 #include "common/testing.h"
 
 namespace mha {
 namespace {
 
+using testing::AllClose;
 using testing::KnownMistake;
 using testing::LoadGolden;
 using testing::MatchesGolden;
@@ -256,6 +263,37 @@ TEST(MultiHeadAttentionArguments, RejectsAMaskThatIsNotTByT) {
         layer.forward(x, Tensor2(xt::zeros<float>({5, 4})));
       },
       {"(5, 4)"}));
+}
+
+// Last, so that a known mistake is named by the golden tests above first: a
+// layer, input and causal mask no committed file can predict, against plain
+// loops in double on the layer's own weights (common/naive.h). Replay a
+// failure with MHA_TEST_SEED=<the printed seed>.
+TEST(FreshRandomInputs, ForwardAndAttendMatchPlainLoops) {
+  const auto seed = testing::FreshSeed();
+  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
+  std::mt19937_64 gen(seed);
+  const int n_heads = 1 + static_cast<int>(gen() % 4);
+  const int d_model = n_heads * (1 + static_cast<int>(gen() % 6));
+  const std::size_t T = 1 + gen() % 7;
+  SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(n_heads) +
+               " T=" + std::to_string(T));
+  const MultiHeadAttention layer(d_model, n_heads, gen());
+  const Tensor2 x = testing::RandomTensor2(T, static_cast<std::size_t>(d_model),
+                                           static_cast<std::uint32_t>(gen()), /*scale=*/2.0f);
+  const Tensor2 mask = naive::CausalMask(static_cast<int>(T), static_cast<int>(T));
+  EXPECT_TRUE(AllClose(layer.forward(x, mask),
+                       naive::MultiHeadForward(x, layer.W_Q, layer.W_K, layer.W_V, layer.W_O,
+                                               n_heads, mask),
+                       kLayer, {"token", "column"}))
+      << "forward";
+  const naive::Attention expected = naive::ScaledDotProduct(
+      naive::SplitHeads(naive::MatMul(x, layer.W_Q), n_heads),
+      naive::SplitHeads(naive::MatMul(x, layer.W_K), n_heads),
+      naive::SplitHeads(naive::MatMul(x, layer.W_V), n_heads), mask);
+  EXPECT_TRUE(AllClose(layer.attend(x, mask).weights, expected.weights, kLayer,
+                       {"head", "query", "key"}))
+      << "attend";
 }
 
 }  // namespace

@@ -1,10 +1,16 @@
 // Hidden tests of lab 4: causal and padding masks, alone and inside the layer.
 // Goldens: tests/04_causal_mask/gen_goldens.py (NumPy masks, torch outputs).
 // The layer-level tests use labs 1-3 (graded with their reference solutions).
+// The public tests (labs/04_causal_mask) check the same mistakes on other
+// sizes; the last test here draws fresh random sizes and masks on every run
+// (testing::FreshSeed) and compares with plain loops.
 #include "labs/04_causal_mask/causal_mask.h"
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -12,6 +18,7 @@
 #include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xview.hpp>
 
+#include "common/naive.h"
 #include "common/testing.h"
 #include "labs/01_split_heads/split_heads.h"
 #include "labs/02_batched_attention/attention.h"
@@ -103,8 +110,8 @@ TEST(CausalMaskWithCache, EqualsTheSquareMaskWhenTEqualsS) {
 
 TEST(CausalMaskWithCache, RejectsFewerKeysThanQueries) {
   EXPECT_TRUE(ThrowsInvalidArgument([] { causal_mask(5, 3); }, {"T=5", "S=3"}))
-      << "5 new queries cannot be the last 5 of 3 positions; see docs/04_causal_mask.md, "
-         "\"Classic mistakes\"";
+      << "causal_mask(T, S) must reject S < T: 5 new queries cannot be the last 5 of 3 "
+         "positions; see docs/04_causal_mask.md, \"Classic mistakes\"";
 }
 
 TEST(CausalMaskWithCache, RejectsANonPositiveLength) {
@@ -140,6 +147,20 @@ TEST(CombineMasks, OfCausalAndPaddingMatchesNumpy) {
       {Mistake("combined_T4_S6_mistake_max.npy",
                "masks combined with max (a key survives unless both masks remove it) "
                "instead of a sum")}));
+}
+
+TEST(CombineMasks, AddsFiniteMasksAsASumNotAMinOrAMax) {
+  // A learned bias is finite: on such masks min and max differ from the sum.
+  const Tensor2 a = LoadGolden<2>(kGolden + "combined_finite_a.npy");  // (3, 4)
+  const Tensor2 b = LoadGolden<2>(kGolden + "combined_finite_b.npy");
+  EXPECT_TRUE(MatchesGolden(
+      combine_masks(a, b), kGolden + "combined_finite.npy", kExact, kMaskAxes,
+      {Mistake("combined_finite_mistake_max.npy",
+               "masks combined with max (a key survives unless both masks remove it) "
+               "instead of a sum"),
+       Mistake("combined_finite_mistake_min.npy",
+               "masks combined with min instead of a sum (min agrees with the sum on 0/-inf "
+               "masks only)")}));
 }
 
 TEST(CombineMasks, AddsTheMasksElementwise) {
@@ -251,6 +272,43 @@ TEST(CausalAttention, MaskedKeyWithAHugeScoreAndValueDoesNotLeak) {
       {Mistake("huge_key_output_mistake_leak.npy",
                "the masked key leaked into every row: its entries in the mask are finite "
                "(-1e9, or a 0/1 mask) instead of -inf")}));
+}
+
+// Last, so that a known mistake is named by the golden tests above first:
+// sizes and masks no committed file can predict, against plain loops
+// (common/naive.h and the definitions). Replay a failure with
+// MHA_TEST_SEED=<the printed seed>.
+TEST(FreshRandomInputs, MasksMatchTheirDefinitions) {
+  const auto seed = testing::FreshSeed();
+  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
+  std::mt19937_64 gen(seed);
+  const int T = 1 + static_cast<int>(gen() % 8);
+  const int S = T + static_cast<int>(gen() % 6);
+  SCOPED_TRACE("T=" + std::to_string(T) + " S=" + std::to_string(S));
+  EXPECT_TRUE(AllClose(causal_mask(T, S), naive::CausalMask(T, S), kExact, kMaskAxes))
+      << "causal_mask(T, S)";
+  EXPECT_TRUE(AllClose(causal_mask(T), naive::CausalMask(T, T), kExact, kMaskAxes))
+      << "causal_mask(T)";
+
+  std::vector<bool> key_valid(static_cast<std::size_t>(S));
+  for (std::size_t j = 0; j < key_valid.size(); ++j) key_valid[j] = gen() % 2 == 0;
+  Tensor2 padding = xt::zeros<float>({static_cast<std::size_t>(T), key_valid.size()});
+  for (std::size_t i = 0; i < padding.shape(0); ++i)
+    for (std::size_t j = 0; j < padding.shape(1); ++j)
+      if (!key_valid[j]) padding(i, j) = -std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(AllClose(padding_mask(T, key_valid), padding, kExact, kMaskAxes))
+      << "padding_mask";
+
+  const Tensor2 a = testing::RandomTensor2(static_cast<std::size_t>(T),
+                                           static_cast<std::size_t>(S),
+                                           static_cast<std::uint32_t>(gen()));
+  const Tensor2 b = testing::RandomTensor2(static_cast<std::size_t>(T),
+                                           static_cast<std::size_t>(S),
+                                           static_cast<std::uint32_t>(gen()));
+  Tensor2 sum = xt::zeros<float>(a.shape());
+  for (std::size_t i = 0; i < a.shape(0); ++i)
+    for (std::size_t j = 0; j < a.shape(1); ++j) sum(i, j) = a(i, j) + b(i, j);
+  EXPECT_TRUE(AllClose(combine_masks(a, b), sum, kExact, kMaskAxes)) << "combine_masks";
 }
 
 }  // namespace

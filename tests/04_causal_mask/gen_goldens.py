@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Goldens for lab 4 (causal and padding masks): tests/04_causal_mask/golden/.
+"""Goldens for lab 4 (causal and padding masks): tests/04_causal_mask/golden/
+(the hidden tests') and labs/04_causal_mask/golden/ (the public tests', other
+sizes: see public()).
 
 Run from the repository root with Debian's Python:
 
@@ -22,6 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import common  # noqa: E402  (tools/goldens/common.py)
 
 OUT = common.golden_dir(__file__)
+PUBLIC = common.public_golden_dir(__file__)
 NEG_INF = np.float32(-np.inf)
 
 
@@ -74,6 +77,49 @@ def padding_masks():
     common.save(OUT, "combined_T4_S6", causal + pad)
     # Combining with max keeps a key unless BOTH masks remove it.
     common.save(OUT, "combined_T4_S6_mistake_max", np.maximum(causal, pad))
+    finite_combination(OUT, "combined_finite", 43, 3, 4)
+
+
+def finite_combination(out, name, seed, T, S):
+    """Two finite additive masks (a learned bias, say) and their sum: max and
+    min differ from the sum here, where on 0/-inf masks min happens to agree."""
+    a = common.inputs(seed, T, S)
+    b = common.inputs(seed + 1, T, S)
+    common.save(out, name + "_a", a)
+    common.save(out, name + "_b", b)
+    common.save(out, name, a + b)
+    common.save(out, name + "_mistake_max", np.maximum(a, b))
+    common.save(out, name + "_mistake_min", np.minimum(a, b))
+
+
+def public():
+    """The public tests' goldens (labs/04_causal_mask/golden): other sizes than
+    the hidden ones, each with the masks of the classic mistakes."""
+    T = 5
+    common.save(PUBLIC, "causal_T5", triu_mask(T, T, k=1))
+    common.save(PUBLIC, "causal_T5_mistake_strict", triu_mask(T, T, k=0))
+    common.save(PUBLIC, "causal_T5_mistake_transposed", triu_mask(T, T, k=1).T)
+    common.save(PUBLIC, "causal_T5_mistake_multiplicative", np.tril(np.ones((T, T), np.float32)))
+    common.save(PUBLIC, "causal_T5_mistake_finite", triu_mask(T, T, k=1, fill=np.float32(-1e9)))
+
+    T, S = 2, 5  # two new tokens at positions 3 and 4 of five
+    right = triu_mask(T, S, k=S - T + 1)
+    assert np.array_equal(right, common.causal(T, S))
+    common.save(PUBLIC, "causal_T2_S5", right)
+    common.save(PUBLIC, "causal_T2_S5_mistake_top_left", triu_mask(T, S, k=1))
+    common.save(PUBLIC, "causal_T2_S5_mistake_strict", triu_mask(T, S, k=S - T))
+    common.save(PUBLIC, "causal_T2_S5_mistake_finite",
+                triu_mask(T, S, k=S - T + 1, fill=np.float32(-1e9)))
+
+    valid = [False, True, True, False]
+    common.save(PUBLIC, "padding_T2_S4", padding(2, valid))
+    common.save(PUBLIC, "padding_T2_S4_mistake_inverted", padding(2, [not v for v in valid]))
+
+    causal = common.causal(3, 5)
+    pad = padding(3, [True, False, True, True, True])
+    common.save(PUBLIC, "combined_T3_S5", causal + pad)
+    common.save(PUBLIC, "combined_T3_S5_mistake_max", np.maximum(causal, pad))
+    finite_combination(PUBLIC, "combined_finite", 45, 2, 3)
 
 
 def layer_forward():
@@ -123,6 +169,7 @@ def huge_masked_key():
 
 
 def main():
+    public()
     square_masks()
     cache_masks()
     padding_masks()

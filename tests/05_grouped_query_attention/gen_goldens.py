@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Goldens for lab 5 (grouped-query attention): tests/05_grouped_query_attention/golden/.
+"""Goldens for lab 5 (grouped-query attention): tests/05_grouped_query_attention/golden/
+(the hidden tests') and labs/05_grouped_query_attention/golden/ (the public
+tests', another layer: see public()).
 
 Run from the repository root with Debian's Python:
 
@@ -25,6 +27,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import common  # noqa: E402  (tools/goldens/common.py)
 
 OUT = common.golden_dir(__file__)
+PUBLIC = common.public_golden_dir(__file__)
 
 
 # ------------------------------------------------------------------ weights
@@ -138,39 +141,60 @@ def group_goldens():
     common.save(OUT, "group_reads_mistake_tiled", tiled)
 
 
-def layer_goldens():
-    """GroupedQueryAttention(16, 4, 2, seed=3): weights and forward, with and without a
-    causal mask; inputs scaled so that scores reach the tens."""
-    d_model, H, G, T, seed = 16, 4, 2, 5, 3
+def layer_case(out, wprefix, xname, oprefix, d_model, H, G, T, seed, x_seed):
+    """GroupedQueryAttention(d_model, H, G, seed): its weights (with the draws of
+    three mistakes) and forward, with and without a causal mask; inputs scaled
+    so that scores reach the tens."""
     W = draw_weights(seed, d_model, H, G)
     for name, w in zip(("W_Q", "W_K", "W_V", "W_O"), W):
-        common.save(OUT, "gqa_seed3_" + name, w)
+        common.save(out, wprefix + name, w)
     order = draw_weights_mistake_order(seed, d_model, H, G)
     square = draw_weights_mistake_square(seed, d_model)
     fanin = draw_weights_mistake_fanin(seed, d_model, H, G)
     for i, name in enumerate(("W_Q", "W_K", "W_V", "W_O")):
         if not np.array_equal(order[i], W[i]):
-            common.save(OUT, "gqa_seed3_%s_mistake_order" % name, order[i])
+            common.save(out, wprefix + "%s_mistake_order" % name, order[i])
         if not np.array_equal(fanin[i], W[i]):
-            common.save(OUT, "gqa_seed3_%s_mistake_fanin" % name, fanin[i])
+            common.save(out, wprefix + "%s_mistake_fanin" % name, fanin[i])
         if not np.array_equal(square[i], W[i]) and name != "W_Q":
-            common.save(OUT, "gqa_seed3_%s_mistake_square" % name, square[i])
+            common.save(out, wprefix + "%s_mistake_square" % name, square[i])
 
-    x = common.inputs(70, T, d_model, scale=4.0)
-    common.save(OUT, "gqa_x", x)
+    x = common.inputs(x_seed, T, d_model, scale=4.0)
+    common.save(out, xname, x)
     mask = common.causal(T)
     for suffix, m in (("", None), ("_causal", mask)):
-        common.save(OUT, "gqa_output" + suffix, torch_gqa(x, *W, H, G, m))
-        common.save(OUT, "gqa_output%s_mistake_tiled" % suffix,
+        common.save(out, oprefix + suffix, torch_gqa(x, *W, H, G, m))
+        common.save(out, "%s%s_mistake_tiled" % (oprefix, suffix),
                     torch_gqa(x, *W, H, G, m, share="tile"))
-        common.save(OUT, "gqa_output%s_mistake_order" % suffix, torch_gqa(x, *order, H, G, m))
+        common.save(out, "%s%s_mistake_order" % (oprefix, suffix), torch_gqa(x, *order, H, G, m))
+        common.save(out, "%s%s_mistake_fanin" % (oprefix, suffix), torch_gqa(x, *fanin, H, G, m))
         # Lab 3's layer with the same seed: square W_K, W_V, no sharing.
-        common.save(OUT, "gqa_output%s_mistake_square" % suffix,
+        common.save(out, "%s%s_mistake_square" % (oprefix, suffix),
                     common.torch_mha(x, *square, H, m))
-    common.save(OUT, "gqa_output_causal_mistake_no_mask", torch_gqa(x, *W, H, G, None))
+    common.save(out, oprefix + "_causal_mistake_no_mask", torch_gqa(x, *W, H, G, None))
     # The shared-head path agrees with torch's own layer when nothing is shared.
     Wm = draw_weights(seed, d_model, H, H)
     assert np.allclose(torch_gqa(x, *Wm, H, H, mask), common.torch_mha(x, *Wm, H, mask))
+    return mask
+
+
+def layer_goldens():
+    """GroupedQueryAttention(16, 4, 2, seed=3), the hidden tests' main layer."""
+    layer_case(OUT, "gqa_seed3_", "gqa_x", "gqa_output", d_model=16, H=4, G=2, T=5, seed=3,
+               x_seed=70)
+
+
+def public():
+    """The public tests' goldens (labs/05_grouped_query_attention/golden): another
+    layer, GroupedQueryAttention(24, 4, 2, seed=4): d_head=6, groups of 2, so
+    d_head, n_heads and n_kv_heads all differ; and repeat_kv of 3 kv heads."""
+    mask = layer_case(PUBLIC, "seed4_", "x", "output", d_model=24, H=4, G=2, T=5, seed=4,
+                      x_seed=91)
+    common.save(PUBLIC, "mask_causal", mask)
+    kv = common.inputs(92, 3, 2, 4)  # (n_kv_heads=3, S=2, d_head=4)
+    common.save(PUBLIC, "repeat_kv_input", kv)
+    common.save(PUBLIC, "repeat_kv_6heads", np.repeat(kv, 2, axis=0))
+    common.save(PUBLIC, "repeat_kv_6heads_mistake_tiled", np.tile(kv, (2, 1, 1)))
 
 
 def mqa_goldens():
@@ -243,6 +267,7 @@ def production_table():
 
 
 def main():
+    public()
     repeat_goldens()
     group_goldens()
     layer_goldens()

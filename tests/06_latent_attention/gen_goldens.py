@@ -1,6 +1,8 @@
 """Goldens for lab 6 (multi-head latent attention): tests/06_latent_attention/golden/*.npy.
 
 Run from the repository root:  /usr/bin/python3 tests/06_latent_attention/gen_goldens.py
+Writes the hidden tests' goldens and, in labs/06_latent_attention/golden/, the
+public tests' (another layer: see public()).
 
 The reference is torch.nn.MultiheadAttention with separate key/value widths
 (kdim = vdim = kv_rank): its query is x, its key and value inputs are the
@@ -20,9 +22,11 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "goldens"))
-from common import causal, golden_dir, inputs, save, torch_attention, weights
+from common import (causal, golden_dir, inputs, public_golden_dir, save, torch_attention,
+                    weights)
 
 OUT = golden_dir(__file__)
+PUBLIC = public_golden_dir(__file__)
 
 
 def draw_weights(seed, d, r):
@@ -121,7 +125,7 @@ def absorbed_mistake(x, w, H, mask, kind):
     return y
 
 
-def write_case(name, d, H, r, T, seed, x_seed, scale, mask):
+def write_case(name, d, H, r, T, seed, x_seed, scale, mask, OUT=OUT):
     w = draw_weights(seed, d, r)
     x = inputs(x_seed, T, d, scale=scale)
     y = torch_mla(x, w, H, mask)
@@ -156,20 +160,46 @@ def write_case(name, d, H, r, T, seed, x_seed, scale, mask):
     return w, x
 
 
-def main():
-    # The seeded weights themselves (d_model=24, n_heads=4, kv_rank=10, seed 6).
-    w = draw_weights(6, 24, 10)
+def seeded_weights(out, seed, d, r):
+    """The seeded weights of MultiHeadLatentAttention(d, *, r, seed), and the
+    matrices two classic mistakes draw instead."""
+    w = draw_weights(seed, d, r)
     for k, v in w.items():
-        save(OUT, "seed6_" + k, v)
+        save(out, "seed%d_%s" % (seed, k), v)
     # The same stream with the up-projections scaled for fan-in d_model.
-    rng = np.random.default_rng(6)
-    weights(rng, 24, 24, 24), weights(rng, 24, 10, 24)
-    save(OUT, "seed6_W_UK_mistake_fan_in_d_model", weights(rng, 10, 24, 24))
-    save(OUT, "seed6_W_UV_mistake_fan_in_d_model", weights(rng, 10, 24, 24))
-    # The same stream with W_DKV drawn before W_Q: W_Q comes out of draws 240 on.
-    rng = np.random.default_rng(6)
-    weights(rng, 24, 10, 24)
-    save(OUT, "seed6_W_Q_mistake_drawn_after_w_dkv", weights(rng, 24, 24, 24))
+    rng = np.random.default_rng(seed)
+    weights(rng, d, d, d), weights(rng, d, r, d)
+    save(out, "seed%d_W_UK_mistake_fan_in_d_model" % seed, weights(rng, r, d, d))
+    save(out, "seed%d_W_UV_mistake_fan_in_d_model" % seed, weights(rng, r, d, d))
+    # The same stream with W_DKV drawn before W_Q: W_Q comes out of draws d*r on.
+    rng = np.random.default_rng(seed)
+    weights(rng, d, r, d)
+    save(out, "seed%d_W_Q_mistake_drawn_after_w_dkv" % seed, weights(rng, d, d, d))
+
+
+def public():
+    """The public tests' goldens (labs/06_latent_attention/golden): another
+    layer than the hidden tests', MultiHeadLatentAttention(18, 3, 4, seed=7):
+    d_model=18, d_head=6, kv_rank=4 and n_heads=3 all differ."""
+    d, H, r, seed = 18, 3, 4, 7
+    seeded_weights(PUBLIC, seed, d, r)
+    # case1: no mask, moderate scores, so every scale mistake shows.
+    w1, x1 = write_case("case1", d=d, H=H, r=r, T=6, seed=seed, x_seed=701, scale=1.0,
+                        mask=None, OUT=PUBLIC)
+    # case2: causal, key 0 masked too (query 0 sees no key), scores in the tens.
+    m2 = causal(6)
+    m2[:, 0] = -np.inf
+    write_case("case2", d=d, H=H, r=r, T=6, seed=seed, x_seed=702, scale=4.0, mask=m2,
+               OUT=PUBLIC)
+    new_W_UK = inputs(703, r, d, scale=0.4)
+    save(PUBLIC, "case1_new_W_UK", new_W_UK)
+    save(PUBLIC, "case1_output_new_W_UK", torch_mla(x1, dict(w1, W_UK=new_W_UK), H, None))
+
+
+def main():
+    public()
+    # The seeded weights themselves (d_model=24, n_heads=4, kv_rank=10, seed 6).
+    seeded_weights(OUT, 6, 24, 10)
 
     # case1: d_head=6, kv_rank=10, d_model=24 all differ; moderate scores, no
     # mask, so every scale mistake shows.

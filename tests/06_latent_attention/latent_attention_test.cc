@@ -4,17 +4,23 @@
 // its keys and values (tests/06_latent_attention/gen_goldens.py). Shapes keep
 // d_model, n_heads, d_head and kv_rank all different, so a scale by the
 // wrong size or a block taken along the wrong axis cannot pass by accident.
+// The public tests (labs/06_latent_attention) check the same mistakes on
+// another layer; the last test here draws a fresh random layer and input on
+// every run (testing::FreshSeed) and compares with plain loops in double.
 #include "labs/06_latent_attention/latent_attention.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "common/naive.h"
 #include "common/testing.h"
 
 namespace mha {
@@ -287,6 +293,38 @@ TEST(LatentAttention, RejectsAMaskOfTheWrongShape) {
   const Tensor2 mask = xt::zeros<float>({4, 5});
   EXPECT_TRUE(ThrowsInvalidArgument([&] { mla.forward(x, mask); }, {"(4, 5)"})) << "forward";
   EXPECT_TRUE(ThrowsInvalidArgument([&] { mla.forward_absorbed(x, mask); }, {"(4, 5)"}))
+      << "forward_absorbed";
+}
+
+// Last, so that a known mistake is named by the golden tests above first: a
+// latent layer, input and causal mask no committed file can predict. The
+// reference follows the definition with plain loops in double
+// (common/naive.h): c = x W_DKV, K = c W_UK, V = c W_UV, attention per head,
+// then W_O. Replay a failure with MHA_TEST_SEED=<the printed seed>.
+TEST(FreshRandomInputs, BothForwardsMatchPlainLoops) {
+  const auto seed = testing::FreshSeed();
+  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
+  std::mt19937_64 gen(seed);
+  const int n_heads = 1 + static_cast<int>(gen() % 4);
+  const int d_model = n_heads * (1 + static_cast<int>(gen() % 6));
+  const int kv_rank = 1 + static_cast<int>(gen() % 9);
+  const std::size_t T = 1 + gen() % 7;
+  SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(n_heads) +
+               " kv_rank=" + std::to_string(kv_rank) + " T=" + std::to_string(T));
+  const MultiHeadLatentAttention mla(d_model, n_heads, kv_rank, gen());
+  const Tensor2 x = testing::RandomTensor2(T, static_cast<std::size_t>(d_model),
+                                           static_cast<std::uint32_t>(gen()), /*scale=*/2.0f);
+  const Tensor2 mask = Causal(T);
+  const Tensor2 c = naive::MatMul(x, mla.W_DKV);  // (T, kv_rank)
+  const naive::Attention heads = naive::ScaledDotProduct(
+      naive::SplitHeads(naive::MatMul(x, mla.W_Q), n_heads),
+      naive::SplitHeads(naive::MatMul(c, mla.W_UK), n_heads),
+      naive::SplitHeads(naive::MatMul(c, mla.W_UV), n_heads), mask);
+  const Tensor2 expected = naive::MatMul(naive::CombineHeads(heads.output), mla.W_O);
+  EXPECT_TRUE(AllClose(mla.compress(x), c, kLayer, {"token", "latent"})) << "compress";
+  EXPECT_TRUE(AllClose(mla.forward(x, mask), expected, kLayer, {"token", "feature"}))
+      << "forward";
+  EXPECT_TRUE(AllClose(mla.forward_absorbed(x, mask), expected, kLayer, {"token", "feature"}))
       << "forward_absorbed";
 }
 

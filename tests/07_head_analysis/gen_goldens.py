@@ -1,6 +1,8 @@
 """Goldens for lab 7 (head analysis): tests/07_head_analysis/golden/*.npy.
 
 Run from the repository root:  /usr/bin/python3 tests/07_head_analysis/gen_goldens.py
+Writes the hidden tests' goldens and, in labs/07_head_analysis/golden/, the
+public tests' (other patterns: see public()).
 
 The attention patterns are random softmax rows (torch.softmax over random
 logits, one causal and one unmasked). The statistics are computed here with
@@ -25,9 +27,10 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "goldens"))
-from common import causal, golden_dir, inputs, save
+from common import causal, golden_dir, inputs, public_golden_dir, save
 
 OUT = golden_dir(__file__)
+PUBLIC = public_golden_dir(__file__)
 
 
 def softmax_pattern(seed, H, T, scale, masked):
@@ -65,7 +68,7 @@ def profile(w):
     }
 
 
-def write_profile_case(name, w):
+def write_profile_case(name, w, OUT=OUT):
     save(OUT, name + "_weights", w)
     prof = profile(w)
     save(OUT, name + "_entropy", prof["entropy"])
@@ -85,7 +88,32 @@ def induction(head, L, offset):
     return np.array([p[i, i - L + offset].mean()])
 
 
+def write_induction_case(out, head, L):
+    save(out, "induction_weights", head)
+    save(out, "induction_score", induction(head, L, offset=1))
+    save(out, "induction_score_mistake_key_i_minus_L", induction(head, L, offset=0))
+    save(out, "induction_score_mistake_key_i_minus_L_plus_2", induction(head, L, offset=2))
+    # The sum over the second copy divided by all 2L queries.
+    save(out, "induction_score_mistake_over_2L", induction(head, L, offset=1) / 2)
+
+
+def public():
+    """The public tests' goldens (labs/07_head_analysis/golden): other patterns
+    and sizes than the hidden ones."""
+    # Causal: 2 heads, 6 queries (masked keys have weight exactly 0).
+    write_profile_case("causal", softmax_pattern(seed=711, H=2, T=6, scale=3.0, masked=True),
+                       OUT=PUBLIC)
+    # Unmasked: 3 heads, 4 queries; keys after the query make |i - j| matter.
+    write_profile_case("full", softmax_pattern(seed=712, H=3, T=4, scale=2.0, masked=False),
+                       OUT=PUBLIC)
+    # Induction: one causal head on 2L = 6 tokens.
+    L = 3
+    write_induction_case(PUBLIC, softmax_pattern(seed=713, H=1, T=2 * L, scale=3.0,
+                                                 masked=True)[0], L)
+
+
 def main():
+    public()
     # Causal: 3 heads, 7 queries; logits of scale 3 give peaked and flat rows.
     write_profile_case("causal", softmax_pattern(seed=701, H=3, T=7, scale=3.0, masked=True))
     # Unmasked: 2 heads, 5 queries; keys after the query make |i - j| matter.
@@ -94,12 +122,7 @@ def main():
     # Induction: one causal head on 2L = 8 tokens.
     L = 4
     head = softmax_pattern(seed=703, H=1, T=2 * L, scale=3.0, masked=True)[0]
-    save(OUT, "induction_weights", head)
-    save(OUT, "induction_score", induction(head, L, offset=1))
-    save(OUT, "induction_score_mistake_key_i_minus_L", induction(head, L, offset=0))
-    save(OUT, "induction_score_mistake_key_i_minus_L_plus_2", induction(head, L, offset=2))
-    # The sum over the second copy divided by all 2L queries.
-    save(OUT, "induction_score_mistake_over_2L", induction(head, L, offset=1) / 2)
+    write_induction_case(OUT, head, L)
 
 
 if __name__ == "__main__":

@@ -2,14 +2,21 @@
 //
 // Hand-made patterns whose statistics are known in closed form, plus random
 // softmax patterns checked against NumPy (tests/07_head_analysis/gen_goldens.py).
+// The public tests (labs/07_head_analysis) check the same mistakes on other
+// patterns; the last test here draws a fresh random pattern on every run
+// (testing::FreshSeed) and computes the statistics with plain loops in double.
 #include "labs/07_head_analysis/head_analysis.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 #include <xtensor/xview.hpp>
 
@@ -351,6 +358,78 @@ TEST(ClassifyHead, ThresholdsIncludeTheirBoundary) {
 TEST(ClassifyHead, JustBelowEveryThresholdIsDiffuse) {
   const HeadProfile p{1.0f, 2.01f, 0.49f, 0.49f, 0.49f};
   EXPECT_EQ(classify_head(p, 0.49f), "diffuse") << kOrder;
+}
+
+// The rule reads positions only: a sharp head three tokens back is "diffuse"
+// with entropy 0, and a uniform causal head's label depends on its length.
+TEST(ClassifyHead, LooksAtPositionsNotAtEntropy) {
+  const std::size_t T = 9;
+  const HeadProfile sharp = profile_heads(Pattern(T, [](std::size_t i, std::size_t j) {
+    return j == (i >= 3 ? i - 3 : 0) ? 1.0f : 0.0f;
+  }))[0];
+  EXPECT_TRUE(Near(sharp.entropy, 0.0, "entropy of a one-hot head"));
+  EXPECT_EQ(classify_head(sharp), "diffuse") << "mean distance 21/9 > 2, no position >= 0.5";
+  for (const auto& [length, label] : std::vector<std::pair<std::size_t, std::string>>{
+           {1, "self"}, {4, "self"}, {5, "local"}, {9, "local"}, {10, "diffuse"}}) {
+    const HeadProfile uniform = profile_heads(Pattern(length, [](std::size_t i, std::size_t j) {
+      return j <= i ? 1.0f / static_cast<float>(i + 1) : 0.0f;
+    }))[0];
+    EXPECT_EQ(classify_head(uniform), label) << "uniform causal head, T=" << length;
+  }
+}
+
+// Last, so that a known mistake is named by the golden tests above first: a
+// pattern no committed file can predict (softmax rows of random logits, with
+// or without a causal mask), its statistics computed here from the header's
+// definitions with plain loops in double. Replay a failure with
+// MHA_TEST_SEED=<the printed seed>.
+TEST(FreshRandomInputs, ProfilesAndInductionScoreMatchTheDefinitions) {
+  const auto seed = testing::FreshSeed();
+  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
+  std::mt19937_64 gen(seed);
+  const std::size_t H = 1 + gen() % 3, L = 1 + gen() % 4, T = 2 * L;
+  const bool causal = gen() % 2 == 0;
+  SCOPED_TRACE("H=" + std::to_string(H) + " T=" + std::to_string(T) +
+               (causal ? " causal" : " unmasked"));
+  const Tensor3 logits = testing::RandomTensor3(H, T, T, static_cast<std::uint32_t>(gen()),
+                                                /*scale=*/3.0f);
+  Tensor3 w = xt::zeros<float>({H, T, T});
+  for (std::size_t h = 0; h < H; ++h) {
+    for (std::size_t i = 0; i < T; ++i) {
+      const std::size_t keys = causal ? i + 1 : T;  // masked keys keep weight 0
+      double max = logits(h, i, 0), sum = 0.0;
+      for (std::size_t j = 0; j < keys; ++j) max = std::max(max, double(logits(h, i, j)));
+      for (std::size_t j = 0; j < keys; ++j) sum += std::exp(logits(h, i, j) - max);
+      for (std::size_t j = 0; j < keys; ++j)
+        w(h, i, j) = static_cast<float>(std::exp(logits(h, i, j) - max) / sum);
+    }
+  }
+  const std::vector<HeadProfile> profiles = profile_heads(w);
+  ASSERT_EQ(profiles.size(), H);
+  for (std::size_t h = 0; h < H; ++h) {
+    double entropy = 0, distance = 0, previous = 0, self = 0, first = 0;
+    for (std::size_t i = 0; i < T; ++i) {
+      for (std::size_t j = 0; j < T; ++j) {
+        const double p = w(h, i, j);
+        if (p > 0) entropy -= p * std::log(p);
+        distance += p * std::fabs(double(i) - double(j));
+      }
+      self += w(h, i, i);
+      first += w(h, i, 0);
+      if (i >= 1) previous += w(h, i, i - 1);
+    }
+    const std::string head = "head " + std::to_string(h);
+    EXPECT_TRUE(Near(profiles[h].entropy, entropy / T, head + " entropy"));
+    EXPECT_TRUE(Near(profiles[h].mean_distance, distance / T, head + " mean_distance"));
+    EXPECT_TRUE(Near(profiles[h].previous_token, T > 1 ? previous / (T - 1) : 0.0,
+                     head + " previous_token"));
+    EXPECT_TRUE(Near(profiles[h].self, self / T, head + " self"));
+    EXPECT_TRUE(Near(profiles[h].first_token, first / T, head + " first_token"));
+  }
+  const Tensor2 head0 = xt::view(w, 0, xt::all(), xt::all());
+  double induction = 0;
+  for (std::size_t i = L; i < 2 * L; ++i) induction += head0(i, i - L + 1);
+  EXPECT_TRUE(Near(induction_score(head0, static_cast<int>(L)), induction / L, "induction"));
 }
 
 }  // namespace
