@@ -30,8 +30,9 @@ std::string shape_string(const Tensor2& t) {
 
 }  // namespace
 
-MultiHeadAttention::MultiHeadAttention(int d_model, int n_heads, std::uint64_t seed)
-    : d_model(d_model), n_heads(n_heads), d_head(0) {
+// The parameters are named apart from the members they set (-Wshadow).
+MultiHeadAttention::MultiHeadAttention(int embed_dim, int num_heads, std::uint64_t seed)
+    : d_model(embed_dim), n_heads(num_heads), d_head(0) {
   // Check the sizes before drawing anything, so a bad layer never exists.
   if (d_model <= 0) {
     throw std::invalid_argument("MultiHeadAttention: d_model=" + std::to_string(d_model) +

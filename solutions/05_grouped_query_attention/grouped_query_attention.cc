@@ -59,9 +59,10 @@ Tensor3 repeat_kv(const Tensor3& kv, int n_heads) {
   return out;
 }
 
-GroupedQueryAttention::GroupedQueryAttention(int d_model, int n_heads, int n_kv_heads,
+// The parameters are named apart from the members they set (-Wshadow).
+GroupedQueryAttention::GroupedQueryAttention(int embed_dim, int num_heads, int num_kv_heads,
                                              std::uint64_t seed)
-    : d_model(d_model), n_heads(n_heads), n_kv_heads(n_kv_heads), d_head(0) {
+    : d_model(embed_dim), n_heads(num_heads), n_kv_heads(num_kv_heads), d_head(0) {
   // Check the sizes before drawing anything, so a bad layer never exists.
   if (d_model <= 0) {
     throw std::invalid_argument("GroupedQueryAttention: d_model=" + std::to_string(d_model) +

@@ -61,9 +61,10 @@ void check_mask(const std::optional<Tensor2>& mask, std::size_t T) {
 
 }  // namespace
 
-MultiHeadLatentAttention::MultiHeadLatentAttention(int d_model, int n_heads, int kv_rank,
+// The parameters are named apart from the members they set (-Wshadow).
+MultiHeadLatentAttention::MultiHeadLatentAttention(int embed_dim, int num_heads, int latent_rank,
                                                    std::uint64_t seed)
-    : d_model(d_model), n_heads(n_heads), kv_rank(kv_rank), d_head(0) {
+    : d_model(embed_dim), n_heads(num_heads), kv_rank(latent_rank), d_head(0) {
   const std::string who = "MultiHeadLatentAttention: ";
   if (d_model <= 0) {
     throw std::invalid_argument(who + "d_model=" + std::to_string(d_model) + " must be positive");

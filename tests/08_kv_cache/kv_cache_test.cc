@@ -238,7 +238,9 @@ TEST(KVCache, StartsEmptyWithTheCapacityItWasGiven) {
   const KVCache cache(/*n_kv_heads=*/3, /*d_head=*/2, /*capacity=*/7);
   EXPECT_EQ(cache.length(), 0);
   EXPECT_EQ(cache.capacity(), 7);
-  EXPECT_EQ(cache.bytes(), 0u);
+  EXPECT_EQ(cache.bytes(), 0u)
+      << "an empty cache holds no bytes: looks like bytes() counts the capacity, not the "
+         "positions held" + kSeeDoc;
   EXPECT_EQ(cache.keys().shape(0), 3u);
   EXPECT_EQ(cache.keys().shape(1), 0u);
   EXPECT_EQ(cache.keys().shape(2), 2u);

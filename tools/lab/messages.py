@@ -96,19 +96,41 @@ def link_error(output, lab):
     return "does not link (the linker gave no message)"
 
 
+_GTEST_BOILERPLATE = re.compile(
+    r"^(Expected equality of these values:|Expected: |  Actual: |Actual: |Value of: |"
+    r"Which is: |With diff:|Expected .* (to be|not to be|equal)|The difference between|"
+    r"(unknown file|\S+:\d+): Failure$)")
+
+
 def summarise_failure(message):
-    """The line of a gtest failure a learner should read first."""
-    lines = [l.strip() for l in message.splitlines() if l.strip()]
-    for l in lines:
-        m = re.match(r'C\+\+ exception with description "(.*)" thrown', l, re.S)
+    """The line of a gtest failure a learner should read first: the test's own
+    words (a "looks like ..." diagnosis, or the message streamed after an
+    assertion) first, then gtest's account of the values."""
+    raw = [l for l in message.splitlines() if l.strip()]
+    for l in raw:
+        m = re.match(r'\s*C\+\+ exception with description "(.*)" thrown', l, re.S)
         if m:
             return printable(m.group(1), limits.MESSAGE_CHARS)
-    informative = [l for l in lines if not re.match(r"^(unknown file|\S+:\d+): Failure$", l)]
-    if len(informative) > 1 and informative[0].startswith("Value of:"):
-        m = re.match(r"Actual: false \((.*)\)$", informative[1], re.S)
+    for l in raw:
+        if "looks like" in l:
+            return printable(l[l.index("looks like"):], limits.MESSAGE_CHARS)
+    core, own = [], []
+    for l in raw:
+        if l.startswith("  ") or _GTEST_BOILERPLATE.match(l.strip()):
+            core.append(l.strip())
+        else:
+            own.append(l.strip())
+    # "Value of: pred / Actual: false (why)": the predicate's own reason.
+    for l in core:
+        m = re.match(r"Actual: false \((.*)\)$", l)
         if m:
-            return printable(m.group(1), limits.MESSAGE_CHARS)
-    if informative and informative[0].startswith("Expected:") and "throws" in informative[0]:
-        return printable(" ".join(informative[:2]), limits.MESSAGE_CHARS)
-    return printable(" ".join(informative[:3]) if informative else "failed",
-                     limits.MESSAGE_CHARS)
+            own.insert(0, m.group(1))
+            core = []
+            break
+    core = [l for l in core if not re.match(r"^(unknown file|\S+:\d+): Failure$", l)]
+    if own:
+        text = " ".join(own)
+        if core:
+            text += " (" + " ".join(core) + ")"
+        return printable(text, limits.MESSAGE_CHARS)
+    return printable(" ".join(core) or "failed", limits.MESSAGE_CHARS)
