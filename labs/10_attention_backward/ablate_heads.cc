@@ -15,7 +15,7 @@
 //     and evaluated on fresh sentences of its grammar;
 //   * the copy-task model of heads_sweep (8 heads by default, d_model 64),
 //     trained here first with heads_sweep's settings and seed 0 (the same
-//     numbers as heads_sweep's seed-0 run with that many heads).
+//     numbers as heads_sweep's seed-0 run with that many heads; --seed).
 //
 // It prints a table per model and draws the loss increases as bars in
 // out/ablate_heads/ablation.png (with a CSV beside it). Evaluation uses your
@@ -55,9 +55,10 @@ struct Options {
 };
 
 const char* const kUsage =
-    "usage: ablate_heads [--copy-heads H] [--steps N] [--toy-only | --copy-only]\n"
+    "usage: ablate_heads [--copy-heads H] [--seed S] [--steps N] [--toy-only | --copy-only]\n"
     "                    [--trained DIR] [--out DIR] [--quick]\n"
     "  --copy-heads  heads of the copy-task model (default 8; must divide 64)\n"
+    "  --seed        seed of the copy-task model (default 0)\n"
     "  --steps       training steps of the copy-task model (default 1500, as heads_sweep)\n"
     "  --toy-only    only the lab 7 toy model;  --copy-only  only the copy-task model\n"
     "  --trained     the toy model's directory (default labs/07_head_analysis/trained)\n"
@@ -86,6 +87,8 @@ Options parse_args(int argc, char** argv) {
       std::exit(0);
     } else if (arg == "--copy-heads") {
       o.copy_heads = std::stoi(next());
+    } else if (arg == "--seed") {
+      o.copy.seed = std::stoull(next());
     } else if (arg == "--steps") {
       o.copy.steps = std::stoi(next());
     } else if (arg == "--toy-only") {
