@@ -177,7 +177,7 @@ int run(const Options& o) {
               c.learning_rate, c.steps, c.batch, static_cast<unsigned long long>(o.seed),
               static_cast<unsigned long long>(o.seed + o.seeds - 1));
 #ifndef NDEBUG
-  std::printf("(built without -c opt: this takes about ten times longer than it needs to)\n");
+  std::printf("(built without -c opt: this takes about twenty times longer than it needs to)\n");
 #endif
   std::printf("\n%5s %6s %11s %19s %13s %17s %8s\n", "heads", "d_head", "eval loss",
               "(min-max)", "copy accuracy", "steps to 0.01", "seconds");
