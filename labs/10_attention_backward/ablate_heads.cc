@@ -1,0 +1,415 @@
+// ablate_heads: how much does each head of a trained model matter?
+//
+//   bazel run -c opt //labs/10_attention_backward:ablate_heads
+//   bazel run -c opt //labs/10_attention_backward:ablate_heads -- --copy-heads 4
+//   bazel run -c opt //labs/10_attention_backward:ablate_heads -- --quick
+//
+// As in Michel, Levy and Neubig, "Are Sixteen Heads Really Better than
+// One?" (NeurIPS 2019), each head is silenced in turn (its output
+// multiplied by 0, here by zeroing its rows of W_O, see
+// attention_only_model.h) and the model is evaluated again; the increase
+// of the loss is how much the model relied on that head. Two models:
+//
+//   * the toy agreement model of lab 7 (4 heads, d_model 32), trained by
+//     tools/train/train_toy_model.py, read from labs/07_head_analysis/trained/
+//     and evaluated on fresh sentences of its grammar;
+//   * the copy-task model of heads_sweep (8 heads by default, d_model 64),
+//     trained here first with heads_sweep's settings and seed 0 (the same
+//     numbers as heads_sweep's seed-0 run with that many heads; --seed).
+//
+// It prints a table per model and draws the loss increases as bars in
+// out/ablate_heads/ablation.png (with a CSV beside it). Evaluation uses your
+// lab 3 forward; training the copy model uses your lab 10 backward too.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <xtensor/xmath.hpp>
+#include <xtensor/xnpy.hpp>
+
+#include "labs/10_attention_backward/charts.h"
+#include "labs/10_attention_backward/copy_task.h"
+
+namespace {
+
+using mha::training::AttentionOnlyModel;
+using mha::training::Evaluation;
+using mha::training::Example;
+
+struct Options {
+  std::string out;              // empty: out/ablate_heads in the repository
+  std::string trained;          // empty: labs/07_head_analysis/trained in the repository
+  int copy_heads = 8;
+  mha::training::CopyTaskConfig copy;  // heads_sweep's defaults
+  int toy_sentences = 2000;
+  bool toy = true, copy_model = true;
+};
+
+const char* const kUsage =
+    "usage: ablate_heads [--copy-heads H] [--seed S] [--steps N] [--toy-only | --copy-only]\n"
+    "                    [--trained DIR] [--out DIR] [--quick]\n"
+    "  --copy-heads  heads of the copy-task model (default 8; must divide 64)\n"
+    "  --seed        seed of the copy-task model (default 0)\n"
+    "  --steps       training steps of the copy-task model (default 1500, as heads_sweep)\n"
+    "  --toy-only    only the lab 7 toy model;  --copy-only  only the copy-task model\n"
+    "  --trained     the toy model's directory (default labs/07_head_analysis/trained)\n"
+    "  --out         where the PNG and CSV go (default: out/ablate_heads in the\n"
+    "                repository when started with bazel run, else ./out/ablate_heads)\n"
+    "  --quick       a small run for tests: 200 toy sentences, the copy model trained\n"
+    "                for 30 steps of 8\n";
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  for (int a = 1; a < argc; ++a) {
+    std::string arg = argv[a], value;
+    bool has_value = false;
+    if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      has_value = true;
+    }
+    auto next = [&]() -> std::string {
+      if (has_value) return value;
+      if (a + 1 >= argc) throw std::runtime_error(arg + " needs a value");
+      return argv[++a];
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (arg == "--copy-heads") {
+      o.copy_heads = std::stoi(next());
+    } else if (arg == "--seed") {
+      o.copy.seed = std::stoull(next());
+    } else if (arg == "--steps") {
+      o.copy.steps = std::stoi(next());
+    } else if (arg == "--toy-only") {
+      o.copy_model = false;
+    } else if (arg == "--copy-only") {
+      o.toy = false;
+    } else if (arg == "--trained") {
+      o.trained = next();
+    } else if (arg == "--out") {
+      o.out = next();
+    } else if (arg == "--quick") {
+      o.toy_sentences = 200;
+      o.copy.steps = 30;
+      o.copy.batch = 8;
+      o.copy.eval_examples = 50;
+    } else {
+      throw std::runtime_error("unknown argument " + arg);
+    }
+  }
+  if (!o.toy && !o.copy_model) throw std::runtime_error("--toy-only and --copy-only exclude each other");
+  if (o.copy.steps < 2) throw std::runtime_error("--steps must be at least 2");
+  return o;
+}
+
+std::filesystem::path workspace_root() {
+  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  return std::filesystem::path(ws ? ws : ".");
+}
+
+// ----------------------------------------------------------------- the lab 7 toy model
+
+struct ToyModelError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const char* const kRegenerate =
+    " (regenerate with /usr/bin/python3 tools/train/train_toy_model.py)";
+
+// A float32 matrix of the expected shape (rows < 0: any), or an error naming the file.
+mha::Tensor2 load_matrix(const std::filesystem::path& path, int rows, int cols) {
+  if (!std::filesystem::is_regular_file(path)) {
+    throw ToyModelError("cannot find " + path.string() + kRegenerate);
+  }
+  xt::xarray<float> a;
+  try {
+    a = xt::load_npy<float>(path.string());
+  } catch (const std::exception& e) {
+    throw ToyModelError("cannot read " + path.string() + ": " + e.what() + kRegenerate);
+  }
+  if (a.dimension() != 2 || (rows >= 0 && static_cast<int>(a.shape(0)) != rows) ||
+      static_cast<int>(a.shape(1)) != cols) {
+    throw ToyModelError(path.string() + " does not have the shape (" +
+                        (rows >= 0 ? std::to_string(rows) : std::string("n")) + ", " +
+                        std::to_string(cols) + ")" + kRegenerate);
+  }
+  if (std::filesystem::file_size(path) < a.size() * sizeof(float) + 10 ||
+      !xt::all(xt::isfinite(a))) {
+    throw ToyModelError(path.string() + " is truncated or holds NaN" + kRegenerate);
+  }
+  return a;
+}
+
+struct ToyModel {
+  std::vector<std::string> vocab;
+  AttentionOnlyModel model;
+};
+
+// What tools/train/train_toy_model.py writes: x = embed[ids] + pos, y = x +
+// MultiHeadAttention(x, causal) with 4 heads, logits = y @ unembed: exactly
+// AttentionOnlyModel, so the files go straight into one.
+ToyModel load_toy_model(const std::filesystem::path& dir) {
+  constexpr int kDModel = 32, kHeads = 4;
+  std::vector<std::string> vocab;
+  std::ifstream in(dir / "vocab.txt");
+  if (!in) throw ToyModelError("cannot open " + (dir / "vocab.txt").string() + kRegenerate);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) vocab.push_back(line);
+  }
+  const int V = static_cast<int>(vocab.size());
+  if (V == 0) throw ToyModelError((dir / "vocab.txt").string() + " is empty" + kRegenerate);
+  const mha::Tensor2 pos = load_matrix(dir / "pos.npy", -1, kDModel);
+  ToyModel t{vocab, AttentionOnlyModel(V, static_cast<int>(pos.shape(0)), kDModel, kHeads, 0)};
+  t.model.embed = load_matrix(dir / "embed.npy", V, kDModel);
+  t.model.pos = pos;
+  t.model.layer.W_Q = load_matrix(dir / "W_Q.npy", kDModel, kDModel);
+  t.model.layer.W_K = load_matrix(dir / "W_K.npy", kDModel, kDModel);
+  t.model.layer.W_V = load_matrix(dir / "W_V.npy", kDModel, kDModel);
+  t.model.layer.W_O = load_matrix(dir / "W_O.npy", kDModel, kDModel);
+  t.model.unembed = load_matrix(dir / "unembed.npy", kDModel, V);
+  return t;
+}
+
+// The toy grammar of tools/train/train_toy_model.py: 2 to 5 clauses
+// PRONOUN [ADVERB] VERB joined by ",", pronouns without repetition, an
+// adverb half the time, one verb stem per sentence, -s after he/she.
+const std::vector<std::string> kPronouns = {"I", "you", "he", "she", "we", "they"};
+const std::vector<std::string> kStems = {"work", "play", "read"};
+const std::vector<std::string> kAdverbs = {"often", "never", "also"};
+
+std::vector<std::string> toy_sentence(std::mt19937_64& gen) {
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(gen() % n); };
+  const std::string& stem = kStems[pick(kStems.size())];
+  const std::size_t clauses = 2 + pick(4);
+  std::vector<std::string> pronouns = kPronouns;
+  for (std::size_t i = 0; i < clauses; ++i) std::swap(pronouns[i], pronouns[i + pick(6 - i)]);
+  std::vector<std::string> words;
+  for (std::size_t c = 0; c < clauses; ++c) {
+    if (c > 0) words.push_back(",");
+    const std::string& p = pronouns[c];
+    words.push_back(p);
+    if (gen() % 2 == 0) words.push_back(kAdverbs[pick(kAdverbs.size())]);
+    words.push_back(p == "he" || p == "she" ? stem + "s" : stem);
+  }
+  return words;
+}
+
+int index_of(const std::vector<std::string>& vocab, const std::string& word) {
+  const auto it = std::find(vocab.begin(), vocab.end(), word);
+  if (it == vocab.end()) throw ToyModelError("the toy vocabulary has no \"" + word + "\"");
+  return static_cast<int>(it - vocab.begin());
+}
+
+// Next-token prediction on each sentence: inputs ids[0..n-2], targets ids[1..n-1].
+std::vector<Example> toy_examples(const std::vector<std::string>& vocab, int count,
+                                  std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::vector<Example> out;
+  for (int i = 0; i < count; ++i) {
+    std::vector<int> ids;
+    for (const std::string& w : toy_sentence(gen)) ids.push_back(index_of(vocab, w));
+    out.push_back({{ids.begin(), ids.end() - 1}, {ids.begin() + 1, ids.end()}});
+  }
+  return out;
+}
+
+// What the toy model is for: the verb's form after an adverb (agreement
+// across a token, which only attention can see), and the verb's stem from
+// the second clause on (copied from an earlier verb).
+struct ToyScores {
+  Evaluation eval;
+  double agreement_after_adverb = 0.0;  // right form of the right stem preferred
+  double stem_copied = 0.0;             // verb predicted exactly, clause 2 onwards
+};
+
+ToyScores score_toy(const AttentionOnlyModel& model, const std::vector<std::string>& vocab,
+                    const std::vector<Example>& examples) {
+  ToyScores s;
+  s.eval = mha::training::evaluate(model, examples);
+  const int comma = index_of(vocab, ",");
+  std::size_t agree_n = 0, agree_ok = 0, copy_n = 0, copy_ok = 0;
+  for (const Example& ex : examples) {
+    const mha::Tensor2 logits = model.logits(ex.inputs);  // (T, V)
+    bool after_comma = false;
+    for (std::size_t t = 0; t < ex.inputs.size(); ++t) {
+      const std::string& in = vocab[ex.inputs[t]];
+      after_comma = after_comma || ex.inputs[t] == comma;
+      const std::string& target = vocab[ex.targets[t]];
+      std::string stem = target;
+      if (!stem.empty() && stem.back() == 's') stem.pop_back();
+      if (std::find(kStems.begin(), kStems.end(), stem) == kStems.end()) continue;  // not a verb
+      const float* row = &logits(t, 0);
+      const bool third = target != stem;
+      if (std::find(kAdverbs.begin(), kAdverbs.end(), in) != kAdverbs.end()) {
+        const bool prefers_third = row[index_of(vocab, stem + "s")] > row[index_of(vocab, stem)];
+        ++agree_n;
+        if (prefers_third == third) ++agree_ok;
+      }
+      if (after_comma) {
+        const std::size_t best = std::max_element(row, row + logits.shape(1)) - row;
+        ++copy_n;
+        if (static_cast<int>(best) == ex.targets[t]) ++copy_ok;
+      }
+    }
+  }
+  s.agreement_after_adverb = agree_n ? double(agree_ok) / agree_n : 0.0;
+  s.stem_copied = copy_n ? double(copy_ok) / copy_n : 0.0;
+  return s;
+}
+
+// ----------------------------------------------------------------- reports
+
+AttentionOnlyModel without_all_heads(const AttentionOnlyModel& m) {
+  AttentionOnlyModel out = m;
+  out.layer.W_O.fill(0.0f);
+  return out;
+}
+
+// The opposite experiment: every head but h silenced.
+AttentionOnlyModel only_head(const AttentionOnlyModel& m, int h) {
+  AttentionOnlyModel out = m;
+  for (int other = 0; other < m.layer.n_heads; ++other) {
+    if (other != h) out = mha::training::without_head(out, other);
+  }
+  return out;
+}
+
+std::string fixed(double v, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+mha::charts::BarGroup ablate_toy(const Options& o, std::ofstream& csv) {
+  const auto dir = o.trained.empty() ? workspace_root() / "labs/07_head_analysis/trained"
+                                     : std::filesystem::path(o.trained);
+  const ToyModel toy = load_toy_model(dir);
+  const std::vector<Example> examples = toy_examples(toy.vocab, o.toy_sentences, /*seed=*/1);
+  const int H = toy.model.layer.n_heads;
+  std::printf("lab 7 toy model (%s): d_model=32, %d heads, %d fresh sentences\n",
+              dir.string().c_str(), H, o.toy_sentences);
+  std::printf("%-17s %9s %10s %12s %13s\n", "silenced", "loss", "increase", "agreement",
+              "stem copied");
+  const ToyScores base = score_toy(toy.model, toy.vocab, examples);
+  auto row = [&](const std::string& name, const ToyScores& s) {
+    std::printf("%-17s %9.4f %+10.4f %12.3f %13.3f\n", name.c_str(), s.eval.loss,
+                s.eval.loss - base.eval.loss, s.agreement_after_adverb, s.stem_copied);
+    csv << "toy," << name << "," << s.eval.loss << "," << s.eval.loss - base.eval.loss << ","
+        << s.agreement_after_adverb << "," << s.stem_copied << "\n";
+  };
+  row("none", base);
+  mha::charts::BarGroup group{"lab 7 toy model (4 heads): loss " + fixed(base.eval.loss, 3) +
+                                  " nats with every head",
+                              {}};
+  for (int h = 0; h < H; ++h) {
+    const ToyScores s = score_toy(mha::training::without_head(toy.model, h), toy.vocab, examples);
+    row("head " + std::to_string(h), s);
+    group.bars.push_back({"head " + std::to_string(h), s.eval.loss - base.eval.loss,
+                          "agreement " + fixed(s.agreement_after_adverb, 2) + ", stem " +
+                              fixed(s.stem_copied, 2)});
+  }
+  row("all heads", score_toy(without_all_heads(toy.model), toy.vocab, examples));
+  for (int h = 0; h < H; ++h) {
+    row("all but head " + std::to_string(h), score_toy(only_head(toy.model, h), toy.vocab, examples));
+  }
+  std::printf("(loss: nats per predicted token; agreement: right verb form after an adverb;\n"
+              "stem copied: verb predicted exactly from the second clause on)\n\n");
+  return group;
+}
+
+mha::charts::BarGroup ablate_copy(const Options& o, std::ofstream& csv) {
+  const auto& c = o.copy;
+  std::printf("copy-task model: d_model=%d, %d heads, trained %d steps x %d (seed %llu) ...\n",
+              c.d_model, o.copy_heads, c.steps, c.batch, static_cast<unsigned long long>(c.seed));
+  std::fflush(stdout);
+  const mha::training::TrainResult r = mha::training::train_copy_model(c, o.copy_heads);
+  const std::vector<Example> examples =
+      mha::training::copy_examples(c, c.eval_examples, c.seed + 1000);
+  std::printf("%-17s %11s %11s %14s\n", "silenced", "loss", "increase", "copy accuracy");
+  const Evaluation base = r.eval;
+  auto row = [&](const std::string& name, const Evaluation& e) {
+    std::printf("%-17s %11.3g %+11.3g %14.4f\n", name.c_str(), e.loss, e.loss - base.loss,
+                e.accuracy);
+    csv << "copy," << name << "," << e.loss << "," << e.loss - base.loss << "," << e.accuracy
+        << ",\n";
+  };
+  row("none", base);
+  char title[160];
+  std::snprintf(title, sizeof title,
+                "copy-task model (%d heads): loss %.1e nats with every head, accuracy %.3f",
+                o.copy_heads, base.loss, base.accuracy);
+  mha::charts::BarGroup group{title, {}};
+  for (int h = 0; h < o.copy_heads; ++h) {
+    const Evaluation e = mha::training::evaluate(mha::training::without_head(r.model, h), examples);
+    row("head " + std::to_string(h), e);
+    group.bars.push_back({"head " + std::to_string(h), e.loss - base.loss,
+                          "accuracy " + fixed(e.accuracy, 3)});
+  }
+  row("all heads", mha::training::evaluate(without_all_heads(r.model), examples));
+  for (int h = 0; h < o.copy_heads; ++h) {
+    row("all but head " + std::to_string(h),
+        mha::training::evaluate(only_head(r.model, h), examples));
+  }
+  std::printf("(loss: nats per copied token on %d held-out sequences)\n\n", c.eval_examples);
+  return group;
+}
+
+int run(const Options& o) {
+#ifndef NDEBUG
+  std::printf("(built without -c opt: training the copy model takes about twenty times longer)\n");
+#endif
+  const std::filesystem::path dir =
+      o.out.empty() ? workspace_root() / "out" / "ablate_heads" : std::filesystem::path(o.out);
+  std::filesystem::create_directories(dir);
+  const auto csv_path = dir / "ablation.csv";
+  std::ofstream csv(csv_path);
+  csv << "model,silenced,loss,increase,accuracy_or_agreement,stem_copied\n";
+  std::vector<mha::charts::BarGroup> groups;
+  if (o.toy) groups.push_back(ablate_toy(o, csv));
+  if (o.copy_model) groups.push_back(ablate_copy(o, csv));
+  const auto png_path = dir / "ablation.png";
+  mha::charts::bar_groups(png_path.string(), "Loss increase when one head is silenced",
+                          "each head's rows of W_O zeroed in turn, the rest of the model unchanged",
+                          "loss increase (nats per scored token)", groups);
+  std::cout << "wrote\n  " << png_path.string() << "\n  " << csv_path.string() << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(parse_args(argc, argv));
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "ablate_heads: " << e.what() << "\n";
+    return 1;
+  } catch (const std::logic_error& e) {
+    const std::string what = e.what();
+    if (what.find("not implemented yet") != std::string::npos) {
+      std::cerr << "ablate_heads runs your labs 1-3 and 10, and one of them is still a stub:\n  "
+                << what
+                << "\nFinish that lab, or run the reference solutions with\n"
+                   "  bazel run -c opt --config=solutions //labs/10_attention_backward:ablate_heads\n";
+    } else {
+      std::cerr << "ablate_heads: " << what << "\n";
+    }
+    return 1;
+  } catch (const ToyModelError& e) {
+    std::cerr << "ablate_heads: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "ablate_heads: " << e.what() << "\n" << kUsage;
+    return 1;
+  }
+}

@@ -1,0 +1,62 @@
+#include "labs/10_attention_backward/copy_task.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "common/optimizer.h"
+
+namespace mha {
+namespace training {
+
+Example copy_example(const CopyTaskConfig& config, std::mt19937_64& gen) {
+  const int L = config.length;
+  // mt19937_64 is the same on every platform; the modulo's bias is ~1e-18.
+  std::vector<int> s(L);
+  for (int& t : s) t = static_cast<int>(gen() % static_cast<std::uint64_t>(config.alphabet));
+  Example ex;
+  ex.inputs = s;
+  ex.inputs.push_back(config.alphabet);  // the separator
+  ex.inputs.insert(ex.inputs.end(), s.begin(), s.end() - 1);
+  ex.targets.assign(L, -1);
+  ex.targets.insert(ex.targets.end(), s.begin(), s.end());
+  return ex;
+}
+
+std::vector<Example> copy_examples(const CopyTaskConfig& config, int count, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::vector<Example> out;
+  for (int i = 0; i < count; ++i) out.push_back(copy_example(config, gen));
+  return out;
+}
+
+TrainResult train_copy_model(const CopyTaskConfig& config, int n_heads) {
+  TrainResult r{AttentionOnlyModel(config.alphabet + 1, 2 * config.length, config.d_model, n_heads,
+                                   config.seed),
+                {}, {}, 0.0};
+  ModelGrads grads(r.model);
+  Adam adam(config.learning_rate);
+  std::mt19937_64 data(config.seed);  // the same batches whatever n_heads is
+  const auto start = std::chrono::steady_clock::now();
+  for (int step = 0; step < config.steps; ++step) {
+    grads.zero();
+    double loss = 0.0;
+    std::size_t scored = 0;
+    const float weight = 1.0f / static_cast<float>(config.batch * config.length);
+    for (int b = 0; b < config.batch; ++b) {
+      loss += accumulate_gradients(r.model, copy_example(config, data), weight, grads, &scored,
+                                   nullptr);
+    }
+    r.loss_curve.push_back(loss / static_cast<double>(scored));
+    // Cosine decay from the learning rate to 0 over the run.
+    const double progress = static_cast<double>(step) / config.steps;
+    adam.set_learning_rate(
+        static_cast<float>(config.learning_rate * 0.5 * (1.0 + std::cos(M_PI * progress))));
+    adam.step(parameters(r.model, grads));
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.eval = evaluate(r.model, copy_examples(config, config.eval_examples, config.seed + 1000));
+  return r;
+}
+
+}  // namespace training
+}  // namespace mha

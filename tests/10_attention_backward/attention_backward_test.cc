@@ -1,0 +1,501 @@
+// Hidden tests for lab 10: attention_backward and mha_backward.
+//
+// Attention under test unless said otherwise: H=3 heads, T=5 queries, S=7
+// keys, d_head=4, so no two sizes are equal. The layer: MultiHeadAttention(
+// d_model=12, n_heads=3, seed=7) on T=5 tokens. Expected gradients come from
+// PyTorch's autograd in float64 (tests/10_attention_backward/gen_goldens.py);
+// the *_mistake_* goldens hold what a classic mistake computes, so a failure
+// can name it.
+//
+// The finite-difference tests need no golden: they differentiate a plain
+// double-precision forward written below (central differences, step 1e-5,
+// so the reference is exact to about 1e-9) and compare the learner's float
+// gradients with it, on fixed inputs and on fresh random ones.
+#include "labs/10_attention_backward/attention_backward.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xview.hpp>
+
+#include "common/testing.h"
+
+namespace mha {
+namespace {
+
+using testing::AllClose;
+using testing::KnownMistake;
+using testing::LoadGolden;
+using testing::MatchesGolden;
+using testing::ThrowsInvalidArgument;
+using testing::kExact;
+using testing::kLayer;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr int kDModel = 12;
+constexpr int kHeads = 3;
+constexpr std::uint64_t kSeed = 7;
+
+std::string Golden(const std::string& name) {
+  return "tests/10_attention_backward/golden/" + name + ".npy";
+}
+
+const char kSeeDoc[] = "; see docs/10_attention_backward.md, \"Classic mistakes\"";
+
+// Generator suffix -> what a learner should read.
+std::string MistakeMessage(const std::string& suffix) {
+  std::string what;
+  if (suffix == "no_row_sum") {
+    what = "the softmax backward is missing the row-sum term (dS = P * dP instead of "
+           "P * (dP - rowsum(P * dP)))";
+  } else if (suffix == "row_sum_over_queries") {
+    what = "the softmax backward's row sum runs over queries (a column sum) instead of over "
+           "the keys of each row";
+  } else if (suffix == "no_scale") {
+    what = "the 1/sqrt(d_head) scale was forgotten in dq and dk";
+  } else if (suffix == "dk_dv_swapped") {
+    what = "dk and dv were swapped";
+  } else if (suffix == "mask_leak") {
+    what = "masked positions leak gradient: P was recomputed without the mask";
+  } else if (suffix == "w_o_grad_transposed") {
+    what = "the gradient of W_O is transposed (d_y^T concat instead of concat^T d_y)";
+  } else if (suffix == "dx_query_path_only") {
+    what = "dx has only the query path (dQ W_Q^T); x also feeds K and V";
+  } else if (suffix == "dx_weights_not_transposed") {
+    what = "dx used the weights untransposed (dQ W_Q instead of dQ W_Q^T)";
+  } else {
+    what = suffix;
+  }
+  return what + kSeeDoc;
+}
+
+std::vector<KnownMistake> Mistakes(const std::string& golden,
+                                   const std::vector<std::string>& suffixes) {
+  std::vector<KnownMistake> out;
+  for (const std::string& s : suffixes) {
+    out.push_back({Golden(golden + "_mistake_" + s), MistakeMessage(s)});
+  }
+  return out;
+}
+
+// Which mistakes change which gradient (the generator's tables).
+const std::vector<std::string> kDqMistakes = {"no_row_sum", "row_sum_over_queries", "no_scale"};
+const std::vector<std::string> kDkMistakes = {"no_row_sum", "row_sum_over_queries", "no_scale",
+                                              "dk_dv_swapped"};
+const std::vector<std::string> kDvMistakes = {"dk_dv_swapped"};
+
+std::vector<std::string> With(std::vector<std::string> a, const std::string& extra) {
+  a.push_back(extra);
+  return a;
+}
+
+// ---------------------------------------------------------------- attention goldens
+
+// Runs attention_backward on golden case `c` and compares all three gradients.
+// masked: the case has a mask that removes something (mask_leak applies).
+void ExpectAttentionCaseMatchesTorch(const std::string& c, bool has_mask, bool masked,
+                                     bool with_mistakes = true) {
+  const Tensor3 q = LoadGolden<3>(Golden(c + "_q"));  // (H, T, d_head)
+  const Tensor3 k = LoadGolden<3>(Golden(c + "_k"));  // (H, S, d_head)
+  const Tensor3 v = LoadGolden<3>(Golden(c + "_v"));  // (H, S, d_head)
+  const Tensor3 d_out = LoadGolden<3>(Golden(c + "_d_output"));
+  std::optional<Tensor2> mask;
+  if (has_mask) mask = LoadGolden<2>(Golden(c + "_mask"));  // (T, S)
+  const AttentionGrads g = attention_backward(q, k, v, mask, d_out);
+  auto mistakes = [&](const std::string& grad, std::vector<std::string> list) {
+    if (!with_mistakes) return std::vector<KnownMistake>{};
+    if (masked) list.push_back("mask_leak");
+    return Mistakes(c + "_" + grad, list);
+  };
+  EXPECT_TRUE(MatchesGolden(g.dq, Golden(c + "_dq"), kLayer, {"head", "query", "column"},
+                            mistakes("dq", kDqMistakes)));
+  EXPECT_TRUE(MatchesGolden(g.dk, Golden(c + "_dk"), kLayer, {"head", "key", "column"},
+                            mistakes("dk", kDkMistakes)));
+  EXPECT_TRUE(MatchesGolden(g.dv, Golden(c + "_dv"), kLayer, {"head", "key", "column"},
+                            mistakes("dv", kDvMistakes)));
+}
+
+TEST(AttentionBackward, MatchesTorchAutogradWithoutAMaskWhenTDiffersFromS) {
+  ExpectAttentionCaseMatchesTorch("cross", /*has_mask=*/false, /*masked=*/false);
+}
+
+TEST(AttentionBackward, MatchesTorchAutogradWithABottomRightCausalMask) {
+  ExpectAttentionCaseMatchesTorch("causal", true, true);
+}
+
+TEST(AttentionBackward, AQueryThatSeesNoKeyGetsZeroGradientAndTheRestMatchesTorch) {
+  ExpectAttentionCaseMatchesTorch("empty_row", true, true);
+}
+
+TEST(AttentionBackward, AQueryThatSeesNoKeyGetsAnExactlyZeroDqRowNotNaN) {
+  const Tensor3 q = LoadGolden<3>(Golden("empty_row_q"));
+  const AttentionGrads g = attention_backward(
+      q, LoadGolden<3>(Golden("empty_row_k")), LoadGolden<3>(Golden("empty_row_v")),
+      LoadGolden<2>(Golden("empty_row_mask")), LoadGolden<3>(Golden("empty_row_d_output")));
+  const Tensor3 zeros = xt::zeros<float>({q.shape(0), std::size_t{1}, q.shape(2)});
+  EXPECT_TRUE(AllClose(xt::view(g.dq, xt::all(), xt::range(0, 1), xt::all()), zeros, kExact,
+                       {"head", "query", "column"}))
+      << "query 0 sees no key (its mask row is all -inf): its output is the constant 0, so its "
+         "dq row must be exactly 0, never NaN"
+      << kSeeDoc;
+}
+
+TEST(AttentionBackward, AKeyHiddenFromEveryQueryGetsNoGradient) {
+  const Tensor3 q = testing::RandomTensor3(2, 4, 3, /*seed=*/31);  // (H=2, T=4, d_head=3)
+  const Tensor3 k = testing::RandomTensor3(2, 6, 3, /*seed=*/32);  // (H=2, S=6, d_head=3)
+  const Tensor3 v = testing::RandomTensor3(2, 6, 3, /*seed=*/33);
+  const Tensor3 d_out = testing::RandomTensor3(2, 4, 3, /*seed=*/34);
+  Tensor2 mask = xt::zeros<float>({4, 6});
+  xt::view(mask, xt::all(), 2) = -kInf;  // key 2 is hidden from every query
+  const AttentionGrads g = attention_backward(q, k, v, mask, d_out);
+  const Tensor2 zeros = xt::zeros<float>({2, 3});
+  EXPECT_TRUE(AllClose(xt::view(g.dk, xt::all(), 2, xt::all()), zeros, kExact, {"head", "column"}))
+      << "masked positions leak gradient: key 2 is masked for every query, yet dk[:, 2] is not 0"
+      << kSeeDoc;
+  EXPECT_TRUE(AllClose(xt::view(g.dv, xt::all(), 2, xt::all()), zeros, kExact, {"head", "column"}))
+      << "masked positions leak gradient: key 2 is masked for every query, yet dv[:, 2] is not 0"
+      << kSeeDoc;
+}
+
+TEST(AttentionBackward, ScoresInTheHundredsGiveFiniteGradientsThatMatchTorch) {
+  const Tensor3 q = LoadGolden<3>(Golden("large_q"));  // scores up to ~440
+  const AttentionGrads g = attention_backward(
+      q, LoadGolden<3>(Golden("large_k")), LoadGolden<3>(Golden("large_v")),
+      LoadGolden<2>(Golden("large_mask")), LoadGolden<3>(Golden("large_d_output")));
+  EXPECT_TRUE(xt::all(xt::isfinite(g.dq)) && xt::all(xt::isfinite(g.dk)) &&
+              xt::all(xt::isfinite(g.dv)))
+      << "inf or NaN in the gradients: recompute P with a softmax that subtracts the row max"
+      << kSeeDoc;
+  ExpectAttentionCaseMatchesTorch("large", true, true, /*with_mistakes=*/false);
+}
+
+TEST(AttentionBackward, OneHeadMatchesTorchAutograd) {
+  ExpectAttentionCaseMatchesTorch("single_head", false, false);
+}
+
+// ---------------------------------------------------------------- mha goldens
+
+void ExpectLayerCaseMatchesTorch(const MultiHeadAttention& layer, const std::string& c,
+                                 const std::optional<Tensor2>& mask, bool with_mistakes = true) {
+  const Tensor2 x = LoadGolden<2>(Golden("mha_x"));      // (T, d_model)
+  const Tensor2 d_y = LoadGolden<2>(Golden("mha_d_y"));  // (T, d_model)
+  const MhaGrads g = mha_backward(layer, x, mask, d_y);
+  auto mistakes = [&](const std::string& grad, const std::vector<std::string>& list) {
+    return with_mistakes ? Mistakes(c + "_" + grad, list) : std::vector<KnownMistake>{};
+  };
+  EXPECT_TRUE(MatchesGolden(g.dx, Golden(c + "_dx"), kLayer, {"token", "column"},
+                            mistakes("dx", {"dx_query_path_only", "dx_weights_not_transposed",
+                                            "no_row_sum", "row_sum_over_queries", "no_scale",
+                                            "dk_dv_swapped"})));
+  EXPECT_TRUE(MatchesGolden(g.dW_Q, Golden(c + "_dW_Q"), kLayer, {"row", "column"},
+                            mistakes("dW_Q", kDqMistakes)));
+  EXPECT_TRUE(MatchesGolden(g.dW_K, Golden(c + "_dW_K"), kLayer, {"row", "column"},
+                            mistakes("dW_K", kDkMistakes)));
+  EXPECT_TRUE(MatchesGolden(g.dW_V, Golden(c + "_dW_V"), kLayer, {"row", "column"},
+                            mistakes("dW_V", kDvMistakes)));
+  EXPECT_TRUE(MatchesGolden(g.dW_O, Golden(c + "_dW_O"), kLayer, {"row", "column"},
+                            mistakes("dW_O", {"w_o_grad_transposed"})));
+}
+
+TEST(MhaBackward, MatchesTorchAutogradWithoutAMask) {
+  const MultiHeadAttention layer(kDModel, kHeads, kSeed);
+  ExpectLayerCaseMatchesTorch(layer, "mha_plain", std::nullopt);
+}
+
+TEST(MhaBackward, MatchesTorchAutogradWithACausalMask) {
+  const MultiHeadAttention layer(kDModel, kHeads, kSeed);
+  ExpectLayerCaseMatchesTorch(layer, "mha_causal", LoadGolden<2>(Golden("mha_mask_causal")));
+}
+
+TEST(MhaBackward, MatchesTorchWhenAQuerySeesNoKey) {
+  const MultiHeadAttention layer(kDModel, kHeads, kSeed);
+  ExpectLayerCaseMatchesTorch(layer, "mha_empty_row",
+                              LoadGolden<2>(Golden("mha_mask_empty_row")));
+}
+
+TEST(MhaBackward, OneHeadMatchesTorchAutograd) {
+  const MultiHeadAttention layer(kDModel, 1, kSeed);
+  ExpectLayerCaseMatchesTorch(layer, "mha_one_head", LoadGolden<2>(Golden("mha_mask_causal")));
+}
+
+TEST(MhaBackward, UsesWeightsOverwrittenAfterAFirstCall) {
+  MultiHeadAttention layer(kDModel, kHeads, kSeed);
+  const Tensor2 x = LoadGolden<2>(Golden("mha_x"));
+  const Tensor2 d_y = LoadGolden<2>(Golden("mha_d_y"));
+  const Tensor2 mask = LoadGolden<2>(Golden("mha_mask_causal"));
+  mha_backward(layer, x, mask, d_y);  // a first call, so caching on first use is caught too
+  layer.W_V = LoadGolden<2>(Golden("mha_new_w_v"));
+  const MhaGrads g = mha_backward(layer, x, mask, d_y);
+  const std::string stale =
+      std::string("overwriting W_V had no effect: something derived from the weights was "
+                  "cached") + kSeeDoc;
+  EXPECT_TRUE(MatchesGolden(g.dx, Golden("mha_overwrite_w_v_dx"), kLayer, {"token", "column"},
+                            {{Golden("mha_causal_dx"), stale}}));
+  EXPECT_TRUE(MatchesGolden(g.dW_O, Golden("mha_overwrite_w_v_dW_O"), kLayer,
+                            {"row", "column"}, {{Golden("mha_causal_dW_O"), stale}}));
+}
+
+// ---------------------------------------------------------------- finite differences
+
+// A plain double-precision forward, independent of every solution, and
+// central differences of L = sum(output * d_output) through it.
+using D2 = xt::xtensor<double, 2>;
+using D3 = xt::xtensor<double, 3>;
+
+constexpr double kStep = 1e-5;  // tolerance: the finite-difference step, not a comparison bound
+
+// softmax(q k^T / sqrt(d) + mask) v per head; a query that sees no key
+// gets a zero row.
+D3 AttentionForward(const D3& q, const D3& k, const D3& v, const std::optional<D2>& mask) {
+  const std::size_t H = q.shape(0), T = q.shape(1), d = q.shape(2), S = k.shape(1);
+  D3 out = xt::zeros<double>({H, T, d});
+  std::vector<double> s(S);
+  for (std::size_t h = 0; h < H; ++h) {
+    for (std::size_t i = 0; i < T; ++i) {
+      double max = -std::numeric_limits<double>::infinity();
+      for (std::size_t j = 0; j < S; ++j) {
+        double dot = 0.0;
+        for (std::size_t c = 0; c < d; ++c) dot += q(h, i, c) * k(h, j, c);
+        s[j] = dot / std::sqrt(double(d)) + (mask ? (*mask)(i, j) : 0.0);
+        max = std::max(max, s[j]);
+      }
+      if (std::isinf(max)) continue;  // sees no key: a zero row
+      double sum = 0.0;
+      for (std::size_t j = 0; j < S; ++j) sum += (s[j] = std::exp(s[j] - max));
+      for (std::size_t j = 0; j < S; ++j)
+        for (std::size_t c = 0; c < d; ++c) out(h, i, c) += s[j] / sum * v(h, j, c);
+    }
+  }
+  return out;
+}
+
+D2 MatMulD(const D2& a, const D2& b) {
+  D2 out = xt::zeros<double>({a.shape(0), b.shape(1)});
+  for (std::size_t i = 0; i < a.shape(0); ++i)
+    for (std::size_t t = 0; t < a.shape(1); ++t)
+      for (std::size_t j = 0; j < b.shape(1); ++j) out(i, j) += a(i, t) * b(t, j);
+  return out;
+}
+
+// (T, H*d) <-> (H, T, d): head h owns columns [h*d, (h+1)*d).
+D3 SplitD(const D2& a, std::size_t H) {
+  const std::size_t T = a.shape(0), d = a.shape(1) / H;
+  D3 out = xt::zeros<double>({H, T, d});
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t c = 0; c < d; ++c) out(h, t, c) = a(t, h * d + c);
+  return out;
+}
+
+D2 CombineD(const D3& a) {
+  const std::size_t H = a.shape(0), T = a.shape(1), d = a.shape(2);
+  D2 out = xt::zeros<double>({T, H * d});
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t c = 0; c < d; ++c) out(t, h * d + c) = a(h, t, c);
+  return out;
+}
+
+template <class A, class B>
+double SumOfProducts(const A& a, const B& b) {
+  double total = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) total += a.flat(i) * b.flat(i);
+  return total;
+}
+
+// d objective / d param, one element at a time (objective() reads param).
+template <class Tensor, class F>
+Tensor CentralDifferences(Tensor& param, F objective) {
+  Tensor grad = xt::zeros<double>(param.shape());
+  for (std::size_t i = 0; i < param.size(); ++i) {
+    const double saved = param.flat(i);
+    param.flat(i) = saved + kStep;
+    const double up = objective();
+    param.flat(i) = saved - kStep;
+    const double down = objective();
+    param.flat(i) = saved;
+    grad.flat(i) = (up - down) / (2 * kStep);
+  }
+  return grad;
+}
+
+std::optional<D2> ToDouble(const std::optional<Tensor2>& mask) {
+  if (!mask) return std::nullopt;
+  return D2(xt::cast<double>(*mask));
+}
+
+// Compares attention_backward with central differences on these inputs.
+void ExpectAttentionMatchesFiniteDifferences(const Tensor3& q, const Tensor3& k, const Tensor3& v,
+                                             const std::optional<Tensor2>& mask,
+                                             const Tensor3& d_out) {
+  const AttentionGrads g = attention_backward(q, k, v, mask, d_out);
+  D3 qd = xt::cast<double>(q), kd = xt::cast<double>(k), vd = xt::cast<double>(v);
+  const D3 dod = xt::cast<double>(d_out);
+  const std::optional<D2> md = ToDouble(mask);
+  auto objective = [&] { return SumOfProducts(AttentionForward(qd, kd, vd, md), dod); };
+  const Tensor3 dq = xt::cast<float>(CentralDifferences(qd, objective));
+  const Tensor3 dk = xt::cast<float>(CentralDifferences(kd, objective));
+  const Tensor3 dv = xt::cast<float>(CentralDifferences(vd, objective));
+  EXPECT_TRUE(AllClose(g.dq, dq, kLayer, {"head", "query", "column"})) << "dq" << kSeeDoc;
+  EXPECT_TRUE(AllClose(g.dk, dk, kLayer, {"head", "key", "column"})) << "dk" << kSeeDoc;
+  EXPECT_TRUE(AllClose(g.dv, dv, kLayer, {"head", "key", "column"})) << "dv" << kSeeDoc;
+}
+
+// Compares mha_backward with central differences of the double layer.
+void ExpectLayerMatchesFiniteDifferences(const MultiHeadAttention& layer, const Tensor2& x,
+                                         const std::optional<Tensor2>& mask, const Tensor2& d_y) {
+  const MhaGrads g = mha_backward(layer, x, mask, d_y);
+  D2 xd = xt::cast<double>(x);
+  D2 wq = xt::cast<double>(layer.W_Q), wk = xt::cast<double>(layer.W_K);
+  D2 wv = xt::cast<double>(layer.W_V), wo = xt::cast<double>(layer.W_O);
+  const D2 dyd = xt::cast<double>(d_y);
+  const std::optional<D2> md = ToDouble(mask);
+  const std::size_t H = static_cast<std::size_t>(layer.n_heads);
+  auto objective = [&] {
+    const D3 o = AttentionForward(SplitD(MatMulD(xd, wq), H), SplitD(MatMulD(xd, wk), H),
+                                  SplitD(MatMulD(xd, wv), H), md);
+    return SumOfProducts(MatMulD(CombineD(o), wo), dyd);
+  };
+  const std::vector<std::string> rc = {"row", "column"};
+  EXPECT_TRUE(AllClose(g.dx, xt::cast<float>(CentralDifferences(xd, objective)), kLayer,
+                       {"token", "column"})) << "dx" << kSeeDoc;
+  EXPECT_TRUE(AllClose(g.dW_Q, xt::cast<float>(CentralDifferences(wq, objective)), kLayer, rc))
+      << "dW_Q" << kSeeDoc;
+  EXPECT_TRUE(AllClose(g.dW_K, xt::cast<float>(CentralDifferences(wk, objective)), kLayer, rc))
+      << "dW_K" << kSeeDoc;
+  EXPECT_TRUE(AllClose(g.dW_V, xt::cast<float>(CentralDifferences(wv, objective)), kLayer, rc))
+      << "dW_V" << kSeeDoc;
+  EXPECT_TRUE(AllClose(g.dW_O, xt::cast<float>(CentralDifferences(wo, objective)), kLayer, rc))
+      << "dW_O" << kSeeDoc;
+}
+
+// (T, S) causal mask aligned bottom-right, as lab 4's causal_mask(T, S).
+Tensor2 CausalMask(std::size_t T, std::size_t S) {
+  Tensor2 mask = xt::zeros<float>({T, S});
+  for (std::size_t i = 0; i < T; ++i)
+    for (std::size_t j = 0; j < S; ++j)
+      if (j + T > S + i) mask(i, j) = -kInf;
+  return mask;
+}
+
+TEST(AttentionBackward, MatchesFiniteDifferencesInDouble) {
+  ExpectAttentionMatchesFiniteDifferences(
+      testing::RandomTensor3(2, 6, 3, 41), testing::RandomTensor3(2, 8, 3, 42),
+      testing::RandomTensor3(2, 8, 3, 43), CausalMask(6, 8), testing::RandomTensor3(2, 6, 3, 44));
+}
+
+TEST(MhaBackward, MatchesFiniteDifferencesInDouble) {
+  const MultiHeadAttention layer(/*d_model=*/10, /*n_heads=*/5, /*seed=*/11);  // d_head = 2
+  ExpectLayerMatchesFiniteDifferences(layer, testing::RandomTensor2(6, 10, 51), CausalMask(6, 6),
+                                      testing::RandomTensor2(6, 10, 52));
+}
+
+// Fresh random sizes and inputs that no file can predict (replay a failure
+// with MHA_TEST_SEED=<seed>).
+TEST(AttentionBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
+  const auto seed = testing::FreshSeed();
+  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
+  std::mt19937_64 gen(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  const std::size_t H = pick(1, 4), T = pick(1, 7), d = pick(1, 6);
+  const std::size_t S = T + pick(0, 4);
+  const auto s = static_cast<std::uint32_t>(gen());
+  std::optional<Tensor2> mask;
+  if (pick(0, 1)) mask = CausalMask(T, S);
+  SCOPED_TRACE("H=" + std::to_string(H) + " T=" + std::to_string(T) + " S=" + std::to_string(S) +
+               " d_head=" + std::to_string(d) + (mask ? " causal" : " no mask"));
+  ExpectAttentionMatchesFiniteDifferences(
+      testing::RandomTensor3(H, T, d, s), testing::RandomTensor3(H, S, d, s + 1),
+      testing::RandomTensor3(H, S, d, s + 2), mask, testing::RandomTensor3(H, T, d, s + 3));
+}
+
+TEST(MhaBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
+  const auto seed = testing::FreshSeed();
+  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
+  std::mt19937_64 gen(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  const int H = pick(1, 4), d_head = pick(1, 4), T = pick(1, 7);
+  const int d_model = H * d_head;
+  MultiHeadAttention layer(d_model, H, gen());
+  const auto s = static_cast<std::uint32_t>(gen());
+  std::optional<Tensor2> mask;
+  if (pick(0, 1)) mask = CausalMask(T, T);
+  SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(H) +
+               " T=" + std::to_string(T) + (mask ? " causal" : " no mask"));
+  ExpectLayerMatchesFiniteDifferences(layer, testing::RandomTensor2(T, d_model, s), mask,
+                                      testing::RandomTensor2(T, d_model, s + 1));
+}
+
+// ---------------------------------------------------------------- bad arguments
+
+TEST(AttentionBackwardArguments, RejectsADOutputNotShapedLikeQ) {
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [] {
+        attention_backward(testing::RandomTensor3(3, 5, 4, 1), testing::RandomTensor3(3, 7, 4, 2),
+                           testing::RandomTensor3(3, 7, 4, 3), std::nullopt,
+                           testing::RandomTensor3(3, 7, 4, 4));
+      },
+      {"(3, 7, 4)", "(3, 5, 4)"}))
+      << "d_output is the gradient of the output, so it has q's shape (H, T, d_head)";
+}
+
+TEST(AttentionBackwardArguments, RejectsKeysWithAnotherHeadCount) {
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [] {
+        attention_backward(testing::RandomTensor3(3, 5, 4, 1), testing::RandomTensor3(2, 7, 4, 2),
+                           testing::RandomTensor3(2, 7, 4, 3), std::nullopt,
+                           testing::RandomTensor3(3, 5, 4, 4));
+      },
+      {"(3, 5, 4)", "(2, 7, 4)"}));
+}
+
+TEST(AttentionBackwardArguments, RejectsAMaskThatIsNotTByS) {
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [] {
+        attention_backward(testing::RandomTensor3(3, 5, 4, 1), testing::RandomTensor3(3, 7, 4, 2),
+                           testing::RandomTensor3(3, 7, 4, 3), Tensor2(xt::zeros<float>({5, 5})),
+                           testing::RandomTensor3(3, 5, 4, 4));
+      },
+      {"(5, 5)"}));
+}
+
+TEST(MhaBackwardArguments, RejectsAnInputWhoseWidthIsNotDModel) {
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [] {
+        const MultiHeadAttention layer(kDModel, kHeads, kSeed);
+        mha_backward(layer, xt::zeros<float>({5, 10}), std::nullopt, xt::zeros<float>({5, 10}));
+      },
+      {"10", "12"}));
+}
+
+TEST(MhaBackwardArguments, RejectsADYNotShapedLikeX) {
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [] {
+        const MultiHeadAttention layer(kDModel, kHeads, kSeed);
+        mha_backward(layer, testing::RandomTensor2(5, 12, 1), std::nullopt,
+                     testing::RandomTensor2(4, 12, 2));
+      },
+      {"(4, 12)", "(5, 12)"}));
+}
+
+TEST(MhaBackwardArguments, RejectsAMaskThatIsNotTByT) {
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [] {
+        const MultiHeadAttention layer(kDModel, kHeads, kSeed);
+        mha_backward(layer, testing::RandomTensor2(5, 12, 1), Tensor2(xt::zeros<float>({5, 4})),
+                     testing::RandomTensor2(5, 12, 2));
+      },
+      {"(5, 4)"}));
+}
+
+}  // namespace
+}  // namespace mha
