@@ -4,7 +4,7 @@
 #   tools/setup.sh            build, test and grade (Bazel, compilers' libraries),
 #                             and inotify-tools for ./lab watch
 #   tools/setup.sh --dev      also what regenerates goldens and draws images
-#                             (Debian's python3-numpy and python3-torch)
+#                             (Debian's python3-numpy, python3-torch, python3-matplotlib)
 #
 # Idempotent: when everything is present it prints one line and exits 0.
 set -euo pipefail
@@ -19,7 +19,7 @@ packages=(
   inotify-tools
 )
 if [[ "${1:-}" == "--dev" ]]; then
-  packages+=(python3-numpy python3-torch)
+  packages+=(python3-numpy python3-torch python3-matplotlib)
 fi
 
 missing=()
