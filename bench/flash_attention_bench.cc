@@ -17,10 +17,10 @@
 // A second family sweeps the block sizes at T = S = 4096 (block_q 16..512,
 // block_k 32..1024): which tile shape suits this machine's caches.
 //
-//   OPENBLAS_NUM_THREADS=1 bazel run --config=bench //bench:flash_attention_bench -- \
-//       --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true
-//   /usr/bin/python3 tools/perf/flash_attention.py     runs this, writes
-//       out/bench/flash_attention_bench.json and draws docs/images/flash_attention*.png
+//   OPENBLAS_NUM_THREADS=1 bazel run --config=bench //bench:flash_attention_bench
+//   /usr/bin/python3 tools/perf/flash_attention.py
+//       runs it with interleaved repetitions, writes out/bench/flash_attention_bench.json
+//       and out/bench/flash_attention.md, draws docs/images/flash_attention*.png
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 #include <sys/resource.h>

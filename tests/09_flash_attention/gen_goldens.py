@@ -57,7 +57,8 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "goldens"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools", "goldens"))
 import common  # noqa: E402  (tools/goldens/common.py)
 
 PUBLIC = common.public_golden_dir(__file__)
@@ -96,7 +97,8 @@ def tiled(q, k, v, mask, bq, bk, causal=False, mistake=None):
                 o = np.zeros((rows, d))
                 if causal:
                     visible = position(i1 - 1) + 1
-                    n_blocks = visible // bk if mistake == "causal_skip_off_by_one" else -(-visible // bk)
+                    rounded_down = mistake == "causal_skip_off_by_one"
+                    n_blocks = visible // bk if rounded_down else -(-visible // bk)
                 else:
                     n_blocks = S // bk if mistake == "remainder_dropped" else -(-S // bk)
                 for b in range(n_blocks):

@@ -102,8 +102,8 @@ def block_grid(runs):
 def tables(runs, context):
     lines = []
     lines.append("Measured by `tools/perf/flash_attention.py` on %s (%s CPUs at %s MHz, load "
-                 "average %s), compiled for %s, vector_math ISA %s, OPENBLAS_NUM_THREADS=%s; CPU time "
-                 "per call, median of %s interleaved repetitions (range in brackets)."
+                 "average %s), compiled for %s, vector_math ISA %s, OPENBLAS_NUM_THREADS=%s; "
+                 "CPU time per call, median of %s interleaved repetitions (range in brackets)."
                  % (context.get("host_name", platform.node()), context.get("num_cpus", "?"),
                     context.get("mhz_per_cpu", "?"),
                     " ".join("%.1f" % x for x in context.get("load_avg", [])),
@@ -145,10 +145,12 @@ def tables(runs, context):
             cells = []
             for k in ks:
                 v = grid.get((q, k))
-                cells.append("-" if v is None else ("**%.1f**" % v if (q, k) == best else "%.1f" % v))
+                text = "-" if v is None else "%.1f" % v
+                cells.append("**%s**" % text if (q, k) == best else text)
             lines.append("| %d | %s |" % (q, " | ".join(cells)))
         lines.append("")
-        lines.append("Fastest: block_q = %d, block_k = %d (%.1f ms)." % (best[0], best[1], grid[best]))
+        lines.append("Fastest: block_q = %d, block_k = %d (%.1f ms)."
+                     % (best[0], best[1], grid[best]))
     return "\n".join(lines) + "\n"
 
 
