@@ -1,61 +1,71 @@
-// See vector_math.h. Each function is a main loop over whole SIMD batches and
-// a scalar loop over the remaining n % batch::size elements.
+// See vector_math.h. This file only chooses: the loops themselves are in
+// vector_math_kernels.inc, compiled once per instruction set.
 #include "common/vector_math.h"
 
-#include <algorithm>
-#include <cmath>
-#include <limits>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
 
-#include <xsimd/xsimd.hpp>
+#include "common/vector_math_kernels.h"
 
 namespace mha {
+namespace vector_math_detail {
 namespace {
 
-using Batch = xsimd::batch<float>;  // the widest float vector this build targets
-constexpr std::size_t kLanes = Batch::size;
+std::vector<const Kernels*> find_usable_kernels() {
+  std::vector<const Kernels*> usable;
+#if defined(__x86_64__)
+  // __builtin_cpu_supports asks CPUID, and for AVX and AVX-512 also whether
+  // the operating system saves those registers (XGETBV): both must hold.
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("fma")) {
+    usable.push_back(&avx512_kernels());
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    usable.push_back(&avx2_kernels());
+  }
+#endif
+  usable.push_back(&baseline_kernels());
+  // MHA_VECTOR_ISA=<name> drops every table listed before <name>.
+  if (const char* wanted = std::getenv("MHA_VECTOR_ISA")) {
+    for (std::size_t i = 0; i < usable.size(); ++i) {
+      if (std::strcmp(usable[i]->isa, wanted) == 0) {
+        usable.erase(usable.begin(), usable.begin() + i);
+        break;
+      }
+    }
+  }
+  return usable;
+}
 
-// The largest multiple of kLanes that is <= n.
-std::size_t whole_batches(std::size_t n) { return n - n % kLanes; }
+// The table every call goes through: chosen on first use, then fixed.
+const Kernels& best() {
+  static const Kernels& chosen = *usable_kernels().front();
+  return chosen;
+}
 
 }  // namespace
 
-float max_of(const float* x, std::size_t n) {
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  const std::size_t m = whole_batches(n);
-  Batch acc(neg_inf);
-  for (std::size_t i = 0; i < m; i += kLanes) acc = xsimd::max(acc, Batch::load_unaligned(x + i));
-  alignas(64) float lanes[kLanes];
-  acc.store_aligned(lanes);
-  float result = *std::max_element(lanes, lanes + kLanes);
-  for (std::size_t i = m; i < n; ++i) result = std::max(result, x[i]);
-  return result;
+const std::vector<const Kernels*>& usable_kernels() {
+  static const std::vector<const Kernels*> usable = find_usable_kernels();
+  return usable;
 }
 
-float sum_of(const float* x, std::size_t n) {
-  const std::size_t m = whole_batches(n);
-  Batch acc(0.0f);
-  for (std::size_t i = 0; i < m; i += kLanes) acc += Batch::load_unaligned(x + i);
-  float result = xsimd::hadd(acc);
-  for (std::size_t i = m; i < n; ++i) result += x[i];
-  return result;
-}
+}  // namespace vector_math_detail
 
+using vector_math_detail::best;
+
+float max_of(const float* x, std::size_t n) { return best().max_of(x, n); }
+float sum_of(const float* x, std::size_t n) { return best().sum_of(x, n); }
 void exp_shifted(const float* x, float shift, float* out, std::size_t n) {
-  const std::size_t m = whole_batches(n);
-  const Batch s(shift);
-  for (std::size_t i = 0; i < m; i += kLanes) {
-    xsimd::exp(Batch::load_unaligned(x + i) - s).store_unaligned(out + i);
-  }
-  for (std::size_t i = m; i < n; ++i) out[i] = std::exp(x[i] - shift);
+  best().exp_shifted(x, shift, out, n);
 }
-
-void scale_inplace(float* x, float factor, std::size_t n) {
-  const std::size_t m = whole_batches(n);
-  const Batch f(factor);
-  for (std::size_t i = 0; i < m; i += kLanes) {
-    (Batch::load_unaligned(x + i) * f).store_unaligned(x + i);
-  }
-  for (std::size_t i = m; i < n; ++i) x[i] *= factor;
+float exp_shifted_sum(const float* x, float shift, float* out, std::size_t n) {
+  return best().exp_shifted_sum(x, shift, out, n);
 }
+void scale_inplace(float* x, float factor, std::size_t n) { best().scale_inplace(x, factor, n); }
+void add_inplace(float* x, const float* y, std::size_t n) { best().add_inplace(x, y, n); }
+const char* vector_math_isa() { return best().isa; }
 
 }  // namespace mha
