@@ -427,8 +427,8 @@ void ThrowTyped(const std::string& type, const std::string& message, const std::
   if (type == "std::runtime_error") throw std::runtime_error(what);
   if (type == "std::bad_alloc") {
     const char* mb = std::getenv("MHA_REMOTE_MEMORY_MB");
-    throw LearnerProcessError("ran out of memory in " + call +
-                              (mb ? std::string(" (the limit is ") + mb + " MiB)" : ""));
+    throw LearnerOutOfMemory("ran out of memory in " + call +
+                             (mb ? std::string(" (the limit is ") + mb + " MiB)" : ""));
   }
   if (type == "std::exception") throw std::runtime_error(what);
   throw std::runtime_error(call + " threw an exception that is not a std::exception");

@@ -68,6 +68,18 @@ class ProtocolError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The learner's process ran out of memory (its allocation failed under its
+// address-space limit): a std::bad_alloc, as a direct call would throw,
+// that says where and under which limit.
+class LearnerOutOfMemory : public std::bad_alloc {
+ public:
+  explicit LearnerOutOfMemory(std::string message) : message_(std::move(message)) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
+
 // Raised in the trusted process when the learner's process did not answer a
 // call: it crashed, ran past its time or memory limit, exited, or broke the
 // protocol. The message says which, in a learner's words.
