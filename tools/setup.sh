@@ -18,6 +18,7 @@ packages=(
   libpng-dev
   util-linux coreutils
   inotify-tools
+  python3-pytest
 )
 if [[ "${1:-}" == "--dev" ]]; then
   packages+=(python3-numpy python3-torch python3-matplotlib)

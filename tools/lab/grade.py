@@ -32,7 +32,7 @@ import messages
 import rubric as rubric_mod
 import sandbox
 from labs import ROOT, load_labs
-from suite import Suite
+from suite import Suite, bazel_command
 
 
 class Options:
@@ -60,16 +60,36 @@ def work_root():
     return os.path.join(os.path.expanduser("~"), ".cache", "mha-grade")
 
 
+def _check_traversable(path):
+    """The build user must reach the work directory: every folder above it
+    must let others through (o+x)."""
+    if os.geteuid() != 0:
+        return
+    p = os.path.dirname(os.path.abspath(path))
+    while p and p != "/":
+        if not os.stat(p).st_mode & 0o001:
+            raise RuntimeError("the grading work directory %s is under %s, which others may not "
+                               "enter (mode %o): the unprivileged build user could not reach "
+                               "it; set MHA_GRADE_DIR to a path under /var/tmp" % (
+                                   path, p, os.stat(p).st_mode & 0o777))
+        p = os.path.dirname(p)
+
+
 class Context:
     """What one grading run sets up once: isolation, the trusted suite, the rubric."""
 
-    def __init__(self, labs=None, log=None, options=None, rubric_path=None, secrets=()):
+    def __init__(self, labs=None, log=None, options=None, rubric_path=None, secrets=(),
+                 only=None):
         self.labs = labs or load_labs()
+        # The labs this run grades (all by default); cumulative grading still
+        # compiles the learner's earlier labs from self.labs.
+        self.graded_labs = [l for l in self.labs if only is None or l.number in only]
         self.log = log or (lambda msg: None)
         self.options = options or Options()
         root = work_root()
         os.makedirs(root, exist_ok=True)
         os.chmod(root, 0o711)                              # traversable, not listable
+        _check_traversable(root)
         self.private_dir = os.path.join(root, "private")  # root only: caches, results
         self.cache_dir = os.path.join(self.private_dir, "cache")
         self.jobs_dir = os.path.join(root, "jobs")         # the build users' directories
@@ -81,10 +101,11 @@ class Context:
         self.iso = sandbox.probe(self.private_dir)
         # What learner code must not read: the suite, Bazel's outputs, rosters.
         self.protected = sandbox.protect(self._secrets() + list(secrets), self.iso, self.log)
-        self.suite = Suite(self.labs, self.stage_dir, self.log)
+        self.suite = Suite(self.graded_labs, self.stage_dir, self.log)
         self.suite.build()
         self.libroot = self._libroot()
-        tests = {lab.dir: self.suite.artefacts[lab.number].hidden_tests for lab in self.labs}
+        tests = {lab.dir: self.suite.artefacts[lab.number].hidden_tests
+                 for lab in self.graded_labs}
         self.rubric = rubric_mod.load(self.labs, tests, rubric_path or rubric_mod.PATH)
         self._runs = {}
         self._runs_lock = threading.Lock()
@@ -95,8 +116,8 @@ class Context:
     def _secrets(self):
         paths = [ROOT]
         try:
-            base = subprocess.run(["bazel", "info", "output_base"], cwd=ROOT, capture_output=True,
-                                  text=True, timeout=120).stdout.strip()
+            base = subprocess.run(bazel_command() + ["info", "output_base"], cwd=ROOT,
+                                  capture_output=True, text=True, timeout=120).stdout.strip()
             if base:
                 paths.append(os.path.dirname(base))
         except (OSError, subprocess.TimeoutExpired):
@@ -215,7 +236,7 @@ def grade_lab(ctx, sub, lab, slot, kind="hidden"):
 def grade_all(ctx, submissions, progress=None, kind="hidden", labs=None):
     """Reports of `submissions`, in order, over `labs` (default: every lab).
     Jobs (submission, lab) run `jobs` at a time."""
-    labs = labs or ctx.labs
+    labs = labs or ctx.graded_labs
     t0 = time.time()
 
     def labs_of(sub):

@@ -55,17 +55,31 @@ def _solutions_submission(labs):
     return grade.Submission("solutions", files)
 
 
+def _selected_labs(args):
+    labs = load_labs()
+    if not getattr(args, "labs", None):
+        return labs, None
+    wanted = set()
+    for part in args.labs.split(","):
+        if not part.strip().isdigit() or int(part) not in {l.number for l in labs}:
+            raise SystemExit("lab: --labs %s: %r is not a lab number (the labs are %d-%d)"
+                             % (args.labs, part, labs[0].number, labs[-1].number))
+        wanted.add(int(part))
+    return labs, sorted(wanted)
+
+
 def cmd_grade(args):
     if not os.path.isdir(os.path.join(ROOT, "tests")) or \
             not os.path.isdir(os.path.join(ROOT, "solutions")):
         return _provisional(args)
     mode = "cumulative" if args.cumulative else "isolated"
     try:
-        labs = load_labs()
+        labs, only = _selected_labs(args)
         secrets = [os.path.abspath(args.roster)] if args.roster else []
         if args.out:
             secrets.append(os.path.abspath(args.out))
-        ctx = grade.Context(labs, _log, grade.Options(mode=mode, jobs=args.jobs), secrets=secrets)
+        ctx = grade.Context(labs, _log, grade.Options(mode=mode, jobs=args.jobs), secrets=secrets,
+                            only=only)
     except Exception as e:
         if args.gradescope and not args.roster:
             _fallback_results(args.gradescope, "%s: %s" % (type(e).__name__, e))
@@ -141,7 +155,7 @@ def _grade_roster(ctx, args, mode):
 
     reports = grade.grade_all(ctx, submissions, progress)
     csv_path = args.csv or os.path.join(out, "gradebook.csv")
-    report.write_csv(reports, ctx.labs, csv_path)
+    report.write_csv(reports, ctx.graded_labs, csv_path)
     json_path = args.json or os.path.join(out, "report.json")
     report.write_roster_json(reports, ctx, os.path.basename(os.path.abspath(args.roster)),
                              mode, ignored, json_path)

@@ -38,6 +38,11 @@ def cmd_mutants(args):
     return mutants.main(args)
 
 
+def cmd_new(args):
+    import newlab
+    return newlab.cmd_new(args)
+
+
 def cmd_hint(args):
     import learner
     return learner.cmd_hint(args)
@@ -71,6 +76,7 @@ def main(argv):
                    help="write DIR/results.json (a roster: DIR/<submission>/results.json)")
     g.add_argument("--out", metavar="DIR", help="a roster's output directory (default "
                    "out/grades/<roster name>): gradebook.csv, report.json, <submission>/...")
+    g.add_argument("--labs", metavar="N,M", help="grade only these labs (numbers, comma-separated)")
     g.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="labs graded at once (default: the number of CPUs, at most 8)")
     g.add_argument("--prepare", action="store_true",
@@ -112,6 +118,13 @@ def main(argv):
     w = sub.add_parser("watch", help="re-run a lab's public tests whenever you save its file")
     w.add_argument("lab", nargs="?", help="the lab number (default: the first lab not passing)")
     w.set_defaults(func=cmd_watch)
+
+    n = sub.add_parser("new", help="course authors: a new lab (mirrored folders, registry line, "
+                       "README row) that builds, fails as a stub and passes as a solution")
+    n.add_argument("name", help="NN_name, the next number, e.g. 11_rotary")
+    n.add_argument("title", help="the lab's title, e.g. \"Rotary position embeddings\"")
+    n.add_argument("--target", help="the library target and file name (default: name without NN_)")
+    n.set_defaults(func=cmd_new)
 
     import bench
     bench.add_parser(sub)

@@ -34,8 +34,14 @@ class BuildError(RuntimeError):
     pass
 
 
+def bazel_command():
+    """bazel, with the startup options in $MHA_BAZEL_STARTUP (e.g. an output base
+    of its own, for a grading run beside another build of the same checkout)."""
+    return ["bazel"] + os.environ.get("MHA_BAZEL_STARTUP", "").split()
+
+
 def bazel(args, capture=True, timeout=3600):
-    cmd = ["bazel"] + args
+    cmd = bazel_command() + args
     p = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=capture,
                        text=True, timeout=timeout)
     if p.returncode != 0:

@@ -1,0 +1,459 @@
+"""./lab new NN_name "Title": a new lab, as its mirrored folders and one registry line.
+
+    ./lab new 11_rotary "Rotary position embeddings" [--target rotary]
+
+writes a lab that builds, whose stub fails its tests and whose solution
+passes them, from the first minute:
+
+    labs/NN_name/<target>.h, <target>.cc (the stub), <target>_public_test.cc,
+                 hints.txt, BUILD
+    solutions/NN_name/<target>.cc, BUILD
+    tests/NN_name/<target>_test.cc, remote.cc, gen_goldens.py, mutants/, BUILD
+    docs/NN_name.md (with its "Classic mistakes" section)
+
+and adds the lab's line to labs/labs.json and its row to README.md's lab
+table (both derived from the same facts). The example function it declares,
+`<target>(x)` = 2 x, is a placeholder: replace it with the lab's API, keeping
+the layout. Grading, the learner kit, the mutant check and the registry
+check pick the lab up with no other file edited.
+"""
+import json
+import os
+import re
+import sys
+
+import consistency
+from labs import ROOT, load_labs
+
+_NAME = re.compile(r"^(\d\d)_([a-z][a-z0-9_]*)$")
+
+
+def _files(number, lab_dir, target, title):
+    guard = "MHA_LABS_%s_%s_H_" % (lab_dir.upper(), target.upper())
+    suite = "".join(w.capitalize() for w in target.split("_"))
+    doc = "docs/%s.md" % lab_dir
+    header = '''// Lab {n}: {title}.
+//
+// The header comment is the specification learners read: say what each
+// function takes and returns, with shapes, and what it throws.
+//
+// (Template from ./lab new: {target}(x) doubles every element. Replace it
+// with the lab's functions, keeping the layout of the lab's folders.)
+#ifndef {guard}
+#define {guard}
+
+#include "common/tensor.h"
+
+namespace mha {{
+
+// (T, d) -> (T, d): 2 * x. Throws std::invalid_argument when x is empty,
+// naming its shape.
+Tensor2 {target}(const Tensor2& x);
+
+}}  // namespace mha
+
+#endif  // {guard}
+'''
+    stub = '''// Lab {n}: {title}. This is the file you edit.
+// Read {doc} first; the header labs/{dir}/{target}.h says what each function must do.
+// Check your work with:  bazel test //labs/{dir}/...
+#include "labs/{dir}/{target}.h"
+
+#include <stdexcept>
+
+namespace mha {{
+
+Tensor2 {target}(const Tensor2& x) {{
+  // TODO:
+  // 1. Reject an empty x with std::invalid_argument naming its shape.
+  // 2. Return 2 * x, a (T, d) tensor.
+  (void)x;
+  throw std::logic_error("lab {n}: {target} is not implemented yet, see {doc}");
+}}
+
+}}  // namespace mha
+'''
+    solution = '''// Lab {n}: {title}, the reference solution.
+#include "labs/{dir}/{target}.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace mha {{
+
+Tensor2 {target}(const Tensor2& x) {{  // (T, d) -> (T, d)
+  if (x.size() == 0) {{
+    throw std::invalid_argument("{target}: x has shape (" + std::to_string(x.shape(0)) + ", " +
+                                std::to_string(x.shape(1)) + "), expected a non-empty tensor");
+  }}
+  return x * 2.0f;
+}}
+
+}}  // namespace mha
+'''
+    public_test = '''// Public tests for lab {n}. Run: bazel test //labs/{dir}/...
+#include "labs/{dir}/{target}.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "common/testing.h"
+
+namespace mha {{
+namespace {{
+
+const std::string kSee = "; see {doc}, \\"Classic mistakes\\"";
+
+TEST({suite}Public, DoublesEveryElement) {{
+  const Tensor2 x = testing::RandomTensor2(3, 5, /*seed=*/7);
+  const Tensor2 y = {target}(x);
+  EXPECT_TRUE(testing::AllClose(y, x * 2.0f, testing::kExact, {{"row", "column"}}))
+      << (testing::AllClose(y, x * 4.0f, testing::kExact)
+              ? "looks like every element was doubled twice" + kSee
+              : std::string("every element must be doubled") + kSee);
+}}
+
+TEST({suite}Public, RejectsAnEmptyInputNamingItsShape) {{
+  EXPECT_TRUE(testing::ThrowsInvalidArgument(
+      [] {{ {target}(Tensor2(xt::zeros<float>({{0, 4}}))); }}, {{"(0, 4)"}}));
+}}
+
+}}  // namespace
+}}  // namespace mha
+'''
+    hidden_test = '''// Hidden tests for lab {n}: other shapes and seeds than the public ones,
+// and fresh random inputs on every run.
+#include "labs/{dir}/{target}.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "common/testing.h"
+
+namespace mha {{
+namespace {{
+
+const std::string kSee = "; see {doc}, \\"Classic mistakes\\"";
+
+void ExpectDoubled(const Tensor2& x) {{
+  const Tensor2 y = {target}(x);
+  EXPECT_TRUE(testing::AllClose(y, x * 2.0f, testing::kExact, {{"row", "column"}}))
+      << (testing::AllClose(y, x * 4.0f, testing::kExact)
+              ? "looks like every element was doubled twice" + kSee
+              : std::string("every element must be doubled") + kSee);
+}}
+
+TEST({suite}, DoublesEveryElementOfATallInput) {{
+  ExpectDoubled(testing::RandomTensor2(9, 2, /*seed=*/21));
+}}
+
+TEST({suite}, RejectsAnEmptyInputNamingItsShape) {{
+  EXPECT_TRUE(testing::ThrowsInvalidArgument(
+      [] {{ {target}(Tensor2(xt::zeros<float>({{3, 0}}))); }}, {{"(3, 0)"}}));
+}}
+
+TEST(FreshRandomInputs, {suite}DoublesThem) {{
+  const auto seed = testing::FreshSeed();
+  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
+  ExpectDoubled(testing::RandomTensor2(4, 6, static_cast<std::uint32_t>(seed)));
+}}
+
+}}  // namespace
+}}  // namespace mha
+'''
+    remote = '''// The remote interface of this lab: what the grader forwards to the learner's
+// process (see common/remote.h). Declare every function and method of the
+// header here; lab_remote() in BUILD compiles it as client and as server.
+#include "common/remote.h"
+#include "labs/{dir}/{target}.h"
+
+namespace mha {{
+MHA_REMOTE_FUNCTION(Tensor2, {target}, (const Tensor2& x), (x))
+}}  // namespace mha
+'''
+    generator = '''"""Goldens for lab {n} ({title}), computed with NumPy and PyTorch.
+
+Run from the repository root:  /usr/bin/python3 tests/{dir}/gen_goldens.py
+Writes tests/{dir}/golden/*.npy (hidden) and labs/{dir}/golden/*.npy (public).
+Next to each right answer, write what a classic mistake computes on the same
+input (`*_mistake_<name>.npy`), so a failing test can say which mistake it
+looks like (see {doc}, "Classic mistakes").
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "goldens"))
+import common  # noqa: E402  (tools/goldens/common.py)
+
+OUT = common.golden_dir(__file__)
+
+
+def main():
+    x = common.inputs(11, 4, 3)
+    common.save(OUT, "example_x", x)
+    common.save(OUT, "example_y", 2 * x)
+    common.save(OUT, "example_y_mistake_doubled_twice", 4 * x)
+
+
+if __name__ == "__main__":
+    main()
+'''
+    labs_build = '''load("//common:lab.bzl", "lab_library", "lab_test")
+
+# Your work: {target}.cc. The header is fixed.
+lab_library(
+    name = "{target}",
+)
+
+# Run with: bazel test //labs/{dir}/...
+lab_test(
+    name = "{target}_public_test",
+    srcs = ["{target}_public_test.cc"],
+    deps = [":{target}"],
+)
+'''
+    solutions_build = '''load("//common:lab.bzl", "solution_file")
+
+# The reference solution of this lab's library, compiled into it by
+# --config=solutions (see common/lab.bzl).
+solution_file("{target}.cc")
+'''
+    tests_build = '''load("//common:lab.bzl", "graded_test", "lab_remote")
+
+# Hidden tests for lab {n}. Goldens: tests/{dir}/gen_goldens.py.
+# Wrong learner files that these tests must reject: mutants/.
+graded_test(
+    name = "{target}_test",
+    srcs = ["{target}_test.cc"],
+    data = glob(["golden/*.npy"]),
+    deps = ["//labs/{dir}:{target}"],
+)
+
+# What the grader forwards to the learner's process: remote.cc.
+lab_remote()
+'''
+    hints = '''Start from the header: {target}(x) takes a (T, d) tensor and returns one of the same shape. Check the argument first: an empty x is an error whose message names its shape.
+
+Every element is doubled, once: 2 * x. Multiplying twice is the classic slip the tests name.
+'''
+    lesson = '''# Lab {n}: {title}
+
+(Template from `./lab new`: replace every section with the lesson.)
+
+## The idea
+
+What the learner builds, and why it matters for attention.
+
+## The maths
+
+The equations, with the shape of every tensor.
+
+## Shapes
+
+| tensor | shape |
+| --- | --- |
+| x | (T, d) |
+| {target}(x) | (T, d) |
+
+## Classic mistakes
+
+- **Doubling twice.** Every element multiplied by 4 instead of 2. The tests
+  say "looks like every element was doubled twice".
+
+## Run and check
+
+    bazel test //labs/{dir}/...     # the public tests
+    ./lab hint {n}                  # a hint, when stuck
+'''
+    fmt = dict(n=number, title=title, target=target, dir=lab_dir, guard=guard, suite=suite,
+               doc=doc)
+    files = {
+        "labs/%s/%s.h" % (lab_dir, target): header,
+        "labs/%s/%s.cc" % (lab_dir, target): stub,
+        "labs/%s/%s_public_test.cc" % (lab_dir, target): public_test,
+        "labs/%s/hints.txt" % lab_dir: hints,
+        "labs/%s/BUILD" % lab_dir: labs_build,
+        "solutions/%s/%s.cc" % (lab_dir, target): solution,
+        "solutions/%s/BUILD" % lab_dir: solutions_build,
+        "tests/%s/%s_test.cc" % (lab_dir, target): hidden_test,
+        "tests/%s/remote.cc" % lab_dir: remote,
+        "tests/%s/gen_goldens.py" % lab_dir: generator,
+        "tests/%s/BUILD" % lab_dir: tests_build,
+        "docs/%s.md" % lab_dir: lesson,
+    }
+    out = {path: text.format(**fmt) for path, text in files.items()}
+    sol_path = "solutions/%s/%s.cc" % (lab_dir, target)
+    line = [i for i, l in enumerate(out[sol_path].splitlines(), 1) if "x * 2.0f" in l][0]
+    out["tests/%s/mutants/doubled_twice.diff" % lab_dir] = (
+        "Mistake: every element doubled twice (multiplied by 4)\n"
+        "Expect: doubled twice\nKind: numeric\n\n"
+        "--- a/{sol}\n+++ b/{sol}\n@@ -{l},1 +{l},1 @@\n-  return x * 2.0f;\n"
+        "+  return x * 4.0f;\n").format(sol=sol_path, l=line)
+    return out
+
+
+def create(name, title, target=None, root=ROOT):
+    """Writes the new lab under `root`; returns the paths written."""
+    m = _NAME.match(name)
+    if not m:
+        raise ValueError("%r is not a lab folder name: use NN_name, e.g. 11_rotary" % name)
+    number = int(m.group(1))
+    target = target or m.group(2)
+    if not re.match(r"^[a-z][a-z0-9_]*$", target):
+        raise ValueError("--target %r must be a C++ identifier in lower case" % target)
+    if not title.strip() or any(c in title for c in '"\\\n|'):
+        raise ValueError("the title %r must be one line without quotes, backslashes or |" % title)
+    labs = load_labs(root)
+    if number != len(labs) + 1:
+        raise ValueError("the next lab is number %d, not %d" % (len(labs) + 1, number))
+    if any(lab.target == target for lab in labs):
+        raise ValueError("a lab already has the target %r" % target)
+    files = _files(number, name, target, title.strip())
+    for rel in files:
+        if os.path.exists(os.path.join(root, rel)):
+            raise ValueError("%s exists already" % rel)
+    for rel, text in files.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+    # The registry line.
+    reg = os.path.join(root, "labs", "labs.json")
+    with open(reg) as f:
+        text = f.read()
+    stub = files["labs/%s/%s.cc" % (name, target)].encode()
+    entry = consistency.registry_line(number, name, target, title.strip(), stub)
+    text = re.sub(r"\}\s*\n(\s*)\]", "},\n\\1" + "  " + entry + "\n\\1]", text, count=1)
+    json.loads(text)  # still a valid registry
+    with open(reg, "w") as f:
+        f.write(text)
+    # README.md's lab table: derived from the registry.
+    readme = os.path.join(root, "README.md")
+    if os.path.exists(readme):
+        with open(readme) as f:
+            lines = f.read().split("\n")
+        rows = [i for i, l in enumerate(lines) if re.match(r"^\| \d+ \| `labs/", l)]
+        if rows:
+            new_row = consistency.readme_rows(load_labs(root))[-1]
+            lines.insert(rows[-1] + 1, new_row)
+            with open(readme, "w") as f:
+                f.write("\n".join(lines))
+    return sorted(files) + ["labs/labs.json", "README.md"]
+
+
+def cmd_new(args):
+    try:
+        written = create(args.name, args.title, args.target)
+    except ValueError as e:
+        print("lab: %s" % e, file=sys.stderr)
+        return 2
+    print("created lab %s:" % args.name)
+    for rel in written:
+        print("  " + rel)
+    print("next: replace the example function in the header, stub, solution, tests and "
+          "remote.cc; `bazel test --config=solutions //labs/%s/... //tests/%s/...` must pass "
+          "and `./lab test` checks the rest." % (args.name, args.name))
+    return 0
+
+
+def _snapshot(root):
+    """{relative path: sha256} of every file under root."""
+    import hashlib
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(("bazel-", ".cache"))]
+        for fn in filenames:
+            full = os.path.join(dirpath, fn)
+            if os.path.islink(full):
+                continue
+            with open(full, "rb") as f:
+                out[os.path.relpath(full, root)] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+def selftest_checks(labs, make_check):
+    """In a temporary copy of the suite: ./lab new makes a lab that test, grade
+    and export-kit handle with no other file touched."""
+    import shutil
+    import subprocess
+    import tempfile
+    c = make_check("./lab new makes a lab (in a temporary copy) whose solution passes, whose stub "
+                   "fails, that grading and the learner kit include, and that the registry check "
+                   "accepts")
+    tmp = tempfile.mkdtemp(prefix="mha-newlab-")
+    copy = os.path.join(tmp, "suite")
+    env = {"MHA_GRADE_DIR": tmp + "-grade"}
+    try:
+        files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                               capture_output=True, check=True).stdout.split(b"\0")
+        for rel in files:
+            if not rel:
+                continue
+            rel = rel.decode()
+            src = os.path.join(ROOT, rel)
+            if not os.path.isfile(src):
+                continue
+            dst = os.path.join(copy, rel)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(src, dst)
+        n = len(labs) + 1
+        name = "%02d_throwaway" % n
+        main = [sys.executable, os.path.join(copy, "tools", "lab", "main.py")]
+        # The grading work directory must be reachable by the build user: not under tmp (0700).
+        env = dict(os.environ, MHA_GRADE_DIR=tmp.replace(tempfile.gettempdir(), "/var/tmp") + "-grade",
+                   MHA_SANDBOX_UID_BASE=str(int(os.environ.get("MHA_SANDBOX_UID_BASE", "61000")) + 500))
+        out_base = os.path.join(tmp, "bazel")
+        env["MHA_BAZEL_STARTUP"] = "--output_base=" + out_base
+        before = _snapshot(copy)
+        p = subprocess.run(main + ["new", name, "A throwaway lab"], cwd=copy, capture_output=True,
+                           text=True, env=env)
+        after = _snapshot(copy)
+        mirrored = ("labs/%s/" % name, "solutions/%s/" % name, "tests/%s/" % name,
+                    "docs/%s.md" % name)
+        for rel in sorted(set(after) - set(before)):
+            if not rel.startswith(mirrored):
+                c.fail("./lab new wrote %s, outside the lab's mirrored folders" % rel)
+        for rel in sorted(r for r in before if after.get(r) != before[r]):
+            if rel not in ("labs/labs.json", "README.md"):
+                c.fail("./lab new changed %s" % rel)
+        if p.returncode != 0:
+            c.fail("./lab new failed: " + (p.stderr or p.stdout)[-300:])
+            return [c]
+        sys.path.insert(0, os.path.join(copy, "tools", "lab"))
+        import importlib
+        cons = importlib.import_module("consistency")
+        for problem in cons.problems(root=copy):
+            c.fail("registry check: " + problem)
+        bazel = ["bazel", "--output_base=" + out_base]
+        t = subprocess.run(bazel + ["test", "-c", "opt", "--config=solutions", "//labs/%s/..." % name,
+                                    "//tests/%s/..." % name], cwd=copy, capture_output=True,
+                           text=True)
+        if t.returncode != 0:
+            c.fail("its solution does not pass: " + t.stdout[-400:])
+        t = subprocess.run(bazel + ["test", "-c", "opt", "//labs/%s/..." % name], cwd=copy,
+                           capture_output=True, text=True)
+        if t.returncode == 0 or "is not implemented yet" not in t.stdout + t.stderr:
+            c.fail("its stub does not fail its public tests with 'not implemented'")
+        g = subprocess.run(main + ["grade", "--solutions", "--labs", str(n), "--json",
+                                   os.path.join(tmp, "grade.json")], cwd=copy, capture_output=True,
+                           text=True, env=env)
+        try:
+            with open(os.path.join(tmp, "grade.json")) as f:
+                rep = json.load(f)
+            mine = [r for r in rep["labs"] if r["lab"] == n][0]
+            if mine["passed"] != mine["total"] or mine["total"] == 0:
+                c.fail("grading its solution: %s" % mine["first_failure"])
+        except (OSError, ValueError, IndexError, KeyError) as e:
+            c.fail("grading it failed (%s): %s" % (e, (g.stderr or g.stdout)[-300:]))
+        kit_dir = os.path.join(tmp, "kit")
+        k = subprocess.run(main + ["export-kit", kit_dir], cwd=copy, capture_output=True,
+                           text=True, env=env)
+        if k.returncode != 0 or not os.path.isfile(os.path.join(kit_dir, "labs", name,
+                                                               "throwaway.cc")):
+            c.fail("the learner kit does not include it: " + (k.stderr or k.stdout)[-300:])
+        subprocess.run(bazel + ["shutdown"], cwd=copy, capture_output=True)
+    finally:
+        subprocess.run(["rm", "-rf", tmp, env["MHA_GRADE_DIR"]])
+    return [c]
