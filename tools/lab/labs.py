@@ -6,7 +6,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 class Lab:
-    def __init__(self, entry):
+    def __init__(self, entry, root=ROOT):
+        self.root = root
         self.number = entry["number"]
         self.dir = entry["dir"]
         self.target = entry["target"]
@@ -17,7 +18,7 @@ class Lab:
     def hints(self):
         """The lab's hints, gentle first: the paragraphs of labs/NN_name/hints.txt."""
         try:
-            with open(os.path.join(ROOT, "labs", self.dir, "hints.txt")) as f:
+            with open(os.path.join(self.root, "labs", self.dir, "hints.txt")) as f:
                 text = f.read()
         except OSError:
             return []
@@ -47,7 +48,7 @@ class Lab:
 
 def load_labs(root=ROOT):
     with open(os.path.join(root, "labs", "labs.json")) as f:
-        return [Lab(e) for e in json.load(f)["labs"]]
+        return [Lab(e, root) for e in json.load(f)["labs"]]
 
 
 def find_lab(labs, key):
