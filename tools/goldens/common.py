@@ -1,7 +1,7 @@
 """Shared pieces of the golden generators (run with Debian's /usr/bin/python3).
 
 The C++ labs are checked against numbers computed here, independently, with
-NumPy and PyTorch. Conventions match ../shared/API.md:
+NumPy and PyTorch. Conventions match the labs' headers:
 
 * weights are (in, out) and applied as x @ W (PyTorch's Linear stores
   (out, in): we transpose when loading them into torch modules);

@@ -20,7 +20,17 @@ import sys
 
 from labs import ROOT
 
-BENCHES = ["attention_bench", "layer_bench", "variants_bench"]
+BENCHES = ["attention_bench", "layer_bench", "variants_bench", "kv_cache_bench",
+           "flash_attention_bench", "attention_backward_bench"]
+# Charts drawn with matplotlib by a lab's own script from its benchmark's JSON
+# (tools/setup.sh --dev installs python3-matplotlib): {benchmark: argv after python3}.
+PLOTS = {
+    "kv_cache_bench": ["tools/perf/kv_cache_plot.py", "out/bench/kv_cache_bench.json",
+                       "docs/images/kv_cache_decode.png", "--markdown",
+                       "out/bench/kv_cache_summary.md"],
+    "flash_attention_bench": ["tools/perf/flash_attention.py", "--json",
+                              "out/bench/flash_attention_bench.json"],
+}
 OUT = os.path.join(ROOT, "out", "bench")
 IMAGES = os.path.join(ROOT, "docs", "images")
 
@@ -205,6 +215,13 @@ def main(args):
     if not args.no_images:
         for png in draw(results, bin_dir):
             print("bench: drew " + os.path.relpath(png, ROOT))
+        for name, argv in PLOTS.items():
+            if name not in results:
+                continue
+            p = subprocess.run(["/usr/bin/python3"] + argv, cwd=ROOT)
+            if p.returncode != 0:
+                print("bench: %s did not draw (is python3-matplotlib installed? "
+                      "tools/setup.sh --dev)" % argv[0])
     print("bench: JSON and tables in " + os.path.relpath(OUT, ROOT))
     return 0
 
