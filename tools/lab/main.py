@@ -103,11 +103,11 @@ def main(argv):
 
     m = sub.add_parser("mutants", help="grade the mutant catalogue (tests/*/mutants/) and "
                        "print a Markdown table of what a learner would read")
-    m.add_argument("lab", nargs="?", help="only this lab (1-7)")
+    m.add_argument("lab", nargs="?", help="only this lab (its number)")
     m.set_defaults(func=cmd_mutants)
 
     h = sub.add_parser("hint", help="the next hint for lab N (progressive)")
-    h.add_argument("lab", help="the lab number (1-7)")
+    h.add_argument("lab", help="the lab's number")
     h.add_argument("--all", action="store_true", help="show every hint for the lab")
     h.add_argument("--reset", action="store_true", help="start the lab's hints over")
     h.set_defaults(func=cmd_hint)
