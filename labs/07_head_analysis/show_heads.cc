@@ -45,6 +45,7 @@
 #include "common/png_image.h"
 #include "common/rng.h"
 #include "common/tensor.h"
+#include "common/lab_program.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 #include "labs/04_causal_mask/causal_mask.h"
 #include "labs/07_head_analysis/head_analysis.h"
@@ -545,28 +546,8 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(parse_args(argc, argv));
-  } catch (const std::invalid_argument& e) {
-    // invalid_argument is a logic_error too: catch it first.
-    std::cerr << "show_heads: " << e.what() << "\n";
-    return 1;
-  } catch (const std::logic_error& e) {
-    const std::string what = e.what();
-    if (what.find("not implemented yet") != std::string::npos) {
-      std::cerr << "show_heads runs your labs 1-4 and 7, and one of them is still a stub:\n  "
-                << what
-                << "\nFinish that lab, or look at the reference solutions with\n"
-                   "  bazel run --config=solutions //labs/07_head_analysis:show_heads\n";
-    } else {
-      std::cerr << "show_heads: " << what << "\n";
-    }
-    return 1;
-  } catch (const TrainedModelError& e) {
-    std::cerr << "show_heads: " << e.what() << "\n";
-    return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "show_heads: " << e.what() << "\n" << kUsage;
-    return 1;
-  }
+  return mha::RunLabProgram(
+      {"show_heads", "your labs 1-4 and 7",
+       "bazel run --config=solutions //labs/07_head_analysis:show_heads", kUsage},
+      [&] { return run(parse_args(argc, argv)); });
 }

@@ -36,6 +36,7 @@
 #include <xtensor/xmath.hpp>
 #include <xtensor/xnpy.hpp>
 
+#include "common/lab_program.h"
 #include "labs/10_attention_backward/charts.h"
 #include "labs/10_attention_backward/copy_task.h"
 
@@ -389,27 +390,8 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(parse_args(argc, argv));
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "ablate_heads: " << e.what() << "\n";
-    return 1;
-  } catch (const std::logic_error& e) {
-    const std::string what = e.what();
-    if (what.find("not implemented yet") != std::string::npos) {
-      std::cerr << "ablate_heads runs your labs 1-3 and 10, and one of them is still a stub:\n  "
-                << what
-                << "\nFinish that lab, or run the reference solutions with\n"
-                   "  bazel run -c opt --config=solutions //labs/10_attention_backward:ablate_heads\n";
-    } else {
-      std::cerr << "ablate_heads: " << what << "\n";
-    }
-    return 1;
-  } catch (const ToyModelError& e) {
-    std::cerr << "ablate_heads: " << e.what() << "\n";
-    return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "ablate_heads: " << e.what() << "\n" << kUsage;
-    return 1;
-  }
+  return mha::RunLabProgram(
+      {"ablate_heads", "your labs 1-3 and 10",
+       "bazel run -c opt --config=solutions //labs/10_attention_backward:ablate_heads", kUsage},
+      [&] { return run(parse_args(argc, argv)); });
 }

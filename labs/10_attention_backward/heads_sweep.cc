@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "common/lab_program.h"
 #include "labs/10_attention_backward/charts.h"
 #include "labs/10_attention_backward/copy_task.h"
 
@@ -271,25 +272,8 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(parse_args(argc, argv));
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "heads_sweep: " << e.what() << "\n";
-    return 1;
-  } catch (const std::logic_error& e) {
-    const std::string what = e.what();
-    if (what.find("not implemented yet") != std::string::npos) {
-      std::cerr << "heads_sweep trains with your labs 1-3 and 10, and one of them is still a "
-                   "stub:\n  "
-                << what
-                << "\nFinish that lab, or run the reference solutions with\n"
-                   "  bazel run -c opt --config=solutions //labs/10_attention_backward:heads_sweep\n";
-    } else {
-      std::cerr << "heads_sweep: " << what << "\n";
-    }
-    return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "heads_sweep: " << e.what() << "\n" << kUsage;
-    return 1;
-  }
+  return mha::RunLabProgram(
+      {"heads_sweep", "your labs 1-3 and 10",
+       "bazel run -c opt --config=solutions //labs/10_attention_backward:heads_sweep", kUsage},
+      [&] { return run(parse_args(argc, argv)); });
 }
