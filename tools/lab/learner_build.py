@@ -19,7 +19,7 @@ import limits
 import messages
 import objcheck
 import sandbox
-from suite import CXXFLAGS, LDFLAGS
+from suite import LDFLAGS
 
 _locks = {}
 _locks_guard = threading.Lock()
@@ -138,7 +138,7 @@ def _compile(ctx, lab, source, slot):
         f.write(source)
     os.chmod(src, 0o644)
     out = "learner.o"
-    argv = ["g++"] + CXXFLAGS + ["-I", ctx.suite.include_root, "-c", rel, "-o", out]
+    argv = ["g++"] + ctx.suite.compile_flags() + ["-c", rel, "-o", out]
     res = _run_as_slot(ctx, slot, argv, d, limits.COMPILE_SECONDS)
     output = messages.clean_paths(res.output, [d + "/", ctx.suite.include_root + "/"])
     if res.timed_out:
