@@ -1,14 +1,15 @@
 // NumpyRng: NumPy's default random stream, reproduced bit for bit in C++.
 //
-// The NumPy lessons initialise every weight with
+// Our NumPy version of the labs (docs/numpy/mha.py) initialises every weight with
 //
 //   rng = np.random.default_rng(seed)
 //   z = rng.standard_normal((rows, cols))
-//   W = z.astype(np.float32) * (1 / np.sqrt(fan_in))
+//   W = z.astype(np.float32) * np.float32(1 / np.sqrt(fan_in))
 //
-// so that their printed numbers are reproducible. NumpyRng replays exactly
-// the same numbers, which lets a C++ lab start from the very weights a NumPy
-// lesson used and compare results element by element.
+// (the scale computed in double and rounded to float once, as NumPy 1.x does),
+// so that its printed numbers are reproducible. NumpyRng replays exactly the
+// same numbers, which lets a C++ lab start from the very weights the NumPy
+// version used and compare results element by element.
 //
 // Under the hood it is the same three pieces NumPy chains together:
 //

@@ -150,7 +150,7 @@ AttentionResult attention_batched(const Tensor3& q, const Tensor3& k, const Tens
   // matrix product per head, so batched_matmul hands each head's slice to
   // BLAS. (Broadcasting q to (H, T, 1, d_head) and k to (H, 1, S, d_head) and
   // summing their product over the last axis computes the same numbers in
-  // one xtensor expression, element by element: at T = 512 it is about 50
+  // one xtensor expression, element by element: at T = 256 it is about 70
   // times slower than BLAS. docs/PERFORMANCE.md has the numbers.)
 
   // pass 1: all scores at once, scaled by 1/sqrt(d_head) inside the GEMM.

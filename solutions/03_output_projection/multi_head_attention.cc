@@ -48,7 +48,7 @@ MultiHeadAttention::MultiHeadAttention(int embed_dim, int num_heads, std::uint64
   }
   d_head = d_model / n_heads;
 
-  // One generator, four draws, in the order the NumPy lesson uses: the
+  // One generator, four draws, in the order our NumPy version uses (docs/numpy/mha.py): the
   // stream continues from one matrix to the next, so swapping two lines here
   // gives a different (but equally random-looking) layer.
   const std::size_t d = static_cast<std::size_t>(d_model);
