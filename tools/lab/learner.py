@@ -385,8 +385,32 @@ def parse_test_xml(text):
 
 
 def count_tests(source_text):
-    """How many TEST/TEST_F cases a GoogleTest file declares."""
-    return len(re.findall(r"^\s*TEST(?:_F)?\s*\(", source_text, re.M))
+    """How many TEST/TEST_F cases a GoogleTest file declares, counting the
+    cases a macro of the file declares each time it is used."""
+    per_macro = {}
+    outside = []
+    lines = source_text.splitlines()
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^\s*#\s*define\s+(\w+)\s*\(", lines[i])
+        if m:
+            body = [lines[i]]
+            while body[-1].rstrip().endswith("\\") and i + 1 < len(lines):
+                i += 1
+                body.append(lines[i])
+            per_macro[m.group(1)] = len(re.findall(r"\bTEST(?:_F)?\s*\(", "\n".join(body)))
+        else:
+            outside.append(lines[i])
+        i += 1
+    n = 0
+    for line in outside:
+        if re.match(r"^\s*TEST(?:_F)?\s*\(", line):
+            n += 1
+            continue
+        m = re.match(r"^\s*(\w+)\s*\(", line)
+        if m and per_macro.get(m.group(1)):
+            n += per_macro[m.group(1)]
+    return n
 
 
 _SIGNALS = {
@@ -482,10 +506,74 @@ def _source_count(target):
     return count_tests(text) if text else 1
 
 
+class _TargetResult:
+    def __init__(self, name):
+        self.name = name
+        self.passed = self.total = 0
+        self.first = ""
+        self.notes = []
+        self.built = True
+
+
+def target_result(target, status, testlogs):
+    """What one test target said: cases passed and run, its first failure."""
+    pkg, name = target[2:].split(":", 1)
+    t = _TargetResult(name)
+    logdir = os.path.join(testlogs or "", pkg, name)
+    if status == "TIMEOUT":
+        t.total = _source_count(target)
+        t.first = "%s timed out (a loop that never ends?)" % name
+        return t
+    if status not in ("PASSED", "FLAKY", "FAILED"):   # FAILED TO BUILD, NO STATUS, ...
+        t.total = _source_count(target)
+        t.built = False
+        t.first = "%s: %s" % (name, status.lower())
+        return t
+    cases = parse_test_xml(_read(os.path.join(logdir, "test.xml")) or "")
+    generated = len(cases) == 1 and cases[0][0] == "%s/%s" % (pkg, name)
+    if status == "FAILED" and (generated or not cases):
+        log = _read(os.path.join(logdir, "test.log")) or ""
+        if "[==========]" not in log and "[ RUN      ]" not in log:
+            t.total = 1                                   # a script, not GoogleTest
+            t.first = "%s: %s" % (name, _script_message(log))
+            return t
+        cases, running = parse_gtest_log(log)
+        t.total = max(_source_count(target), len(cases) + bool(running))
+        t.passed = sum(1 for _, f in cases if f is None)
+        for case, failure in cases:
+            if failure is not None and not t.first:
+                t.first = "%s: %s" % (case, messages.summarise_failure(failure))
+        note = crash_note(running, exit_signal(_generated_message(logdir)))
+        if t.first:
+            t.notes.append(note)
+        else:
+            t.first = note
+        return t
+    if not cases:
+        cases = [(name, None if status != "FAILED" else "failed")]
+    t.total = len(cases)
+    t.passed = sum(1 for _, f in cases if f is None)
+    for case, failure in cases:
+        if failure is not None and not t.first:
+            t.first = "%s: %s" % (case, messages.summarise_failure(failure))
+    return t
+
+
 def lab_results(labs, output, rc, testlogs):
-    """{lab number: LabResult} from one `bazel test` over the labs' packages."""
+    """{lab number: LabResult} from one `bazel test` over the labs' packages.
+    The score (passed/total) counts the lab's own public tests
+    (//labs/NN_name:<target>_public_test); the package's other tests (lab 8's
+    configurator, lab 10's program runs) must pass too for the lab to pass,
+    and the first failure names them once the public tests pass."""
     summary = parse_summary(output)
     all_files = [l.learner_file for l in load_labs()]
+
+    def build_error(lab):
+        err = first_error(output, lab.learner_file, all_files)
+        if err:
+            return "does not compile: " + err
+        return link_error(output) or _bazel_complaint(output) or "Bazel failed (exit %d)" % rc
+
     results = {}
     for lab in labs:
         r = LabResult(lab)
@@ -493,52 +581,22 @@ def lab_results(labs, output, rc, testlogs):
         prefix = "//labs/%s:" % lab.dir
         mine = sorted((t, s) for t, s in summary.items() if t.startswith(prefix))
         if not mine:
-            err = first_error(output, lab.learner_file, all_files)
-            r.error = ("does not compile: " + err) if err else (
-                link_error(output) or _bazel_complaint(output) or "Bazel failed (exit %d)" % rc)
+            r.error = build_error(lab)
             continue
         r.all_pass = all(s in ("PASSED", "FLAKY") for _, s in mine)
-        for target, status in mine:
-            pkg, name = target[2:].split(":", 1)
-            logdir = os.path.join(testlogs or "", pkg, name)
-            if status in ("PASSED", "FLAKY", "FAILED"):
-                cases = parse_test_xml(_read(os.path.join(logdir, "test.xml")) or "")
-                generated = len(cases) == 1 and cases[0][0] == "%s/%s" % (pkg, name)
-                if status == "FAILED" and (generated or not cases):
-                    log = _read(os.path.join(logdir, "test.log")) or ""
-                    if "[==========]" not in log and "[ RUN      ]" not in log:
-                        r.total += 1                        # a script, not GoogleTest
-                        r.first = r.first or "%s: %s" % (name, _script_message(log))
-                        continue
-                    cases, running = parse_gtest_log(log)
-                    r.total += max(_source_count(target), len(cases) + bool(running))
-                    r.passed += sum(1 for _, f in cases if f is None)
-                    for case, failure in cases:
-                        if failure is not None and not r.first:
-                            r.first = "%s: %s" % (case, messages.summarise_failure(failure))
-                    note = crash_note(running, exit_signal(_generated_message(logdir)))
-                    if r.first:
-                        r.notes.append(note)
-                    else:
-                        r.first = note
-                    continue
-                if not cases:
-                    cases = [(name, None)]
-                r.total += len(cases)
-                r.passed += sum(1 for _, f in cases if f is None)
-                for case, failure in cases:
-                    if failure is not None and not r.first:
-                        r.first = "%s: %s" % (case, messages.summarise_failure(failure))
-            elif status == "TIMEOUT":
-                r.total += _source_count(target)
-                r.first = r.first or "%s timed out (a loop that never ends?)" % name
-            else:                                   # FAILED TO BUILD, NO STATUS, ...
-                r.total += _source_count(target)
-                if not r.error:
-                    err = first_error(output, lab.learner_file, all_files)
-                    r.error = ("does not compile: " + err) if err else (
-                        link_error(output) or _bazel_complaint(output) or
-                        "%s: %s" % (name, status.lower()))
+        main_target = "//labs/%s:%s_public_test" % (lab.dir, lab.target)
+        scored = [(t, s) for t, s in mine if t == main_target] or mine
+        others = [(t, s) for t, s in mine if (t, s) not in scored]
+        for target, status in scored + others:
+            t = target_result(target, status, testlogs)
+            if (target, status) in scored:
+                r.passed += t.passed
+                r.total += t.total
+            if not t.built and not r.error:
+                r.error = build_error(lab)
+            if t.first and not r.first:
+                r.first = t.first
+                r.notes += t.notes
     return results
 
 
@@ -699,9 +757,9 @@ def scoreboard_lines(rows, width=WIDTH):
                                    subsequent_indent=" " * 10, break_on_hyphens=False,
                                    break_long_words=False)
     lines.append("")
-    lines.append("public tests: %d/%d pass; %d of %d labs pass all of theirs. Provisional: "
-                 "your instructor's hidden tests decide the grade." % (passed, total, full,
-                                                                      len(rows)))
+    lines += textwrap.wrap("public tests: %d/%d pass; %d of %d labs pass all of theirs. "
+                           "Provisional: your instructor's hidden tests decide the grade."
+                           % (passed, total, full, len(rows)), width=width)
     return lines
 
 
@@ -726,8 +784,8 @@ def cmd_provisional_grade(args):
     for lab in labs:
         r = results[lab.number]
         msg = r.detail
-        if not is_started(lab) and NOT_IMPLEMENTED in (msg or ""):
-            msg = "not started: " + msg
+        if not is_started(lab) and not r.passed:
+            msg = "not started: the stub; read docs/%s.md" % lab.dir
         rows.append((lab, r.passed if not r.error else 0, r.total, msg))
     for line in scoreboard_lines(rows):
         print(line)
