@@ -133,12 +133,14 @@ class Bazel:
         self.owned = server_pid() is None
         return self
 
-    def run(self, args, capture=True):
-        """(exit status, output) of `bazel ARGS`; stdout and stderr together."""
+    def run(self, args, capture=True, stdout_only=False):
+        """(exit status, output) of `bazel ARGS`: stdout and stderr together, or
+        stdout alone (stderr dropped) with stdout_only."""
+        stderr = subprocess.DEVNULL if stdout_only else subprocess.STDOUT
         try:
             proc = subprocess.Popen(self.cmd + args, cwd=ROOT, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE if capture else None,
-                                    stderr=subprocess.STDOUT if capture else None,
+                                    stderr=stderr if capture else None,
                                     text=True, errors="replace")
         except FileNotFoundError:
             return 127, "bazel: command not found; run tools/setup.sh"
@@ -296,6 +298,26 @@ def warnings_in(output, files):
     return out
 
 
+def relevant_warnings(warnings, source_text):
+    """The warnings worth a learner's attention: an unused parameter of a
+    function that still throws "is not implemented yet" is the stub's, not a
+    slip, and is left out."""
+    lines = source_text.splitlines()
+    out = []
+    for w in warnings:
+        m = re.match(r"^[^:]+:(\d+): warning: unused parameter", w)
+        if m:
+            body = []
+            for line in lines[int(m.group(1)) - 1:]:
+                body.append(line)
+                if line.startswith("}"):
+                    break
+            if NOT_IMPLEMENTED in "\n".join(body):
+                continue
+        out.append(w)
+    return out
+
+
 def _load_json(path):
     try:
         with open(path) as f:
@@ -331,6 +353,66 @@ def remember_warnings(output, labs, state_path=WARNINGS_STATE, root=ROOT):
         state[f] = {"sha256": _sha256_file(os.path.join(root, f)), "warnings": seen.get(f, [])}
     _save_json(state_path, state)
     return known_warnings(labs, state_path, root)
+
+
+def syntax_only_command(arguments, source):
+    """Bazel's compile command for `source` (its argument list, from aquery)
+    turned into a check that writes nothing: -fsyntax-only instead of -c, no
+    object or dependency file."""
+    out, skip = [], False
+    for a in arguments:
+        if skip:
+            skip = False
+            continue
+        if a in ("-o", "-MF"):
+            skip = True
+            continue
+        if a in ("-MD", "-MMD"):
+            continue
+        out.append("-fsyntax-only" if a == "-c" else a)
+    return out if source in out else None
+
+
+def recheck_warnings(labs, bazel, state_path=WARNINGS_STATE, root=ROOT):
+    """Bazel prints a file's warnings only when it compiles it. For the learner
+    files of `labs` whose current content has no entry in the warnings cache
+    (compiled by your own `bazel test`, say), run the compiler again, exactly as
+    Bazel does (bazel aquery) but with -fsyntax-only, and remember what it says."""
+    state = _load_json(state_path)
+    todo = [lab for lab in labs
+            if (state.get(lab.learner_file) or {}).get("sha256") !=
+            _sha256_file(os.path.join(root, lab.learner_file))]
+    if not todo:
+        return
+    query = "mnemonic('CppCompile', set(%s))" % " ".join(
+        "//labs/%s:%s" % (lab.dir, lab.target) for lab in todo)
+    rc, out = bazel.run(["aquery", "--color=no", "--output=jsonproto", query], stdout_only=True)
+    irc, execroot = bazel.run(["info", "execution_root"], stdout_only=True)
+    if rc != 0 or irc != 0:
+        return
+    try:
+        actions = json.loads(out).get("actions", [])
+    except ValueError:
+        return
+    execroot = execroot.strip()
+    for lab in todo:
+        for action in actions:
+            cmd = syntax_only_command(action.get("arguments", []), lab.learner_file)
+            if not cmd:
+                continue
+            try:
+                p = subprocess.run(cmd, cwd=execroot, stdin=subprocess.DEVNULL,
+                                   env=dict(os.environ, LC_ALL="C"),   # Bazel's plain quotes
+                                   capture_output=True, text=True, errors="replace", timeout=120)
+            except (OSError, subprocess.TimeoutExpired):
+                break
+            if p.returncode == 0:   # a file that does not compile: Bazel said it all
+                state[lab.learner_file] = {
+                    "sha256": _sha256_file(os.path.join(root, lab.learner_file)),
+                    "warnings": warnings_in(p.stderr, {lab.learner_file}).get(
+                        lab.learner_file, [])}
+            break
+    _save_json(state_path, state)
 
 
 def known_warnings(labs, state_path=WARNINGS_STATE, root=ROOT):
@@ -624,9 +706,12 @@ def run_public_tests(labs, bazel, test_output="summary"):
         irc, info = bazel.run(["info", "--color=no", "bazel-testlogs"])
         testlogs = info.strip().splitlines()[-1] if irc == 0 and info.strip() else None
     results = lab_results(labs, out, rc, testlogs)
-    warned = remember_warnings(out, load_labs())
+    remember_warnings(out, load_labs())
+    recheck_warnings([r.lab for r in results.values() if not r.error], bazel)
+    warned = known_warnings(load_labs())
     for r in results.values():
-        r.warnings = warned.get(r.lab.learner_file, [])
+        r.warnings = relevant_warnings(warned.get(r.lab.learner_file, []),
+                                       _read(os.path.join(ROOT, r.lab.learner_file)) or "")
     return results, rc, out
 
 
@@ -682,9 +767,15 @@ def status_lines(states, labs, width=WIDTH):
         if r is not None and state == "failing" and _count(r) and not r.error:
             head += ": " + _count(r)
         lines.append(head.rstrip())
-        if r is None or state == "passing":
-            continue
         indent = " " * 8
+        if r is not None and state == "passing":
+            for w in r.warnings[:1]:
+                lines += textwrap.wrap(w, width=width, initial_indent=indent,
+                                       subsequent_indent=indent + "  ",
+                                       break_on_hyphens=False, break_long_words=False)
+            continue
+        if r is None:
+            continue
         behind = ["lab %d (%s)" % (d.number, state_of[d.number]) for d in builds_on(lab, labs)
                   if state_of.get(d.number) != "passing"]
         detail = r.detail
@@ -795,6 +886,7 @@ def cmd_provisional_grade(args):
 # --------------------------------------------------------------------------- watch
 
 _NOISE = re.compile(r"^(Loading:|Analyzing:|\[[\d,]+ / [\d,]+\] |Starting local Bazel server|"
+                    r"\s+currently loading|\s+Fetching |"
                     r"INFO: (Invocation ID|Analyzed|Found|Elapsed time|"
                     r"\d+ process|Build completed|Streaming build results|Current date)|"
                     r"Use --sandbox_debug|Target //|\s+bazel-bin/|Executed \d+ out of|"
