@@ -26,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import xml.etree.ElementTree as ET
 
@@ -145,9 +146,38 @@ def collect(top, dirs, skip_dirs=(), skip_files=()):
     return files
 
 
+# .bazelrc configs that build what the kit does not have: the reference
+# solutions, the benchmarks of them, the graders' shared cache.
+_INSTRUCTOR_CONFIGS = ("solutions", "bench", "remote-cache")
+
+
+def kit_bazelrc(text):
+    """The repository's .bazelrc without the instructors' configs: each
+    paragraph (blank-line separated) that only defines one of them is left
+    out, so that `--config=solutions` in a kit says the config is not defined
+    instead of failing on a missing package."""
+    kept, dropped = [], []
+    for para in re.split(r"\n\s*\n", text.strip("\n")):
+        settings = [l for l in para.splitlines() if l.strip() and not l.lstrip().startswith("#")]
+        configs = {re.match(r"^\w+:([\w-]+)", l).group(1) if re.match(r"^\w+:[\w-]+", l)
+                   else None for l in settings}
+        if settings and configs <= set(_INSTRUCTOR_CONFIGS):
+            dropped += sorted(configs)
+        else:
+            kept.append(para)
+    if dropped:
+        kept.append("\n".join(textwrap.wrap(
+            "The instructors' configs (%s) are not in the learner kit."
+            % ", ".join("--config=" + c for c in dict.fromkeys(dropped)),
+            width=78, initial_indent="# ", subsequent_indent="# ")))
+    return "\n\n".join(kept) + "\n"
+
+
 def kit_files(labs):
     """{relative path: bytes} of the learner's kit."""
     files = collect(_TOP, _DIRS, skip_files=_SKIP_FILES)
+    if ".bazelrc" in files:
+        files[".bazelrc"] = kit_bazelrc(files[".bazelrc"].decode()).encode()
     for rel in list(files):
         if rel.startswith("tools/lab/") and rel[len("tools/lab/"):] not in _KIT_TOOLS:
             del files[rel]

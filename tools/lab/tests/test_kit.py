@@ -204,3 +204,18 @@ def test_the_kit_has_the_learner_tools_and_no_instructor_files():
     assert "not your grade" in readme
     for lab in load_labs():
         assert lab.learner_file in readme
+
+
+def test_the_kits_bazelrc_keeps_the_learners_settings_and_drops_the_instructors_configs():
+    rc = ("# Learners read failures in the terminal.\n"
+          "test --test_output=errors\n\n"
+          "# --config=solutions: build from solutions/.\n"
+          "build:solutions --define=mha_solutions=1\n\n"
+          "# Benchmarks.\nbuild:bench -c opt\nbuild:bench --config=solutions\n\n"
+          "# A learner's own config stays.\nbuild:asan --copt=-fsanitize=address\n")
+    out = kit.kit_bazelrc(rc)
+    assert "test --test_output=errors" in out and "build:asan" in out
+    assert "build:solutions" not in out and "build:bench" not in out
+    assert "not in the learner kit" in " ".join(l.lstrip("# ") for l in out.splitlines())
+    assert kit.reference_problems({".bazelrc": out.encode()}) == []
+    assert kit.kit_bazelrc("test --x\n") == "test --x\n"
