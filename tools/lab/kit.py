@@ -388,7 +388,8 @@ def reference_problems(files):
         here = os.path.dirname(rel)
         lines = []
         for start, passage in _passages(rel, data.decode("utf-8", "replace")):
-            if not _ELSEWHERE_RE.search(" ".join(passage)):
+            words = " ".join(_COMMENT_RE.sub("", l) for l in passage)
+            if not _ELSEWHERE_RE.search(" ".join(words.split())):
                 lines += [(start + i, l) for i, l in enumerate(passage)]
         for lineno, line in lines:
             found = []                      # (reference as written, path in the kit or None)
