@@ -15,10 +15,11 @@ lab they look at in one Bazel invocation.
 When a file does not compile, status and watch print the compiler's first
 error that points into your own file (file:line: message), also when the
 error is reported inside a library header that your line instantiated, and
-the warnings about your file (-Wall -Wextra -Wshadow, common/lab.bzl). Bazel
-prints a file's warnings only when it compiles it; the last ones seen for
-each file content are kept in .cache/warnings.json so that status can repeat
-them until the file changes.
+the warnings about your file (-Wall -Wextra -Wshadow, common/lab.bzl), one
+line. Bazel prints a file's warnings only when it compiles it: those seen are
+kept in .cache/warnings.json for that content of the file, and a file that
+Bazel compiled outside ./lab (your own bazel test) is compiled once more with
+Bazel's own command line (bazel aquery) and -fsyntax-only to see them.
 
 Bazel's server: a ./lab command that finds no Bazel server running for this
 folder shuts the one it started down when it ends (also on Ctrl-C), so no
@@ -1041,6 +1042,9 @@ def _print_hint(lab, i):
 
 def cmd_hint(args):
     labs = load_labs()
+    if args.lab is None:
+        _err("lab: which lab? ./lab hint N, N from %d to %d" % (labs[0].number, labs[-1].number))
+        return USAGE
     lab = _lab_arg(labs, args.lab)
     if lab is None:
         return USAGE
@@ -1126,7 +1130,8 @@ def main(argv):
                    % (labs[0].number, labs[-1].number))
     w.set_defaults(func=cmd_watch)
     h = sub.add_parser("hint", help=COMMANDS[2][2])
-    h.add_argument("lab", help="the lab number (%d-%d)" % (labs[0].number, labs[-1].number))
+    h.add_argument("lab", nargs="?", help="the lab number (%d-%d)"
+                   % (labs[0].number, labs[-1].number))
     h.add_argument("--all", action="store_true", help="show every hint for the lab")
     h.add_argument("--reset", action="store_true", help="start the lab's hints over")
     h.set_defaults(func=cmd_hint)
