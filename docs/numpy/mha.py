@@ -5,8 +5,8 @@ attention, written to be read next to the C++ labs.
 
 prints a few rows of a multi-head layer's and a grouped-query layer's output
 for a fixed seed and input. `bazel run //labs/05_grouped_query_attention:print_numbers`
-prints the same rows from your C++ labs (add --config=solutions for the
-reference ones), to the printed precision.
+prints the same rows from your C++ labs, to the printed precision (in the
+instructors' repository, --config=solutions prints the reference ones).
 
 Everything follows the conventions of the C++ headers:
   * activations are (T, d_model), one row per token; per-head tensors are

@@ -3,6 +3,7 @@
 //
 //   bazel run //labs/05_grouped_query_attention:print_numbers
 //   bazel run --config=solutions //labs/05_grouped_query_attention:print_numbers
+//   (the second: the reference solutions, in the instructors' repository)
 //
 // docs/numpy/mha.py builds the same layers in NumPy and prints the same text:
 //

@@ -23,7 +23,7 @@
 //
 // It runs your own labs: while one of them is still a stub it says which one
 // and exits with status 1. `bazel run --config=solutions ...` uses the
-// reference solutions instead.
+// reference solutions instead (in the instructors' repository).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -2,7 +2,8 @@
 //
 // The decoders are checked against the full causal forward of the same
 // layer on the whole sequence (PyTorch's nn.MultiheadAttention for GQA, NumPy
-// for MLA: tests/08_kv_cache/gen_goldens.py wrote labs/08_kv_cache/golden/),
+// for MLA: tests/08_kv_cache/gen_goldens.py, in the instructors' repository,
+// wrote labs/08_kv_cache/golden/),
 // fed in three ways: one prefill, one token at a time, and uneven chunks.
 // Every chunking must give the same rows. The grading tests check more
 // (MHA, MQA, other shapes, random chunkings, weights changed mid-sequence).

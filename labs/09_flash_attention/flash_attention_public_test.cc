@@ -1,7 +1,8 @@
 // Public tests for lab 9. Run: bazel test //labs/09_flash_attention/...
 //
 // Expected outputs are what lab 2's attention_batched must return on the same
-// inputs (PyTorch in float64, tests/09_flash_attention/gen_goldens.py); the
+// inputs (PyTorch in float64, tests/09_flash_attention/gen_goldens.py in the
+// instructors' repository); the
 // *_mistake_* files hold what a classic mistake of the tiled loop computes,
 // so a failure can name it. The grading tests check more (other shapes and
 // seeds, every block size, fresh random inputs, a sequence too long for the

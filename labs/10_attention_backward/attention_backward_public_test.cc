@@ -4,8 +4,9 @@
 // here is a good start.
 //
 // Expected gradients come from PyTorch's autograd in float64
-// (tests/10_attention_backward/gen_goldens.py): attention with H=2 heads,
-// T=3 queries, S=4 keys, d_head=5 and a causal mask, and the layer
+// (tests/10_attention_backward/gen_goldens.py, in the instructors' repository):
+// attention with H=2 heads, T=3 queries, S=4 keys, d_head=5 and a causal mask,
+// and the layer
 // MultiHeadAttention(d_model=8, n_heads=2, seed=3) on T=4 tokens, causal.
 // The *_mistake_* files hold what a classic mistake computes, so a failure
 // can name it.

@@ -12,7 +12,8 @@ namespace mha {
 namespace charts {
 namespace {
 
-// Distinct, colour-blind-friendly series colours (Okabe-Ito), as bench/plot.cc.
+// Distinct, colour-blind-friendly series colours (Okabe-Ito), as bench/plot.cc
+// (in the instructors' repository).
 const Rgb kSeries[] = {{0, 114, 178}, {230, 159, 0}, {0, 158, 115},
                        {204, 121, 167}, {86, 180, 233}, {213, 94, 0}};
 constexpr std::size_t kNumSeries = sizeof kSeries / sizeof kSeries[0];

@@ -1,6 +1,7 @@
 // The two charts of lab 10's programs, drawn on common/png_image.h's Canvas
-// in the style of bench/plot.cc: loss curves (heads_sweep) and bars of the
-// loss increase per ablated head (ablate_heads).
+// in the style of bench/plot.cc (in the instructors' repository): loss
+// curves (heads_sweep) and bars of the loss increase per ablated head
+// (ablate_heads).
 #ifndef MHA_LABS_10_ATTENTION_BACKWARD_CHARTS_H_
 #define MHA_LABS_10_ATTENTION_BACKWARD_CHARTS_H_
 

@@ -17,7 +17,7 @@
 // Deterministic: the same flags give the same numbers, bit for bit, on the
 // same machine. It runs your labs: while lab 1, 2, 3 or 10 is still a stub
 // it says which one and exits with status 1; `bazel run --config=solutions`
-// runs the reference solutions instead.
+// runs the reference solutions instead (in the instructors' repository).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -5,7 +5,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from labs import load_labs  # noqa: E402
+from labs import ROOT, load_labs  # noqa: E402
+
+
+def is_kit():
+    """The learner's kit has neither the solutions nor the hidden tests."""
+    return not (os.path.isdir(os.path.join(ROOT, "solutions")) and
+                os.path.isdir(os.path.join(ROOT, "tests")))
 
 
 def cmd_grade(args):
@@ -59,6 +65,12 @@ def cmd_watch(args):
 
 
 def main(argv):
+    if is_kit():
+        # Only the learner's commands, with their own help (learner.main).
+        import learner
+        return learner.main(argv)
+    labs = load_labs()
+    numbers = "%d-%d" % (labs[0].number, labs[-1].number)
     parser = argparse.ArgumentParser(prog="./lab", description=__doc__)
     sub = parser.add_subparsers(dest="command")
 
@@ -103,16 +115,17 @@ def main(argv):
 
     m = sub.add_parser("mutants", help="grade the mutant catalogue (tests/*/mutants/) and "
                        "print a Markdown table of what a learner would read")
-    m.add_argument("lab", nargs="?", help="only this lab (its number)")
+    m.add_argument("lab", nargs="?", help="only this lab (%s)" % numbers)
     m.set_defaults(func=cmd_mutants)
 
     h = sub.add_parser("hint", help="the next hint for lab N (progressive)")
-    h.add_argument("lab", help="the lab's number")
+    h.add_argument("lab", help="the lab number (%s)" % numbers)
     h.add_argument("--all", action="store_true", help="show every hint for the lab")
     h.add_argument("--reset", action="store_true", help="start the lab's hints over")
     h.set_defaults(func=cmd_hint)
 
-    s = sub.add_parser("status", help="each lab: not started / failing / passing, and the next one")
+    s = sub.add_parser("status", help="each lab: not started / failing (and why) / passing, and "
+                       "the next one")
     s.set_defaults(func=cmd_status)
 
     w = sub.add_parser("watch", help="re-run a lab's public tests whenever you save its file")
@@ -138,4 +151,8 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:
+        print("\nlab: interrupted", file=sys.stderr)
+        sys.exit(130)
