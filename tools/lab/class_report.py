@@ -38,7 +38,7 @@ from labs import ROOT
 
 
 def lab_diagnoses(lab_report):
-    """{mistake key: text} named by the failed tests of one lab report."""
+    """{mistake key: [its wordings]} named by the failed tests of one lab report."""
     out = {}
     if lab_report.get("status") != "graded":
         return out
@@ -47,7 +47,9 @@ def lab_diagnoses(lab_report):
             continue
         text = feedback.diagnosis(t.get("message", ""))
         if text:
-            out.setdefault(feedback.mistake_key(text), text)
+            words = out.setdefault(feedback.mistake_key(text), [])
+            if text not in words:
+                words.append(text)
     return out
 
 
@@ -78,15 +80,16 @@ def shown_wording(texts):
 
 
 def count_mistakes(named):
-    """[(submission, {key: text})] -> [{"mistake", "count", "submissions"}],
-    most frequent first. Each submission counts once per (merged) mistake."""
+    """[(submission, {key: [wordings]})] -> [{"mistake", "wordings", "count",
+    "submissions"}], most frequent first. Each submission counts once per
+    (merged) mistake."""
     all_keys = {k for _, d in named for k in d}
     roots = merge_keys(all_keys)
     texts, who = {}, {}
     for name, d in named:
         for key in sorted(d):
             root = roots[key]
-            texts.setdefault(root, set()).add(d[key])
+            texts.setdefault(root, set()).update(d[key])
             who.setdefault(root, set()).add(name)
     rows = [{"mistake": shown_wording(texts[r]), "wordings": sorted(texts[r]),
              "count": len(who[r]), "submissions": sorted(who[r])} for r in who]
@@ -176,6 +179,7 @@ def starter_lines(lab, root=ROOT):
 def strip_starter(text, starter):
     """`text` with every line that is also a line of the starter code blanked
     (line numbers are kept, so regions can be quoted from the original)."""
+    starter = {_norm_line(l) for l in starter}
     return "\n".join("" if _norm_line(l) in starter else l for l in text.split("\n"))
 
 
@@ -397,3 +401,20 @@ def build(reports, submissions, labs, settings=None, tool=None):
     """The roster JSON's "class" section."""
     return {"labs": summarise(reports, labs),
             "similarity": similarity(submissions, labs, settings, tool)}
+
+
+def headline(klass):
+    """One line for the console: the most common mistake and the flagged pairs."""
+    top = [(m["count"], lab["lab"], m["mistake"]) for lab in klass["labs"]
+           for m in lab["mistakes"][:1]]
+    top.sort(key=lambda x: (-x[0], x[1]))
+    sim = klass["similarity"]
+    if not sim.get("available"):
+        pairs = "similarity not measured"
+    else:
+        pairs = "%d similar pair(s)" % len(sim["pairs"])
+    if not top:
+        return "no named mistake; " + pairs
+    n, lab, text = top[0]
+    return "most common named mistake: lab %d, %d submission(s): %s; %s" % (
+        lab, n, text[:80], pairs)

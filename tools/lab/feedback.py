@@ -145,3 +145,13 @@ def shown(message, policy, lab_status="graded"):
         return GENERIC
     pointer = lesson_pointer(message)
     return "looks like %s%s" % (mistake, ("; " + pointer) if pointer else "")
+
+
+def summarise_line(message):
+    """A stored (one-line) failure message as the scoreboard's first failure
+    quotes it: its named mistake first when it has one."""
+    import limits
+    import messages
+    if diagnosis(message) and "looks like" in message:
+        message = message[message.index("looks like"):]
+    return messages.printable(message, limits.MESSAGE_CHARS)

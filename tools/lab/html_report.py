@@ -72,16 +72,24 @@ def page(title, body):
 # ---------------------------------------------------------------------------
 # Charts
 
-def histogram_counts(points, max_points, bins=None):
-    """([bin edges], [counts]) of `points` over [0, max_points]."""
+def histogram_counts(points, max_points, bins=20):
+    """([bin edges], [counts]) of `points` over [0, max_points]: one bin per
+    whole point when points are whole and at most `bins + 10` of them, else
+    `bins` equal bins."""
     top = max(max_points, 1.0)
-    n = bins or int(min(max(top, 1), 20))
-    width = top / n
-    counts = [0] * n
+    if float(top).is_integer() and top <= bins + 10 and all(float(p).is_integer()
+                                                           for p in points):
+        n = int(top) + 1
+        counts = [0] * n
+        for p in points:
+            counts[max(0, min(n - 1, int(p)))] += 1
+        return [i - 0.5 for i in range(n + 1)], counts
+    width = top / bins
+    counts = [0] * bins
     for p in points:
-        i = int(p / width) if p < top else n - 1
-        counts[max(0, min(n - 1, i))] += 1
-    return [i * width for i in range(n + 1)], counts
+        i = int(p / width) if p < top else bins - 1
+        counts[max(0, min(bins - 1, i))] += 1
+    return [i * width for i in range(bins + 1)], counts
 
 
 def histogram_png(points, max_points, title):
@@ -95,7 +103,8 @@ def histogram_png(points, max_points, title):
     edges, counts = histogram_counts(points, max_points)
     fig, ax = plt.subplots(figsize=(4.2, 2.3), dpi=100)
     ax.bar(edges[:-1], counts, width=(edges[1] - edges[0]) * 0.9, align="edge", color="#4a78b8")
-    ax.set_xlim(0, max(max_points, 1))
+    ax.set_xlim(edges[0], edges[-1])
+    ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("points (of %s)" % _fmt(max_points))
     ax.set_ylabel("submissions")
     ax.set_title(title, fontsize=10)

@@ -12,9 +12,12 @@ import sys
 import time
 import zipfile
 
+import class_report
 import grade
+import html_report
 import report
 import submission
+import timing
 from labs import ROOT, load_labs
 
 
@@ -139,18 +142,45 @@ def _grade_roster(ctx, args, mode):
             (" - " + ", ".join(trouble)) if trouble else ""))
         sys.stdout.flush()
 
-    reports = grade.grade_all(ctx, submissions, progress)
+    with timing.Recorder() as timer:
+        reports = grade.grade_all(ctx, submissions, progress)
     csv_path = args.csv or os.path.join(out, "gradebook.csv")
     report.write_csv(reports, ctx.labs, csv_path)
+    roster_name = os.path.basename(os.path.abspath(args.roster))
+    t1 = time.time()
+    klass = class_report.build(reports, [(s.name, s.files) for s in submissions], ctx.labs,
+                               _similarity_settings(ctx, args))
     json_path = args.json or os.path.join(out, "report.json")
-    report.write_roster_json(reports, ctx, os.path.basename(os.path.abspath(args.roster)),
-                             mode, ignored, json_path)
+    report.write_roster_json(reports, ctx, roster_name, mode, ignored, json_path, klass)
+    index = html_report.write(os.path.join(out, "html"), roster_name, reports, ctx.labs, klass,
+                              {s.name: s.files for s in submissions},
+                              "%s mode; isolation: %s." % (mode, ctx.iso.describe()["summary"]))
+    class_s = time.time() - t1
     seconds = time.time() - t0
     print("graded %d submissions in %.0f s (%.1f s each); gradebook: %s; reports: %s"
           % (len(subs), seconds, seconds / max(1, len(subs)), csv_path, out))
+    print(class_report.headline(klass) + "; class report: " + index)
+    print(timer.line() + "; class report %.0f s" % class_s)
+    with open(os.path.join(out, "timing.json"), "w") as f:
+        json.dump(dict(timer.summary(), class_report_s=round(class_s, 1), total_s=round(seconds, 1),
+                       submissions=len(subs), labs={r["submission"]: {
+                           str(l["lab"]): l.get("timing", {}) for l in r["labs"]}
+                           for r in reports}), f, indent=1, sort_keys=True)
     for name in ignored:
         print("ignored in the roster: " + name)
     return 2 if ctx.rubric.errors else 0
+
+
+def _similarity_settings(ctx, args):
+    """The rubric's similarity settings, with --similarity-threshold on top
+    (0 turns the check off)."""
+    settings = ctx.rubric.similarity()
+    threshold = getattr(args, "similarity_threshold", None)
+    if threshold is not None:
+        settings["threshold"] = threshold
+        if threshold <= 0:
+            settings["enabled"] = False
+    return settings
 
 
 def cmd_rubric(args):
