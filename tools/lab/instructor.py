@@ -148,18 +148,25 @@ def _grade_roster(ctx, args, mode):
     report.write_csv(reports, ctx.labs, csv_path)
     roster_name = os.path.basename(os.path.abspath(args.roster))
     t1 = time.time()
-    klass = class_report.build(reports, [(s.name, s.files) for s in submissions], ctx.labs,
-                               _similarity_settings(ctx, args))
+    try:   # the class report never costs the grades
+        klass = class_report.build(reports, [(s.name, s.files) for s in submissions], ctx.labs,
+                                   _similarity_settings(ctx, args))
+    except Exception as e:
+        _log("grade: the class report failed: %s: %s" % (type(e).__name__, e))
+        klass = {"error": "%s: %s" % (type(e).__name__, e)}
     json_path = args.json or os.path.join(out, "report.json")
     report.write_roster_json(reports, ctx, roster_name, mode, ignored, json_path, klass)
-    index = html_report.write(os.path.join(out, "html"), roster_name, reports, ctx.labs, klass,
-                              {s.name: s.files for s in submissions},
-                              "%s mode; isolation: %s." % (mode, ctx.iso.describe()["summary"]))
+    index = "not written (the class report failed)"
+    if "error" not in klass:
+        index = html_report.write(os.path.join(out, "html"), roster_name, reports, ctx.labs,
+                                  klass, {s.name: s.files for s in submissions},
+                                  "%s mode; isolation: %s." % (mode, ctx.iso.describe()["summary"]))
     class_s = time.time() - t1
     seconds = time.time() - t0
     print("graded %d submissions in %.0f s (%.1f s each); gradebook: %s; reports: %s"
           % (len(subs), seconds, seconds / max(1, len(subs)), csv_path, out))
-    print(class_report.headline(klass) + "; class report: " + index)
+    if "error" not in klass:
+        print(class_report.headline(klass) + "; class report: " + index)
     print(timer.line() + "; class report %.0f s" % class_s)
     with open(os.path.join(out, "timing.json"), "w") as f:
         json.dump(dict(timer.summary(), class_report_s=round(class_s, 1), total_s=round(seconds, 1),
