@@ -14,6 +14,10 @@ files. Files repeat across submissions (there are only as many distinct
 files as solutions plus mutants), as they do in a real class where many
 learners reach the same correct file.
 
+--unique: also append a comment naming the submission to every file, so
+that no two files are the same and every one must be compiled (the worst
+case, as in a real class where every learner's file differs).
+
 --catalogue: one submission per mutant (mutant-NN-name, holding that lab's
 file only), plus the hand-written learners of tools/perf/roster_sources
 (alice, bob: a near-copy of alice's files, carol: an independent solution).
@@ -86,7 +90,7 @@ def choose(labs, mutants, n, seed, share=SOLUTION_SHARE):
     return out
 
 
-def throughput_roster(roster, n, seed):
+def throughput_roster(roster, n, seed, unique=False):
     labs = load_labs()
     solutions = _solutions(labs)
     mutants = _mutants_by_lab(labs)
@@ -99,6 +103,8 @@ def throughput_roster(roster, n, seed):
             i = pick[lab.number]
             data = solutions[lab.number] if i is None else mutants[lab.number][i].source
             used_mutants += i is not None
+            if unique:
+                data += b"\n// submitted by %s\n" % name.encode()
             distinct.add(data)
             _write(roster, name, lab, data)
     return ("wrote %d submissions of %d labs to %s: %d files are mutants, %d solutions; "
@@ -130,6 +136,8 @@ def main(argv):
     ap.add_argument("--seed", type=int, default=1, help="the draw (default 1)")
     ap.add_argument("--catalogue", action="store_true",
                     help="one submission per mutant, plus tools/perf/roster_sources")
+    ap.add_argument("--unique", action="store_true",
+                    help="make every file distinct (a comment naming the submission)")
     ap.add_argument("--force", action="store_true", help="replace DIR if it exists")
     args = ap.parse_args(argv)
     if os.path.exists(args.dir) and os.listdir(args.dir):
@@ -140,7 +148,7 @@ def main(argv):
     if args.catalogue:
         print(catalogue_roster(args.dir))
     else:
-        print(throughput_roster(args.dir, args.n, args.seed))
+        print(throughput_roster(args.dir, args.n, args.seed, args.unique))
     return 0
 
 
