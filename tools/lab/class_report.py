@@ -418,3 +418,34 @@ def headline(klass):
     n, lab, text = top[0]
     return "most common named mistake: lab %d, %d submission(s): %s; %s" % (
         lab, n, text[:80], pairs)
+
+
+def similarity_settings(rubric, threshold=None):
+    """The rubric's similarity settings, with --similarity-threshold on top
+    (0 turns the check off)."""
+    settings = rubric.similarity()
+    if threshold is not None:
+        settings["threshold"] = threshold
+        if threshold <= 0:
+            settings["enabled"] = False
+    return settings
+
+
+def for_roster(ctx, reports, submissions, roster_name, out, threshold=None, log=print):
+    """The class section and the HTML report of a graded roster (instructor.py).
+    Returns (class section, console lines). Never raises: a failure here
+    costs the class report, never the grades."""
+    import time
+    import html_report
+    t0 = time.time()
+    try:
+        klass = build(reports, [(s.name, s.files) for s in submissions], ctx.labs,
+                      similarity_settings(ctx.rubric, threshold))
+        index = html_report.write(
+            os.path.join(out, "html"), roster_name, reports, ctx.labs, klass,
+            {s.name: s.files for s in submissions},
+            "%s mode; isolation: %s." % (ctx.options.mode, ctx.iso.describe()["summary"]))
+    except Exception as e:
+        log("grade: the class report failed: %s: %s" % (type(e).__name__, e))
+        return {"error": "%s: %s" % (type(e).__name__, e)}, ["class report: not written (%s)" % e]
+    return klass, ["%s; class report: %s (%.0f s)" % (headline(klass), index, time.time() - t0)]

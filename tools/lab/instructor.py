@@ -14,7 +14,6 @@ import zipfile
 
 import class_report
 import grade
-import html_report
 import report
 import submission
 import timing
@@ -147,47 +146,19 @@ def _grade_roster(ctx, args, mode):
     csv_path = args.csv or os.path.join(out, "gradebook.csv")
     report.write_csv(reports, ctx.labs, csv_path)
     roster_name = os.path.basename(os.path.abspath(args.roster))
-    t1 = time.time()
-    try:   # the class report never costs the grades
-        klass = class_report.build(reports, [(s.name, s.files) for s in submissions], ctx.labs,
-                                   _similarity_settings(ctx, args))
-    except Exception as e:
-        _log("grade: the class report failed: %s: %s" % (type(e).__name__, e))
-        klass = {"error": "%s: %s" % (type(e).__name__, e)}
+    klass, lines = class_report.for_roster(ctx, reports, submissions, roster_name, out,
+                                           args.similarity_threshold, _log)
     json_path = args.json or os.path.join(out, "report.json")
     report.write_roster_json(reports, ctx, roster_name, mode, ignored, json_path, klass)
-    index = "not written (the class report failed)"
-    if "error" not in klass:
-        index = html_report.write(os.path.join(out, "html"), roster_name, reports, ctx.labs,
-                                  klass, {s.name: s.files for s in submissions},
-                                  "%s mode; isolation: %s." % (mode, ctx.iso.describe()["summary"]))
-    class_s = time.time() - t1
     seconds = time.time() - t0
     print("graded %d submissions in %.0f s (%.1f s each); gradebook: %s; reports: %s"
           % (len(subs), seconds, seconds / max(1, len(subs)), csv_path, out))
-    if "error" not in klass:
-        print(class_report.headline(klass) + "; class report: " + index)
-    print(timer.line() + "; class report %.0f s" % class_s)
-    with open(os.path.join(out, "timing.json"), "w") as f:
-        json.dump(dict(timer.summary(), class_report_s=round(class_s, 1), total_s=round(seconds, 1),
-                       submissions=len(subs), labs={r["submission"]: {
-                           str(l["lab"]): l.get("timing", {}) for l in r["labs"]}
-                           for r in reports}), f, indent=1, sort_keys=True)
+    for line in lines + [timer.line()]:
+        print(line)
+    timer.write(os.path.join(out, "timing.json"), reports, total_s=seconds)
     for name in ignored:
         print("ignored in the roster: " + name)
     return 2 if ctx.rubric.errors else 0
-
-
-def _similarity_settings(ctx, args):
-    """The rubric's similarity settings, with --similarity-threshold on top
-    (0 turns the check off)."""
-    settings = ctx.rubric.similarity()
-    threshold = getattr(args, "similarity_threshold", None)
-    if threshold is not None:
-        settings["threshold"] = threshold
-        if threshold <= 0:
-            settings["enabled"] = False
-    return settings
 
 
 def cmd_rubric(args):

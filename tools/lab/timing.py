@@ -16,6 +16,7 @@ not counted as work done.
 The "timing" field varies from run to run: report.deterministic() leaves it
 out of every JSON report; the roster writes the totals to timing.json.
 """
+import json
 import threading
 import time
 
@@ -116,3 +117,12 @@ class Recorder:
                 "(%d files), object checks %.0f s, link %.0f s (%d), tests %.0f s (%d runs)"
                 % (s["wall_s"], s["jobs"], s["compile_s"], s["compiles"], s["check_s"],
                    s["link_s"], s["links"], s["run_s"], s["runs"]))
+
+    def write(self, path, reports, **extra):
+        """timing.json: the totals, `extra`, and each lab's timing per submission."""
+        data = dict(self.summary(), **extra)
+        data["submissions"] = {r["submission"]: {str(l["lab"]): l.get("timing", {})
+                                                 for l in r["labs"]} for r in reports}
+        with open(path, "w") as f:
+            json.dump(data, f, indent=1, sort_keys=True)
+            f.write("\n")

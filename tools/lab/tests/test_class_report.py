@@ -305,3 +305,24 @@ def test_the_report_renders_in_headless_chromium(workdir):
     img = Image.open(shot).convert("L")
     lo, hi = img.getextrema()
     assert hi - lo > 100, "the screenshot is blank"
+
+
+def test_a_failing_class_report_never_raises(workdir):
+    class Broken:
+        def similarity(self):
+            raise ValueError("broken rubric")
+    ctx = types.SimpleNamespace(rubric=Broken(), labs=LABS)
+    logged = []
+    klass, lines = class_report.for_roster(ctx, roster(), [], "r", str(workdir), None,
+                                           logged.append)
+    assert "broken rubric" in klass["error"] and logged and "not written" in lines[0]
+
+
+def test_the_threshold_on_the_command_line_wins_and_zero_turns_it_off():
+    rub = types.SimpleNamespace(similarity=lambda: {"threshold": 70, "max_copies": 3})
+    assert class_report.similarity_settings(rub) == {"threshold": 70, "max_copies": 3}
+    assert class_report.similarity_settings(rub, 40)["threshold"] == 40
+    off = class_report.similarity_settings(rub, 0)
+    assert off["enabled"] is False
+    sim = class_report.similarity([("a", {1: b"x"}), ("b", {1: b"x"})], [LAB1], off)
+    assert sim["pairs"] == [] and "turned off" in sim["note"]
