@@ -341,15 +341,19 @@ def submission_page(rep, labs, klass, pages, page_dir, root=ROOT):
                     ", ".join("%s in lab %d" % (
                         _who([p["b"] if p["a"] == rep["submission"] else p["a"]], pages,
                              from_page=True), p["lab"]) for p in similar))
+    missing = [r for r in rep["labs"] if not r.get("submitted", True)]
+    if missing:
+        body.append("<p>Not in the submission (0 points): %s.</p>" % ", ".join(
+            "lab %d" % r["lab"] for r in missing))
     for r in rep["labs"]:
+        if not r.get("submitted", True):
+            continue
         link = lesson_link(r["dir"], page_dir, root)
         body.append('<h2>Lab %d: %s</h2>' % (r["lab"], esc(titles.get(r["lab"], r["title"]))))
         body.append("<p>%s / %s points, %d of %d tests passed, %s. Lesson: "
                     '<a href="%s">docs/%s.md</a></p>'
                     % (esc(_fmt(r["points"])), esc(_fmt(r["max_points"])), r["passed"],
                        r["total"], esc(r["status"].replace("_", " ")), esc(link), esc(r["dir"])))
-        if not r.get("submitted", True):
-            continue
         for n in r.get("notes", []) + r.get("warnings", []):
             body.append("<p>note: %s</p>" % esc(n))
         failed = [t for t in r["tests"] if not t["passed"]]
@@ -363,10 +367,18 @@ def submission_page(rep, labs, klass, pages, page_dir, root=ROOT):
         for t in failed:
             d = feedback.diagnosis(t["message"])
             body.append('<tr><td><code>%s</code></td><td class="diag">%s</td>'
-                        '<td class="msg"><code>%s</code></td></tr>'
-                        % (esc(t["name"]), esc(d), esc(t["message"])))
+                        '<td class="msg">%s</td></tr>' % (esc(t["name"]), esc(d),
+                                                          _message(t["message"])))
         body.append("</tbody></table>")
     return page("%s: class report" % rep["submission"], "\n".join(body))
+
+
+def _message(text, shown=400):
+    """A failure message; a long one folded after its first `shown` characters."""
+    if len(text) <= shown:
+        return "<code>%s</code>" % esc(text)
+    return ("<details><summary><code>%s</code> ...</summary><code>%s</code></details>"
+            % (esc(text[:shown]), esc(text[shown:])))
 
 
 def write(out_dir, roster_name, reports, labs, klass, sources, meta="", root=ROOT):
