@@ -155,7 +155,7 @@ def _grade_roster(ctx, args, mode):
           % (len(subs), seconds, seconds / max(1, len(subs)), csv_path, out))
     for line in lines + [timer.line()]:
         print(line)
-    timer.write(os.path.join(out, "timing.json"), reports, total_s=seconds)
+    timer.write(os.path.join(out, "timing.json"), reports, total_s=round(seconds, 1))
     for name in ignored:
         print("ignored in the roster: " + name)
     return 2 if ctx.rubric.errors else 0
