@@ -47,6 +47,8 @@ pre { background: #f7f7f9; padding: .4em; margin: 0; overflow-x: auto; font-size
 code { font-size: 12px; } .msg { max-width: 70em; word-break: break-word; }
 .diag { font-weight: 600; color: #8a3b00; }
 nav a { margin-right: 1em; }
+table.regions { table-layout: fixed; width: 100%; }
+table.regions pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 """
 
 
@@ -292,8 +294,8 @@ def similarity_section(sim, sources, pages):
         out.append("<details%s><summary>Lab %d: %s and %s, %d shared region(s)</summary>"
                    % (" open" if len(pairs) <= 5 else "", p["lab"], esc(p["a"]), esc(p["b"]),
                       len(p["regions"])))
-        out.append("<table><thead><tr><th>%s</th><th>%s</th></tr></thead><tbody>"
-                   % (esc(p["a"]), esc(p["b"])))
+        out.append('<table class="regions"><thead><tr><th>%s</th><th>%s</th></tr></thead>'
+                   '<tbody>' % (esc(p["a"]), esc(p["b"])))
         sa = sources.get(p["a"], {}).get(p["lab"])
         sb = sources.get(p["b"], {}).get(p["lab"])
         for r in p["regions"]:
