@@ -1,6 +1,5 @@
 """The class report: counting mistakes, similarity, and the HTML page
 (rendered in headless Chromium when it is installed)."""
-import json
 import os
 import re
 import shutil
