@@ -2,10 +2,13 @@
 # Installs the Debian packages the suite needs, only those that are missing.
 #
 #   tools/setup.sh            build, test and grade (Bazel, compilers' libraries),
-#                             and inotify-tools for ./lab watch
+#                             inotify-tools for ./lab watch, similarity-tester
+#                             (sim_c++) for the class report of a roster,
+#                             python3-pytest for ./lab test
 #   tools/setup.sh --dev      also what regenerates goldens and draws images
 #                             (Debian's python3-numpy, python3-torch and
-#                             python3-matplotlib)
+#                             python3-matplotlib), and chromium, in which a
+#                             test opens the class report
 #
 # Idempotent: when everything is present it prints nothing and exits 0.
 set -euo pipefail
@@ -18,10 +21,10 @@ packages=(
   libpng-dev
   util-linux coreutils
   inotify-tools
-  python3-pytest
+  similarity-tester python3-pytest
 )
 if [[ "${1:-}" == "--dev" ]]; then
-  packages+=(python3-numpy python3-torch python3-matplotlib)
+  packages+=(python3-numpy python3-torch python3-matplotlib chromium)
 fi
 
 missing=()

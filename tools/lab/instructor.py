@@ -12,9 +12,11 @@ import sys
 import time
 import zipfile
 
+import class_report
 import grade
 import report
 import submission
+import timing
 from labs import ROOT, load_labs
 
 
@@ -153,15 +155,21 @@ def _grade_roster(ctx, args, mode):
             (" - " + ", ".join(trouble)) if trouble else ""))
         sys.stdout.flush()
 
-    reports = grade.grade_all(ctx, submissions, progress)
+    with timing.Recorder() as timer:
+        reports = grade.grade_all(ctx, submissions, progress)
     csv_path = args.csv or os.path.join(out, "gradebook.csv")
     report.write_csv(reports, ctx.graded_labs, csv_path)
+    roster_name = os.path.basename(os.path.abspath(args.roster))
+    klass, lines = class_report.for_roster(ctx, reports, submissions, roster_name, out,
+                                           args.similarity_threshold, _log)
     json_path = args.json or os.path.join(out, "report.json")
-    report.write_roster_json(reports, ctx, os.path.basename(os.path.abspath(args.roster)),
-                             mode, ignored, json_path)
+    report.write_roster_json(reports, ctx, roster_name, mode, ignored, json_path, klass)
     seconds = time.time() - t0
     print("graded %d submissions in %.0f s (%.1f s each); gradebook: %s; reports: %s"
           % (len(subs), seconds, seconds / max(1, len(subs)), csv_path, out))
+    for line in lines + [timer.line()]:
+        print(line)
+    timer.write(os.path.join(out, "timing.json"), reports, total_s=round(seconds, 1))
     for name in ignored:
         print("ignored in the roster: " + name)
     return 2 if ctx.rubric.errors else 0

@@ -91,6 +91,9 @@ def main(argv):
     g.add_argument("--labs", metavar="N,M", help="grade only these labs (numbers, comma-separated)")
     g.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="labs graded at once (default: the number of CPUs, at most 8)")
+    g.add_argument("--similarity-threshold", type=float, default=None, metavar="PERCENT",
+                   help="a roster: list pairs sharing at least PERCENT of each file's own code "
+                   "(default 50, or the rubric's; 0 turns the similarity check off)")
     g.add_argument("--prepare", action="store_true",
                    help="only build the reference and warm the caches (Gradescope set-up)")
     g.set_defaults(func=cmd_grade)

@@ -3,19 +3,26 @@
 Deterministic: the same submission graded twice gives byte-identical JSON
 reports (no timestamps, no durations, no machine paths; sorted keys). Only
 Gradescope's execution_time and the scoreboard's timing line vary.
+
+Gradescope's results.json follows the rubric's visibility and feedback
+policy per test (rubric.py, docs/INSTRUCTORS.md "Visibility and feedback").
 """
 import csv
 import io
 import json
 import os
 
+import feedback
+
 _STATUS_WORDS = {"compile_error": "does not compile", "link_error": "does not link",
                  "grader_error": "grader error", "not_submitted": "not submitted"}
 
 
 def deterministic(report):
-    """The report without run-dependent fields (durations)."""
+    """The report without run-dependent fields (durations, the labs' timings)."""
     out = {k: v for k, v in report.items() if k != "seconds"}
+    if "labs" in out:
+        out["labs"] = [{k: v for k, v in r.items() if k != "timing"} for r in out["labs"]]
     return out
 
 
@@ -70,28 +77,86 @@ def scoreboard(report):
     return out.getvalue()
 
 
-def write_roster_json(reports, ctx, roster_name, mode, ignored, path):
+def write_roster_json(reports, ctx, roster_name, mode, ignored, path, klass=None):
+    """The roster's report; `klass` is the class section (class_report.build)."""
     _mkparent(path)
+    data = {"roster": roster_name, "mode": mode, "ignored": ignored,
+            "isolation": ctx.iso.describe(), "rubric_errors": ctx.rubric.errors,
+            "submissions": [deterministic(r) for r in reports]}
+    if klass is not None:
+        data["class"] = klass
     with open(path, "w") as f:
-        json.dump({"roster": roster_name, "mode": mode, "ignored": ignored,
-                   "isolation": ctx.iso.describe(), "rubric_errors": ctx.rubric.errors,
-                   "submissions": [deterministic(r) for r in reports]},
-                  f, indent=1, sort_keys=True)
+        json.dump(data, f, indent=1, sort_keys=True)
         f.write("\n")
 
 
+# Later is more restrictive: a test shown later than the results themselves
+# stays out of the scoreboard that the results' "output" carries.
+_LATER = {"visible": 0, "after_due_date": 1, "after_published": 2, "hidden": 3}
+_WHEN = {"after_due_date": "after the due date", "after_published": "when grades are published",
+         "hidden": "never (hidden)"}
+
+
+def learner_view(report, rubric=None):
+    """The report as a learner may read it in results.json's "output": each
+    failed test's message under its feedback policy, and only the tests
+    shown as soon as the results are."""
+    if rubric is None:
+        return report
+    top = _LATER.get(rubric.visibility, 0)
+    out = dict(report, labs=[])
+    later = {}
+    for r in report["labs"]:
+        kept = []
+        for t in r["tests"]:
+            vis = rubric.test_visibility(r["dir"], t["name"])
+            if _LATER.get(vis, 0) > top:
+                later[vis] = later.get(vis, 0) + 1
+                continue
+            policy = rubric.feedback(r["dir"], t["name"])
+            kept.append(dict(t, message="" if t["passed"] else
+                             feedback.shown(t["message"], policy, r["status"]), policy=policy))
+        first = r["first_failure"] if r["status"] != "graded" else ""
+        for t in kept:
+            if first or t["passed"]:
+                continue
+            if t["policy"] == "full" and r["first_failure"].startswith(t["name"] + ": "):
+                first = r["first_failure"]     # the grader's own summary of this test
+                continue
+            if t["policy"] == "full":
+                summary = feedback.summarise_line(t["message"])
+            else:
+                summary = t["message"] or "failed (details are not shown)"
+            first = "%s: %s" % (t["name"], summary)
+        lab = dict(r, tests=[{k: v for k, v in t.items() if k != "policy"} for t in kept],
+                   passed=sum(1 for t in kept if t["passed"]), total=len(kept),
+                   points=sum(t["points"] for t in kept),
+                   max_points=sum(t["max_points"] for t in kept), first_failure=first)
+        out["labs"].append(lab)
+    out["points"] = sum(r["points"] for r in out["labs"])
+    out["max_points"] = sum(r["max_points"] for r in out["labs"])
+    out["notes"] = list(report.get("notes", [])) + [
+        "%d more test%s shown %s" % (n, "s are" if n > 1 else " is", _WHEN[v])
+        for v, n in sorted(later.items(), key=lambda kv: _LATER[kv[0]])]
+    return out
+
+
 def gradescope(report, rubric=None):
-    """A Gradescope results.json object."""
+    """A Gradescope results.json object: every test with its visibility, and
+    its output under its feedback policy (rubric.py)."""
     visibility = rubric.visibility if rubric else "visible"
     tests = []
     for r in report["labs"]:
         for i, t in enumerate(r["tests"], 1):
-            out = t["message"] if not t["passed"] else ""
+            policy = rubric.feedback(r["dir"], t["name"]) if rubric else "full"
+            out = feedback.shown(t["message"], policy, r["status"]) if not t["passed"] else ""
             tests.append({"name": "Lab %d: %s" % (r["lab"], t["name"]),
                           "number": "%d.%d" % (r["lab"], i),
                           "score": t["points"], "max_score": t["max_points"],
-                          "output": out, "visibility": visibility})
-    lines = [scoreboard(report)]
+                          "output": out,
+                          "visibility": rubric.test_visibility(r["dir"], t["name"])
+                          if rubric else visibility})
+    lines = [scoreboard(learner_view(report, rubric))]
     if report.get("isolation"):
         lines.append("isolation: %s" % report["isolation"].get("summary", ""))
     return {"score": report["points"], "execution_time": int(round(report.get("seconds", 0))),

@@ -16,16 +16,31 @@ A test named in "points" that the lab does not have (a typo, a renamed
 test) is an error: the grader reports it on the scoreboard and in every
 report, and `./lab grade` exits with status 2, but still grades (the entry
 is ignored) so no learner loses a lab to it.
+
+What learners see (docs/INSTRUCTORS.md, "Visibility and feedback"): a
+Gradescope visibility and a feedback policy, globally under "gradescope",
+per lab ("visibility", "feedback") and per test ("tests": {name:
+{"visibility", "feedback"}}); the most specific wins. "similarity" sets the
+class report's similarity check (class_report.DEFAULTS). Every value is
+checked; a bad one is an error like a misnamed test, and its default is used.
 """
 import json
 import os
 
+import feedback
 import limits
 from labs import ROOT
 
 PATH = os.path.join(ROOT, "tests", "rubric.json")
 DEFAULT_LIMITS = dict(limits.RUN_DEFAULTS)
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+FEEDBACK = feedback.POLICIES          # full, misconception, points
+# The class report's similarity check; the defaults live in class_report.DEFAULTS.
+SIMILARITY = {"threshold": (0, 100), "min_tokens": (0, None), "max_copies": (1, None),
+              "min_run": (2, None)}
+_TOP_KEYS = {"about", "default_points", "limits", "gradescope", "similarity", "labs"}
+_LAB_KEYS = {"about", "points", "limits", "visibility", "feedback", "tests"}
+_TEST_KEYS = {"visibility", "feedback"}
 
 
 class Rubric:
@@ -50,6 +65,27 @@ class Rubric:
     def visibility(self):
         return self.data.get("gradescope", {}).get("visibility", "visible")
 
+    def _setting(self, key, default, lab_dir, test):
+        lab = self.lab(lab_dir)
+        value = lab.get("tests", {}).get(test, {}).get(key) if test else None
+        if value is None:
+            value = lab.get(key)
+        if value is None:
+            value = self.data.get("gradescope", {}).get(key, default)
+        return value
+
+    def test_visibility(self, lab_dir, test=None):
+        """Gradescope visibility of a test (or of a lab when test is None)."""
+        return self._setting("visibility", "visible", lab_dir, test)
+
+    def feedback(self, lab_dir, test=None):
+        """What a learner is shown of a failed test: full, misconception or points."""
+        return self._setting("feedback", "full", lab_dir, test)
+
+    def similarity(self):
+        """The similarity settings given in the rubric (checked)."""
+        return dict(self.data.get("similarity", {}))
+
 
 def load(labs, tests, path=PATH):
     """The rubric, checked against the hidden test lists {lab dir: [test names]}.
@@ -68,38 +104,117 @@ def load(labs, tests, path=PATH):
         errors.append("%s cannot be read (%s): every hidden test is worth 1 point"
                       % (os.path.relpath(path, ROOT), e))
         data = {}
+    for k in sorted(set(data) - _TOP_KEYS):
+        errors.append("unknown key %r at the top of the rubric (known: %s)"
+                      % (k, ", ".join(sorted(_TOP_KEYS))))
     default = data.get("default_points", 1)
-    if not isinstance(default, (int, float)) or isinstance(default, bool) or default < 0:
+    if not _number(default) or default < 0:
         errors.append("default_points must be a number >= 0, not %r" % (default,))
         data["default_points"] = 1
-    for key in ("limits",):
-        lim = data.get(key, {})
-        for k, v in list(lim.items()):
-            if k not in DEFAULT_LIMITS or not isinstance(v, (int, float)) or v <= 0:
-                errors.append("limits.%s = %r is not a known positive limit" % (k, v))
-                del lim[k]
-    vis = data.get("gradescope", {}).get("visibility", "visible")
-    if vis not in VISIBILITIES:
-        errors.append("gradescope.visibility must be one of %s" % ", ".join(VISIBILITIES))
-        data.setdefault("gradescope", {})["visibility"] = "visible"
+    data["limits"] = _limits(data.get("limits", {}), "limits", errors)
+    gs = _object(data, "gradescope", "gradescope", errors)
+    _choice(gs, "visibility", VISIBILITIES, "gradescope", errors)
+    _choice(gs, "feedback", FEEDBACK, "gradescope", errors)
+    for k in sorted(set(gs) - {"visibility", "feedback"}):
+        errors.append("gradescope.%s is not a setting (known: feedback, visibility)" % k)
+        del gs[k]
+    _similarity(_object(data, "similarity", "similarity", errors), errors)
     known = {lab.dir: lab for lab in labs}
-    for lab_dir, entry in sorted(data.get("labs", {}).items()):
+    for lab_dir, entry in sorted(_object(data, "labs", "labs", errors).items()):
         if lab_dir not in known:
             errors.append("rubric lists lab %s, which labs/labs.json does not have" % lab_dir)
             continue
-        known_tests = set(tests.get(lab_dir, []))
-        for test, pts in sorted(entry.get("points", {}).items()):
-            if not isinstance(pts, (int, float)) or isinstance(pts, bool) or pts < 0:
-                errors.append("%s: %s = %r is not a number >= 0" % (lab_dir, test, pts))
-                entry["points"][test] = data["default_points"]
-            elif lab_dir in tests and test not in known_tests:
-                errors.append("rubric lists %s for lab %d, which has no such hidden test"
-                              % (test, known[lab_dir].number))
-        for k, v in list(entry.get("limits", {}).items()):
-            if k not in DEFAULT_LIMITS or not isinstance(v, (int, float)) or v <= 0:
-                errors.append("%s: limits.%s = %r is not a known positive limit" % (lab_dir, k, v))
-                del entry["limits"][k]
+        if not isinstance(entry, dict):
+            errors.append("labs.%s must be an object, not %r" % (lab_dir, entry))
+            data["labs"][lab_dir] = {}
+            continue
+        # A lab this run does not build has no test list to check names against.
+        _lab(entry, lab_dir, known[lab_dir],
+             set(tests[lab_dir]) if lab_dir in tests else None, data, errors)
     return Rubric(data, errors)
+
+
+def _number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _object(parent, key, where, errors):
+    """parent[key] as a dict (an error and {} when it is something else)."""
+    v = parent.get(key, {})
+    if not isinstance(v, dict):
+        errors.append("%s must be an object, not %r" % (where, v))
+        v = {}
+    parent[key] = v
+    return v
+
+
+def _choice(obj, key, allowed, where, errors):
+    if key in obj and obj[key] not in allowed:
+        errors.append("%s.%s = %r must be one of %s" % (where, key, obj[key], ", ".join(allowed)))
+        del obj[key]
+
+
+def _limits(lim, where, errors):
+    if not isinstance(lim, dict):
+        errors.append("%s must be an object, not %r" % (where, lim))
+        return {}
+    for k, v in list(lim.items()):
+        if k not in DEFAULT_LIMITS or not _number(v) or v <= 0:
+            errors.append("%s.%s = %r is not a known positive limit" % (where, k, v))
+            del lim[k]
+    return lim
+
+
+def _similarity(sim, errors):
+    for k, v in list(sim.items()):
+        if k == "enabled":
+            if not isinstance(v, bool):
+                errors.append("similarity.enabled = %r must be true or false" % (v,))
+                del sim[k]
+            continue
+        if k not in SIMILARITY:
+            errors.append("similarity.%s is not a setting (known: enabled, %s)"
+                          % (k, ", ".join(sorted(SIMILARITY))))
+            del sim[k]
+            continue
+        lo, hi = SIMILARITY[k]
+        if not _number(v) or v < lo or (hi is not None and v > hi):
+            errors.append("similarity.%s = %r must be a number %s" % (
+                k, v, ">= %g" % lo if hi is None else "from %g to %g" % (lo, hi)))
+            del sim[k]
+
+
+def _lab(entry, lab_dir, lab, known_tests, data, errors):
+    for k in sorted(set(entry) - _LAB_KEYS):
+        errors.append("labs.%s: unknown key %r (known: %s)" % (lab_dir, k, ", ".join(
+            sorted(_LAB_KEYS))))
+    points = _object(entry, "points", "labs.%s.points" % lab_dir, errors)
+    for test, pts in sorted(points.items()):
+        if not _number(pts) or pts < 0:
+            errors.append("%s: %s = %r is not a number >= 0" % (lab_dir, test, pts))
+            points[test] = data["default_points"]
+        elif known_tests is not None and test not in known_tests:
+            errors.append("rubric lists %s for lab %d, which has no such hidden test"
+                          % (test, lab.number))
+    entry["limits"] = _limits(entry.get("limits", {}), "%s: limits" % lab_dir, errors)
+    _choice(entry, "visibility", VISIBILITIES, "labs.%s" % lab_dir, errors)
+    _choice(entry, "feedback", FEEDBACK, "labs.%s" % lab_dir, errors)
+    per_test = _object(entry, "tests", "labs.%s.tests" % lab_dir, errors)
+    for test, setting in sorted(per_test.items()):
+        where = "labs.%s.tests.%s" % (lab_dir, test)
+        if known_tests is not None and test not in known_tests:
+            errors.append("rubric sets %s for lab %d, which has no such hidden test"
+                          % (test, lab.number))
+        if not isinstance(setting, dict):
+            errors.append("%s must be an object such as {\"visibility\": \"hidden\"}, not %r"
+                          % (where, setting))
+            per_test[test] = {}
+            continue
+        for k in sorted(set(setting) - _TEST_KEYS):
+            errors.append("%s: unknown key %r (known: feedback, visibility)" % (where, k))
+            del setting[k]
+        _choice(setting, "visibility", VISIBILITIES, where, errors)
+        _choice(setting, "feedback", FEEDBACK, where, errors)
 
 
 def effective(labs, tests, rub):

@@ -1,5 +1,21 @@
-"""pytest set-up: the grader's modules are imported from tools/lab/."""
+"""pytest set-up for the grader's unit tests: tools/lab on the import path."""
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def workdir():
+    """A fresh temporary directory (pathlib.Path), removed afterwards. Not
+    pytest's tmp_path: its shared base under /tmp is cleaned at start-up,
+    which fails when another user's run left something odd there."""
+    import pathlib
+    d = tempfile.mkdtemp(prefix="mha-test-")
+    yield pathlib.Path(d)
+    shutil.rmtree(d, ignore_errors=True)
