@@ -99,6 +99,7 @@ class Context:
             os.makedirs(d, exist_ok=True)
             os.chmod(d, mode)
         self.iso = sandbox.probe(self.private_dir)
+        self._seed_secret = self._load_seed_secret()
         # What learner code must not read: the suite, Bazel's outputs, rosters.
         self.protected = sandbox.protect(self._secrets() + list(secrets), self.iso, self.log)
         self.suite = Suite(self.graded_labs, self.stage_dir, self.log)
@@ -137,6 +138,24 @@ class Context:
                        check=True, capture_output=True)
         shutil.rmtree(os.path.join(self.stage_dir, "libroot"), ignore_errors=True)
         return sandbox.prepare_libroot(self.stage_dir, [exe])
+
+    def fresh_seed(self, what):
+        """The seed of the hidden tests' fresh random inputs for `what` (a
+        learner program's key): unpredictable without this machine's secret,
+        yet the same each time the same program is graded, so that grades are
+        deterministic. The secret lives in the private directory."""
+        import hashlib
+        return int.from_bytes(hashlib.sha256(self._seed_secret + what.encode()).digest()[:8],
+                              "little")
+
+    def _load_seed_secret(self):
+        path = os.path.join(self.private_dir, "seed_secret")
+        if not os.path.exists(path):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(os.urandom(32))
+        with open(path, "rb") as f:
+            return f.read()
 
     def run_limits(self, lab):
         return self.rubric.limits(lab.dir)
@@ -184,14 +203,24 @@ def _failed_all(ctx, lab, kind, message):
 
 def grade_lab(ctx, sub, lab, slot, kind="hidden"):
     """The report of one lab of one submission, from its hidden tests (or, with
-    kind="public", from the public tests the learner has). Never raises."""
+    kind="public", from the public tests the learner has). Never raises.
+    Its "timing" says where the time went (steps served from a cache cost nothing)."""
+    timing = {}
+    t0 = time.time()
+    report = _grade_lab(ctx, sub, lab, slot, kind, timing)
+    timing["total_s"] = round(time.time() - t0, 3)
+    report["timing"] = timing
+    return report
+
+
+def _grade_lab(ctx, sub, lab, slot, kind, timing):
     try:
         source = sub.files.get(lab.number)
         if source is None:
             msg = "not submitted: no %s in the submission" % lab.learner_file.rsplit("/", 1)[-1]
             return _lab_report(lab, "not_submitted", msg, _failed_all(ctx, lab, kind, msg), ctx,
                                False)
-        obj = learner_build.compile_source(ctx, lab, source, slot)
+        obj = learner_build.compile_source(ctx, lab, source, slot, timing)
         if not obj.ok:
             return _lab_report(lab, "compile_error", obj.message,
                                _failed_all(ctx, lab, kind, obj.message), ctx, True)
@@ -199,13 +228,14 @@ def grade_lab(ctx, sub, lab, slot, kind="hidden"):
         if ctx.options.mode == "cumulative":
             for e in [x for x in ctx.labs if x.number < lab.number]:
                 src = sub.files.get(e.number)
-                dep = learner_build.compile_source(ctx, e, src, slot) if src is not None else None
+                dep = (learner_build.compile_source(ctx, e, src, slot, timing)
+                       if src is not None else None)
                 if dep is None or not dep.ok:
                     notes.append("lab %d %s: its stub was linked instead" % (
                         e.number, "was not submitted" if dep is None else "does not compile"))
-                    dep = learner_build.compile_source(ctx, e, ctx.stub(e), slot)
+                    dep = learner_build.compile_source(ctx, e, ctx.stub(e), slot, timing)
                 objects.append(dep)
-        server = learner_build.link_server(ctx, lab, ctx.options.mode, objects, slot)
+        server = learner_build.link_server(ctx, lab, ctx.options.mode, objects, slot, timing)
         if not server.ok:
             return _lab_report(lab, "link_error", server.message,
                                _failed_all(ctx, lab, kind, server.message), ctx, True, notes)
@@ -214,7 +244,10 @@ def grade_lab(ctx, sub, lab, slot, kind="hidden"):
             cached = ctx._runs.get(key)
         if cached is None:
             import runner
-            cached = runner.run_tests(ctx, lab, kind, server.path, slot, ctx.run_limits(lab))
+            t = time.time()
+            cached = runner.run_tests(ctx, lab, kind, server.path, slot, ctx.run_limits(lab),
+                                      ctx.fresh_seed(server.key))
+            learner_build.add_time(timing, "run", time.time() - t)
             with ctx._runs_lock:
                 ctx._runs[key] = cached
         results, note = cached

@@ -167,7 +167,7 @@ def _grade_roster(ctx, args, mode):
     seconds = time.time() - t0
     print("graded %d submissions in %.0f s (%.1f s each); gradebook: %s; reports: %s"
           % (len(subs), seconds, seconds / max(1, len(subs)), csv_path, out))
-    for line in lines + [timer.line()]:
+    for line in lines + [timer.line(reports)]:
         print(line)
     timer.write(os.path.join(out, "timing.json"), reports, total_s=round(seconds, 1))
     for name in ignored:

@@ -93,14 +93,23 @@ def _job_dir(ctx, slot, what):
     return d
 
 
-def _run_as_slot(ctx, slot, argv, cwd, timeout):
+def _run_as_slot(ctx, slot, argv, cwd, timeout, timing, step):
+    """Runs a build command as the slot's user; adds its seconds to timing[step]."""
     env = {"PATH": "/usr/bin:/bin", "TMPDIR": cwd, "LC_ALL": "C", "HOME": cwd}
     res = sandbox.run(sandbox.build_argv(argv, ctx.iso, slot, env), cwd=cwd, timeout=timeout)
     sandbox.kill_slot(ctx.iso, slot)
+    add_time(timing, step, res.seconds)
     return res
 
 
-def compile_source(ctx, lab, source, slot):
+def add_time(timing, step, seconds):
+    """timing[step + "_s"] += seconds; timing[step + "s"] += 1 (a step really done)."""
+    if timing is not None:
+        timing[step + "_s"] = round(timing.get(step + "_s", 0.0) + seconds, 3)
+        timing[step + "s"] = timing.get(step + "s", 0) + 1
+
+
+def compile_source(ctx, lab, source, slot, timing=None):
     key = hashlib.sha256(b"compile\0" + ctx.suite.fingerprint.encode() + b"\0" +
                          (b"layer2\0" if ctx.second_layer else b"nolayer2\0") +
                          lab.dir.encode() + b"\0" + source).hexdigest()
@@ -112,7 +121,7 @@ def compile_source(ctx, lab, source, slot):
                 meta = json.load(f)
             return Built(meta["ok"], obj_path if meta["ok"] else None, meta["message"],
                          meta.get("warnings"), key)
-        built = _compile(ctx, lab, source, slot)
+        built = _compile(ctx, lab, source, slot, timing)
         os.makedirs(os.path.dirname(obj_path), exist_ok=True)
         if built.ok:
             shutil.move(built.path, obj_path)
@@ -123,7 +132,7 @@ def compile_source(ctx, lab, source, slot):
         return built
 
 
-def _compile(ctx, lab, source, slot):
+def _compile(ctx, lab, source, slot, timing):
     text = source.decode("utf-8", "replace")
     why = prescan(text) if ctx.second_layer else ""
     if why:
@@ -139,7 +148,7 @@ def _compile(ctx, lab, source, slot):
     os.chmod(src, 0o644)
     out = "learner.o"
     argv = ["g++"] + ctx.suite.compile_flags() + ["-c", rel, "-o", out]
-    res = _run_as_slot(ctx, slot, argv, d, limits.COMPILE_SECONDS)
+    res = _run_as_slot(ctx, slot, argv, d, limits.COMPILE_SECONDS, timing, "compile")
     output = messages.clean_paths(res.output, [d + "/", ctx.suite.include_root + "/"])
     if res.timed_out:
         return Built(False, message="does not compile: the compiler ran longer than %d s "
@@ -151,7 +160,7 @@ def _compile(ctx, lab, source, slot):
         data = _read_output(os.path.join(d, out), limits.COMPILE_FILE_MB << 20)
     except OSError as e:
         return Built(False, message="does not compile: no object file (%s)" % e)
-    problem = _check_object(ctx, slot, d, out) if ctx.second_layer else ""
+    problem = _check_object(ctx, slot, d, out, timing) if ctx.second_layer else ""
     if problem:
         return Built(False, message="rejected: " + problem)
     tmp = os.path.join(ctx.cache_dir, "obj", "tmp-%d-%d.o" % (os.getpid(), slot))
@@ -162,16 +171,16 @@ def _compile(ctx, lab, source, slot):
     return Built(True, tmp, warnings=warnings)
 
 
-def _check_object(ctx, slot, d, obj):
-    readelf = _run_as_slot(ctx, slot, ["readelf", "-S", "-W", obj], d, 30)
-    nm = _run_as_slot(ctx, slot, ["nm", "-P", obj], d, 30)
+def _check_object(ctx, slot, d, obj, timing):
+    readelf = _run_as_slot(ctx, slot, ["readelf", "-S", "-W", obj], d, 30, timing, "check")
+    nm = _run_as_slot(ctx, slot, ["nm", "-P", obj], d, 30, timing, "check")
     if readelf.returncode != 0 or nm.returncode != 0 or readelf.timed_out or nm.timed_out:
         return "the object file could not be inspected (nm/readelf failed on it)"
     found = objcheck.problems(readelf.output, nm.output)
     return "; ".join(found)
 
 
-def link_server(ctx, lab, mode, objects, slot):
+def link_server(ctx, lab, mode, objects, slot, timing=None):
     """Links the learner's process for `lab` in `mode` from `objects` (Built, in
     link order: the lab's own first). Cached by the objects' keys."""
     key = hashlib.sha256(("link\0%s\0%s\0%s\0%s" % (
@@ -193,7 +202,7 @@ def link_server(ctx, lab, mode, objects, slot):
             names.append(name)
         argv = (["g++", "-o", "server"] + LDFLAGS + names +
                 ctx.suite.link_inputs(lab, mode))
-        res = _run_as_slot(ctx, slot, argv, d, limits.LINK_SECONDS)
+        res = _run_as_slot(ctx, slot, argv, d, limits.LINK_SECONDS, timing, "link")
         built = Built(False, key=key)
         if res.timed_out:
             built.message = "does not link: the linker ran longer than %d s" % limits.LINK_SECONDS

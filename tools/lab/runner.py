@@ -23,7 +23,7 @@ class TestResult:
         self.ms = ms
 
 
-def run_tests(ctx, lab, kind, server, slot, run_limits):
+def run_tests(ctx, lab, kind, server, slot, run_limits, seed=None):
     """{test name: TestResult} for every test of `lab` (kind "hidden" or "public")
     against the learner's process `server`, plus a note when the run was cut short."""
     a = ctx.suite.artefacts[lab.number]
@@ -49,8 +49,12 @@ def run_tests(ctx, lab, kind, server, slot, run_limits):
         "MHA_REMOTE_MEMORY_MB": str(run_limits["memory_mb"]),
         "MHA_RESULTS_FILE": results_file,
     }
+    # The fresh random inputs of the hidden tests (testing::FreshSeed): from
+    # the grader, never from anything the learner's process can see.
     if os.environ.get("MHA_TEST_SEED"):
         env["MHA_TEST_SEED"] = os.environ["MHA_TEST_SEED"]
+    elif seed is not None:
+        env["MHA_TEST_SEED"] = str(seed)
     # The trusted process answers the learner's calls to earlier labs with the
     # reference solutions: bounded like the learner, so that no call back can
     # do for the learner what its own memory limit forbids (lab 9's scores).
