@@ -1,5 +1,6 @@
 """The macros every lab's BUILD files use. A lab is its mirrored folders plus
-one line in labs/labs.json:
+one line in labs/labs.json (solutions/ and tests/ are in the instructors'
+repository only):
 
     labs/NN_name/BUILD       lab_library(name = "<target>", deps = [...])
                              lab_test(name = "<target>_public_test", srcs, deps, data)
@@ -11,10 +12,12 @@ Nothing here names a lab: each macro reads its lab from the package it is
 called in and its neighbours from the registry (@lab_registry, generated
 from labs/labs.json by common/registry.bzl).
 
-`--config=solutions` (a single `--define=mha_solutions=1`) builds every lab
-library from solutions/NN_name/<target>.cc instead of the learner's file.
+In the instructors' repository, `--config=solutions` (a single
+`--define=mha_solutions=1`) builds every lab library from
+solutions/NN_name/<target>.cc instead of the learner's file.
 
-For the grader (see common/remote.h and tools/lab/), every test also gets a
+For the grader (in the instructors' repository: common/remote.h, tools/lab/),
+every test also gets a
 `<name>_remote` binary (tagged manual): the same test sources, with the lab's
 own library replaced by a client that forwards each call to the learner's
 code in another process, and the earlier labs served from the libraries
@@ -23,7 +26,7 @@ lab_remote() declares that client, the matching server handlers, and the
 learner_runtime bundles the grader links a learner's compiled file with.
 """
 
-load("@lab_registry//:labs.bzl", "LABS")
+load("@lab_registry//:labs.bzl", "INSTRUCTORS", "LABS")
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
 
 # What a learner's file may use besides the labs: linked into its process.
@@ -53,7 +56,8 @@ def _lab_deps(deps):
 
 def lab_library(name, deps = [], **kwargs):
     """//labs/NN_name:<name>: the header <name>.h and the learner's <name>.cc
-    (or the reference solution, with --config=solutions)."""
+    (or, in the instructors' repository, the reference solution, with
+    --config=solutions)."""
     lab = _this_lab()
     if name != lab.target:
         fail("labs/labs.json says the library of %s is %r, not %r" % (lab.dir, lab.target, name))
@@ -126,7 +130,8 @@ def lab_test(name, srcs, deps = [], data = [], size = "small", **kwargs):
         deps = deps + ["//common:testing", "@system//:gtest_main"],
         **kwargs
     )
-    _remote_variant(name, srcs, deps, data, own = [":" + lab.target, _lib(lab)])
+    if INSTRUCTORS:  # the learner kit has no grader to serve
+        _remote_variant(name, srcs, deps, data, own = [":" + lab.target, _lib(lab)])
 
 def graded_test(name, srcs, deps = [], data = [], size = "small", **kwargs):
     """A hidden (grading) test of the lab."""

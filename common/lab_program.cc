@@ -18,8 +18,9 @@ int RunLabProgram(const LabProgram& program, const std::function<int()>& body) {
     if (what.find("not implemented yet") != std::string::npos) {
       std::cerr << program.name << " runs " << program.uses
                 << ", and one of them is still a stub:\n  " << what
-                << "\nFinish that lab, or run the reference solutions with\n  "
-                << program.solutions_command << "\n";
+                << "\nFinish that lab (or, in the instructors' repository, run the reference "
+                   "solutions with `"
+                << program.solutions_command << "`).\n";
     } else {
       std::cerr << program.name << ": " << what << "\n";
     }

@@ -3,7 +3,7 @@
 //
 //   int main(int argc, char** argv) {
 //     return mha::RunLabProgram({"show_heads", "your labs 1-4 and 7",
-//                                "bazel run --config=solutions //labs/07_head_analysis:show_heads",
+//                                "bazel run --config=solutions ...",  // in the instructors' repository
 //                                kUsage},
 //                               [&] { return run(parse_args(argc, argv)); });
 //   }

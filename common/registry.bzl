@@ -16,8 +16,15 @@ def _lab_registry_impl(rctx):
             lab["target"],
             lab["title"],
         ))
+    # The learner kit has no tests/ (nor solutions/): then the macros declare
+    # nothing that needs them.
+    root = rctx.path(rctx.attr.registry).dirname.dirname
+    instructors = root.get_child("tests").exists and root.get_child("solutions").exists
     rctx.file("BUILD", "")
-    rctx.file("labs.bzl", "# Generated from labs/labs.json by common/registry.bzl.\nLABS = [\n%s\n]\n" % "\n".join(entries))
+    rctx.file("labs.bzl", ("# Generated from labs/labs.json by common/registry.bzl.\n" +
+                           "LABS = [\n%s\n]\n" +
+                           "# Whether this is the instructors' repository (tests/, solutions/).\n" +
+                           "INSTRUCTORS = %s\n") % ("\n".join(entries), instructors))
 
 lab_registry = repository_rule(
     implementation = _lab_registry_impl,

@@ -10,7 +10,8 @@
 // file limits; it has nothing to sign with and no verdict to forge: all it
 // can do is answer calls, and an answer is only data.
 //
-// Each lab declares its remote interface once, in tests/NN_name/remote.cc,
+// Each lab declares its remote interface once, in tests/NN_name/remote.cc (in
+// the instructors' repository),
 // with the macros at the end of this file. That file is compiled twice: with
 // MHA_REMOTE_CLIENT it defines the header's functions as forwarding stubs;
 // with MHA_REMOTE_SERVER it registers handlers that call the real ones.
@@ -582,7 +583,8 @@ bool RegisterMethod(const std::string& name, R (C::*method)(A...)) {
 }  // namespace mha
 
 // ---------------------------------------------------------------------------
-// The declaration macros, used at namespace mha scope in tests/NN/remote.cc.
+// The declaration macros, used at namespace mha scope in tests/NN_name/remote.cc
+// (in the instructors' repository).
 
 #define MHA_REMOTE_CAT2(a, b) a##b
 #define MHA_REMOTE_CAT(a, b) MHA_REMOTE_CAT2(a, b)

@@ -1,7 +1,7 @@
 // Pins mha::NumpyRng to NumPy bit for bit.
 //
-// The goldens in common/testdata/rng_*.npy come from
-// tools/goldens/gen_rng.py (NumPy 1.x). Paths are relative to the workspace
+// The goldens in common/testdata/rng_*.npy come from NumPy 1.x, through
+// tools/goldens/gen_rng.py in the instructors' repository. Paths are relative to the workspace
 // root, which is the working directory under `bazel test`.
 #include "common/rng.h"
 

@@ -98,7 +98,7 @@ xt::xarray<float> LoadNpy(const std::string& path) {
     return xt::load_npy<float>(path);
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot load golden " + path + ": " + e.what() +
-                             " (regenerate with the lab's tests/NN_name/gen_goldens.py)");
+                             " (regenerate with the lab's golden generator, in the instructors' repository)");
   }
 }
 

@@ -10,8 +10,8 @@
 //   1 of 24 elements differ; first at [head 1, query 2, key 0]: actual 0.25,
 //   expected 0.5; max |error| 0.25 there (atol 1e-05, rtol 0.0001)
 //
-// LoadGolden reads a .npy file written by tools/goldens/ with xt::load_npy and
-// checks its rank.
+// LoadGolden reads a .npy file written by a lab's golden generator with
+// xt::load_npy and checks its rank.
 #ifndef MHA_COMMON_TESTING_H_
 #define MHA_COMMON_TESTING_H_
 
@@ -49,7 +49,8 @@ template <class A, class E>
 
 // A classic mistake that a golden comparison can recognise: `golden` holds
 // what the mistaken implementation computes on the same inputs (written by
-// tools/goldens/), `message` names the mistake and the doc section to read.
+// the lab's golden generator), `message` names the mistake and the doc
+// section to read.
 struct KnownMistake {
   std::string golden;
   std::string message;

@@ -548,6 +548,6 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   return mha::RunLabProgram(
       {"show_heads", "your labs 1-4 and 7",
-       "bazel run --config=solutions //labs/07_head_analysis:show_heads", kUsage},
+       "bazel run --config=solutions //labs/07_head_analysis:show_heads", kUsage},  // in the instructors' repository
       [&] { return run(parse_args(argc, argv)); });
 }

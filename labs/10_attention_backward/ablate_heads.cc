@@ -392,6 +392,6 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   return mha::RunLabProgram(
       {"ablate_heads", "your labs 1-3 and 10",
-       "bazel run -c opt --config=solutions //labs/10_attention_backward:ablate_heads", kUsage},
+       "bazel run -c opt --config=solutions //labs/10_attention_backward:ablate_heads", kUsage},  // in the instructors' repository
       [&] { return run(parse_args(argc, argv)); });
 }

@@ -274,6 +274,6 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   return mha::RunLabProgram(
       {"heads_sweep", "your labs 1-3 and 10",
-       "bazel run -c opt --config=solutions //labs/10_attention_backward:heads_sweep", kUsage},
+       "bazel run -c opt --config=solutions //labs/10_attention_backward:heads_sweep", kUsage},  // in the instructors' repository
       [&] { return run(parse_args(argc, argv)); });
 }

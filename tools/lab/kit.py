@@ -10,7 +10,7 @@ NumPy bridge, images), third_party/, and a learner README.md.
 What never does: solutions/, tests/ (hidden tests, goldens, mutants, hostile
 submissions, the rubric), tools/goldens/ (the generators compute the hidden
 goldens), the grader's own modules, the instructors' documents
-(docs/INSTRUCTORS.md, docs/SCALING.md, docs/PERFORMANCE.md: grading,
+(docs/INSTRUCTORS.md, docs/SCALING.md, docs/PERFORMANCE.md, docs/AUTHORING.md: grading,
 caches, benchmarks of the reference solutions), .git and caches.
 
 Two checks run on an exported kit: leaks() (nothing secret got in) and
@@ -34,7 +34,8 @@ from labs import ROOT, load_labs
 
 _TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", ".gitignore", "lab"]
 _DIRS = ["common", "labs", "docs", "third_party", "tools/lab", "tools/train"]
-_SKIP_FILES = {"docs/INSTRUCTORS.md", "docs/SCALING.md", "docs/PERFORMANCE.md"}
+_SKIP_FILES = {"docs/INSTRUCTORS.md", "docs/SCALING.md", "docs/PERFORMANCE.md",
+               "docs/AUTHORING.md"}
 _SKIP_DIRS = {"__pycache__"}
 # Of tools/lab/, only what the learner's commands import (main.py routes the
 # kit's ./lab to learner.py; see learner.main).
@@ -306,7 +307,9 @@ def _passages(rel, text):
 #   tools/lab/main.py: the help of the instructors' commands, which ./lab
 #     does not offer in a kit (learner.main parses a kit's commands).
 INSTRUCTOR_ONLY = {
-    "common/lab.bzl": ("//solutions/%s", "//tests/%s"),
+    # The macros also serve the instructors' repository (solutions, grading).
+    "common/lab.bzl": ("//solutions/%s", "//tests/%s", "solutions/", "tests/",
+                       "--config=solutions"),
     "tools/lab/labs.py": ("solutions/%s/%s.cc", "//tests/%s"),
     "tools/lab/main.py": ("docs/INSTRUCTORS.md", "tests/rubric.json", "tests/*/mutants/"),
 }

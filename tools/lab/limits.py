@@ -1,8 +1,8 @@
 """Every limit the grader enforces, named once.
 
 Times are wall-clock seconds unless they say CPU. The rubric
-(tests/rubric.json, "limits") may override the run limits per lab; the
-build limits are the same for everyone.
+("limits", in the instructors' repository) may override the run limits per
+lab; the build limits are the same for everyone.
 """
 
 # Compiling and linking one learner file (the compiler and linker run as an
