@@ -16,8 +16,9 @@ def _lab_registry_impl(rctx):
             lab["target"],
             lab["title"],
         ))
-    # The learner kit has no tests/ (nor solutions/): then the macros declare
-    # nothing that needs them.
+    # Is this the instructors' repository, with the grading tests and the
+    # solutions? The learner kit has neither: then the macros declare nothing
+    # that needs them.
     root = rctx.path(rctx.attr.registry).dirname.dirname
     instructors = root.get_child("tests").exists and root.get_child("solutions").exists
     rctx.file("BUILD", "")

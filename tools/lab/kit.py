@@ -310,6 +310,7 @@ INSTRUCTOR_ONLY = {
     # The macros also serve the instructors' repository (solutions, grading).
     "common/lab.bzl": ("//solutions/%s", "//tests/%s", "solutions/", "tests/",
                        "--config=solutions"),
+    "common/registry.bzl": ("tests/", "solutions/"),
     "tools/lab/labs.py": ("solutions/%s/%s.cc", "//tests/%s"),
     "tools/lab/main.py": ("docs/INSTRUCTORS.md", "tests/rubric.json", "tests/*/mutants/"),
 }
