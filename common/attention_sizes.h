@@ -1,9 +1,9 @@
 // The counting rules of labs 5 and 6, as formulas: parameters of one
 // attention layer and the floats its KV cache keeps per token, for shapes too
 // large to build (an 8192-wide layer holds a quarter of a billion floats).
-// lab 8's configurator (labs/08_kv_cache/configure.cc) sizes real models with
-// them; in the instructors' repository, tests/08_kv_cache/attention_sizes_test.cc checks that they agree with
-// GroupedQueryAttention and MultiHeadLatentAttention on shapes that can be built.
+// lab 8's configurator sizes real models with them; lab 8's grading tests
+// check that they agree with GroupedQueryAttention and MultiHeadLatentAttention
+// on shapes that can be built.
 //
 //   sizes::gqa_parameters(4096, 32, 8)           41,943,040   (Llama-3-8B, one layer)
 //   sizes::gqa_cache_floats_per_token(4096, 32, 8)     2,048   (a key and a value per kv head)

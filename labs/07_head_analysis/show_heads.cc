@@ -19,7 +19,7 @@
 // --trained swaps in a layer that did learn something: the embeddings and
 // W_Q..W_O of a tiny attention-only model trained on a toy agreement grammar
 // ("I work , you often work , he often works") by
-// tools/train/train_toy_model.py, read from labs/07_head_analysis/trained/.
+// labs/07_head_analysis/train_toy_model.py, read from labs/07_head_analysis/trained/.
 //
 // It runs your own labs: while one of them is still a stub it says which one
 // and exits with status 1. `bazel run --config=solutions ...` uses the
@@ -58,7 +58,7 @@ const char* const kDefaultSentence = "I work , you work , he works";
 // With --trained: an adverb between pronoun and verb, so that agreement needs
 // attention (the verb after "often" depends on the pronoun before it).
 const char* const kTrainedSentence = "I work , you often work , he often works";
-// Relative to the workspace root; written by tools/train/train_toy_model.py.
+// Relative to the workspace root; written by labs/07_head_analysis/train_toy_model.py.
 const char* const kTrainedDir = "labs/07_head_analysis/trained";
 
 struct Options {
@@ -82,7 +82,7 @@ const char* const kUsage =
     "  --induction instead of the sentence, feed a random block of L tokens\n"
     "              followed by the same block again, and print induction scores\n"
     "  --block     L for --induction (default 8)\n"
-    "  --trained   use the toy model trained by tools/train/train_toy_model.py\n"
+    "  --trained   use the toy model trained by labs/07_head_analysis/train_toy_model.py\n"
     "              (labs/07_head_analysis/trained/) instead of random weights;\n"
     "              the sentence may only use its vocabulary\n";
 
@@ -176,7 +176,7 @@ std::filesystem::path workspace_root() {
   return std::filesystem::path(ws ? ws : ".");
 }
 
-// What tools/train/train_toy_model.py saved; only what show_heads needs.
+// What labs/07_head_analysis/train_toy_model.py saved; only what show_heads needs.
 struct TrainedModel {
   std::vector<std::string> vocab;  // row i of embed is vocab[i]
   mha::Tensor2 embed;              // (V, d_model)
@@ -190,7 +190,7 @@ struct TrainedModelError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-const char* const kRegenerate = " (regenerate with /usr/bin/python3 tools/train/train_toy_model.py)";
+const char* const kRegenerate = " (regenerate with /usr/bin/python3 labs/07_head_analysis/train_toy_model.py)";
 
 // A float32 matrix of the expected shape, or an error naming the file.
 // rows < 0: any number of rows.

@@ -11,7 +11,7 @@
 // of the loss is how much the model relied on that head. Two models:
 //
 //   * the toy agreement model of lab 7 (4 heads, d_model 32), trained by
-//     tools/train/train_toy_model.py, read from labs/07_head_analysis/trained/
+//     labs/07_head_analysis/train_toy_model.py, read from labs/07_head_analysis/trained/
 //     and evaluated on fresh sentences of its grammar;
 //   * the copy-task model of heads_sweep (8 heads by default, d_model 64),
 //     trained here first with heads_sweep's settings and seed 0 (the same
@@ -126,7 +126,7 @@ struct ToyModelError : std::runtime_error {
 };
 
 const char* const kRegenerate =
-    " (regenerate with /usr/bin/python3 tools/train/train_toy_model.py)";
+    " (regenerate with /usr/bin/python3 labs/07_head_analysis/train_toy_model.py)";
 
 // A float32 matrix of the expected shape (rows < 0: any), or an error naming the file.
 mha::Tensor2 load_matrix(const std::filesystem::path& path, int rows, int cols) {
@@ -157,7 +157,7 @@ struct ToyModel {
   AttentionOnlyModel model;
 };
 
-// What tools/train/train_toy_model.py writes: x = embed[ids] + pos, y = x +
+// What labs/07_head_analysis/train_toy_model.py writes: x = embed[ids] + pos, y = x +
 // MultiHeadAttention(x, causal) with 4 heads, logits = y @ unembed: exactly
 // AttentionOnlyModel, so the files go straight into one.
 ToyModel load_toy_model(const std::filesystem::path& dir) {
@@ -182,7 +182,7 @@ ToyModel load_toy_model(const std::filesystem::path& dir) {
   return t;
 }
 
-// The toy grammar of tools/train/train_toy_model.py: 2 to 5 clauses
+// The toy grammar of labs/07_head_analysis/train_toy_model.py: 2 to 5 clauses
 // PRONOUN [ADVERB] VERB joined by ",", pronouns without repetition, an
 // adverb half the time, one verb stem per sentence, -s after he/she.
 const std::vector<std::string> kPronouns = {"I", "you", "he", "she", "we", "they"};

@@ -213,7 +213,8 @@ def roster_check(labs, make_check, jobs=None):
     token = "MHA-VICTIM-" + secrets.token_hex(8)
     victim_file = os.path.join(roster, "victim", lab1.target + ".cc")
     _write(victim_file, _solution(lab1) + ("\n// %s\n" % token).encode())
-    thief = (b'#include "labs/01_split_heads/split_heads.h"\n#include <stdexcept>\n#include <string>\n'
+    thief = (('#include "labs/%s/%s.h"\n' % (lab1.dir, lab1.target)).encode() +
+             b'#include <stdexcept>\n#include <string>\n'
              b'#define MHA_GLUE(a, b) a##b\n'
              b'MHA_GLUE(__as, m__)(".section .rodata\\n.global stolen\\nstolen:\\n.incb" "in \\"'
              + victim_file.encode() + b'\\"\\n.byte 0\\n.previous");\n'

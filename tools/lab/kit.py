@@ -2,7 +2,7 @@
 
 What goes in (an allow-list): the Bazel workspace files, ./lab and
 tools/setup.sh, the learner's tools (tools/lab/main.py, labs.py, learner.py,
-messages.py, limits.py), tools/train/ (retrains lab 7's toy model), common/,
+messages.py, limits.py), common/,
 labs/ (headers, BUILD files, public tests and their goldens, hints, and each
 learner file as its stub), docs/ (the lessons, the tolerance policy, the
 NumPy bridge, images), third_party/, and a learner README.md.
@@ -33,7 +33,7 @@ import xml.etree.ElementTree as ET
 from labs import ROOT, load_labs
 
 _TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", ".gitignore", "lab"]
-_DIRS = ["common", "labs", "docs", "third_party", "tools/lab", "tools/train"]
+_DIRS = ["common", "labs", "docs", "third_party", "tools/lab"]
 _SKIP_FILES = {"docs/INSTRUCTORS.md", "docs/SCALING.md", "docs/PERFORMANCE.md",
                "docs/AUTHORING.md"}
 _SKIP_DIRS = {"__pycache__"}
@@ -530,7 +530,9 @@ def _junit_cases(path):
     return cases
 
 
-_WHICH_MUTANT = ("02_batched_attention", "dmodel_scale")
+# The kit check's classic mistake: lab 2's scale by 1/sqrt(d_model), when the
+# second lab has it, else that lab's first numeric mutant.
+_PREFERRED_MUTANT = "dmodel_scale"
 
 
 def selftest_checks(labs, make_check):
@@ -640,16 +642,17 @@ def selftest_checks(labs, make_check):
         no_leftovers("bazel test //labs/... in the kit")
 
         # A classic mistake, dropped into the kit as the learner's file.
-        lab2 = next(l for l in labs if l.dir == _WHICH_MUTANT[0])
-        mutant = next((m for m in mutants.load(labs, only=lab2) if m.name == _WHICH_MUTANT[1]),
-                      None)
+        lab2 = labs[1]
+        numeric = [m for m in mutants.load(labs, only=lab2) if m.kind == "numeric"]
+        mutant = next((m for m in numeric if m.name == _PREFERRED_MUTANT),
+                      numeric[0] if numeric else None)
+        name = mutant.name if mutant else "(none)"
         c = new("a classic mistake in the kit (mutant %s/%s) fails a public test whose message "
-                "names it, and ./lab status shows that message"
-                % (lab2.nn, _WHICH_MUTANT[1]))
+                "names it, and ./lab status shows that message" % (lab2.nn, name))
         lab1 = labs[0]
         if mutant is None or mutant.source is None:
             c.fail("the mutant %s/%s is missing or does not apply: %s"
-                   % (lab2.nn, _WHICH_MUTANT[1], getattr(mutant, "error", "")))
+                   % (lab2.nn, name, getattr(mutant, "error", "")))
         else:
             with open(os.path.join(kit_dir, lab2.learner_file), "wb") as f:
                 f.write(mutant.source)

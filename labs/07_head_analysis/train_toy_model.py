@@ -2,7 +2,7 @@
 
 Run from the repository root with Debian's Python (torch 1.13, numpy 1.24):
 
-    /usr/bin/python3 tools/train/train_toy_model.py
+    /usr/bin/python3 labs/07_head_analysis/train_toy_model.py
 
 It writes labs/07_head_analysis/trained/: vocab.txt, embed.npy (V, 32),
 pos.npy (T_max, 32), W_Q.npy, W_K.npy, W_V.npy, W_O.npy (32, 32) in our (in, out)
@@ -58,7 +58,8 @@ STEMS = ["work", "play", "read"]
 ADVERBS = ["often", "never", "also"]
 VOCAB = PRONOUNS + STEMS + [s + "s" for s in STEMS] + ADVERBS + [","]
 INDEX = {t: i for i, t in enumerate(VOCAB)}
-OUT_DIR = os.path.join("labs", "07_head_analysis", "trained")
+# The trained model goes beside this script, whatever the working directory.
+OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "trained")
 
 
 def verb(stem, pronoun):
@@ -171,7 +172,7 @@ def save(model, stats):
 README = """# A trained toy attention layer (lab 7)
 
 Weights of a tiny attention-only model trained by
-`tools/train/train_toy_model.py` on a toy agreement grammar, for
+`labs/07_head_analysis/train_toy_model.py` on a toy agreement grammar, for
 `bazel run //labs/07_head_analysis:show_heads -- --trained`.
 Generated files: do not edit by hand.
 
@@ -205,11 +206,13 @@ On 2000 fresh sequences:
 - right form of the right stem (agreement): {agree:.3f}, and {agree_adv:.3f}
   where an adverb separates the verb from its pronoun.
 
-Regenerate (from the repository root; with torch 1.13 and numpy 1.24 the
-result is identical byte for byte):
+Regenerate (from the repository root; with torch 1.13 and numpy 1.24 on the
+same kind of CPU the result is identical byte for byte; on another CPU the
+float arithmetic differs in its last bits and the weights with it, while the
+model's scores agree within a few thousandths):
 
 ```
-/usr/bin/python3 tools/train/train_toy_model.py
+/usr/bin/python3 labs/07_head_analysis/train_toy_model.py
 ```
 """
 
@@ -243,7 +246,7 @@ def main():
           f"  agreement {agree:.3f}"
           f"  agreement after an adverb {agree_adv:.3f}")
     save(model, (loss, exact, exact_later, agree, agree_adv, seconds))
-    print("wrote", OUT_DIR)
+    print("wrote", os.path.relpath(OUT_DIR))
 
 
 if __name__ == "__main__":
