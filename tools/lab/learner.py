@@ -1108,7 +1108,8 @@ def help_text(labs):
         lines += textwrap.wrap(what, width=WIDTH,
                                initial_indent="  %-22s" % ("./lab %s %s" % (name, arg)).strip(),
                                subsequent_indent=" " * 24)
-    lines += ["", "By hand: bazel test //labs/01_split_heads/... runs lab 1's public tests.",
+    lines += ["", "By hand: bazel test //labs/%s/... runs lab %d's public tests."
+              % (labs[0].dir, labs[0].number),
               "README.md has the loop; docs/NN_name.md each lab's lesson."]
     return "\n".join(lines)
 
