@@ -111,6 +111,38 @@ def check_stubs(state):
     return checks
 
 
+def check_cumulative(state):
+    """Isolated mode answers a lab's calls to earlier labs with the references;
+    cumulative mode links the learner's own earlier labs."""
+    import grade
+    import instructor
+    import mutants
+    labs = state["labs"]
+    lab2, lab3 = labs[1], labs[2]
+    c = Check("cumulative grading links the learner's own earlier labs: a mistake in lab 2 costs "
+              "lab 3 points there, and none in isolated mode; the solutions keep full marks")
+    bad = next((m for m in mutants.load(labs, only=lab2) if m.kind == "numeric"), None)
+    if bad is None or bad.source is None:
+        c.fail("lab 2 has no numeric mutant to try")
+        return [c]
+    files = instructor._solutions_submission(labs).files
+    files[lab2.number] = bad.source
+    sub = grade.Submission("lab 2 wrong", files, labs={lab2.number, lab3.number})
+    isolated = grade.grade_all(_context(state), [sub])[0]
+    ctx = grade.Context(labs, lambda m: None, grade.Options(mode="cumulative"))
+    cumulative = grade.grade_all(ctx, [sub])[0]
+    solutions = grade.grade_all(ctx, [instructor._solutions_submission(labs)])[0]
+    by = lambda rep, lab: [r for r in rep["labs"] if r["lab"] == lab.number][0]
+    if by(isolated, lab3)["points"] != by(isolated, lab3)["max_points"]:
+        c.fail("isolated: lab 3 lost points to lab 2's mistake: " + by(isolated, lab3)["first_failure"])
+    if by(cumulative, lab3)["points"] == by(cumulative, lab3)["max_points"]:
+        c.fail("cumulative: lab 3 kept full marks on top of a wrong lab 2 (%s)" % bad.name)
+    for r in solutions["labs"]:
+        if r["points"] != r["max_points"]:
+            c.fail("cumulative: the solution of lab %d lost points: %s" % (r["lab"], r["first_failure"]))
+    return [c]
+
+
 def check_mutants(state):
     import mutants
     ctx = _context(state)
@@ -198,7 +230,7 @@ def check_new_lab(state):
 
 
 CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_bazel, check_solutions,
-          check_stubs, check_mutants, check_hostile, check_reports, check_kit, check_new_lab]
+          check_stubs, check_cumulative, check_mutants, check_hostile, check_reports, check_kit, check_new_lab]
 
 
 def main(args):
