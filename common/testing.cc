@@ -8,6 +8,8 @@
 
 #include <xtensor/xnpy.hpp>
 
+#include "common/shape_string.h"
+
 
 namespace mha {
 namespace testing {
@@ -34,13 +36,7 @@ std::string IndexString(std::size_t flat, const std::vector<std::size_t>& shape,
 
 }  // namespace
 
-std::string ShapeString(const std::vector<std::size_t>& shape) {
-  std::ostringstream out;
-  out << "(";
-  for (std::size_t d = 0; d < shape.size(); ++d) out << (d ? ", " : "") << shape[d];
-  out << ")";
-  return out.str();
-}
+std::string ShapeString(const std::vector<std::size_t>& shape) { return shape_string(shape); }
 
 ::testing::AssertionResult AllCloseFlat(const std::vector<std::size_t>& actual_shape,
                                         const float* actual,
