@@ -5,6 +5,7 @@
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include <xtensor/xnpy.hpp>
 
@@ -114,6 +115,38 @@ xt::xarray<float> LoadNpy(const std::string& path) {
     }
   }
   return ::testing::AssertionFailure() << "vs " << path << ": " << result.message();
+}
+
+MistakeTable::MistakeTable(std::string doc,
+                           std::vector<std::pair<std::string, std::string>> words)
+    : doc_(std::move(doc)), words_(std::move(words)) {}
+
+std::string MistakeTable::Message(const std::string& name) const {
+  std::string what = name;
+  for (const auto& [key, words] : words_) {
+    if (key == name) {
+      what = words;
+      break;
+    }
+  }
+  return what + "; see " + doc_ + ", \"Classic mistakes\"";
+}
+
+std::vector<KnownMistake> MistakeTable::Of(const std::string& golden,
+                                           const std::vector<std::string>& names) const {
+  std::vector<KnownMistake> out;
+  for (const std::string& name : names) {
+    out.push_back({golden + "_mistake_" + name + ".npy", Message(name)});
+  }
+  return out;
+}
+
+AttentionInputs LoadAttentionInputs(const std::string& dir, const std::string& qkv,
+                                    const std::string& mask) {
+  AttentionInputs in{LoadGolden<3>(dir + qkv + "_q.npy"), LoadGolden<3>(dir + qkv + "_k.npy"),
+                     LoadGolden<3>(dir + qkv + "_v.npy"), std::nullopt};
+  if (!mask.empty()) in.mask = LoadGolden<2>(dir + mask + "_mask.npy");
+  return in;
 }
 
 std::uint64_t FreshSeed() {
