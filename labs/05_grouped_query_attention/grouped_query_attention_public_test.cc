@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "common/testing.h"
+#include "labs/05_grouped_query_attention/grouped_query_attention_test_util.h"
 
 namespace mha {
 namespace {
@@ -24,6 +25,13 @@ namespace {
 using testing::AllClose;
 using testing::kExact;
 using testing::KnownMistake;
+using testing::kCacheHint;
+using testing::kCountHint;
+using testing::kFanIn;
+using testing::kNoMask;
+using testing::kOrder;
+using testing::kSquare;
+using testing::kTiled;
 using testing::kLayer;
 using testing::LoadGolden;
 using testing::MatchesGolden;
@@ -32,28 +40,11 @@ using testing::ThrowsInvalidArgument;
 const std::string kGolden = "labs/05_grouped_query_attention/golden/";
 const std::vector<std::string> kLayerAxes = {"token", "feature"};
 
-KnownMistake Mistake(const std::string& file, const std::string& what) {
-  return {kGolden + file,
-          what + "; see docs/05_grouped_query_attention.md, \"Classic mistakes\""};
+// The mistake whose result the generator wrote to `file`
+// (grouped_query_attention_test_util.h).
+KnownMistake Mistake(const std::string& file, const std::string& words) {
+  return testing::GqaMistake(kGolden + file, words);
 }
-
-const char kTiled[] =
-    "kv heads tiled (np.tile: query head h reads kv head h % n_kv_heads) instead of "
-    "repeated in place (np.repeat: h / (n_heads / n_kv_heads))";
-const char kOrder[] =
-    "weights drawn in the wrong order (the API draws W_Q, W_K, W_V, W_O)";
-const char kSquare[] =
-    "W_K and W_V drawn (d_model, d_model) as in lab 3: no kv head is shared";
-const char kFanIn[] =
-    "W_K and W_V scaled by 1/sqrt(n_kv_heads*d_head) instead of fan-in d_model";
-const char kNoMask[] = "the mask is not passed to attention";
-
-const char kCountHint[] =
-    "parameter_count() is 2*d_model^2 + 2*d_model*n_kv_heads*d_head: only W_K and W_V "
-    "shrink; see docs/05_grouped_query_attention.md, \"Classic mistakes\"";
-const char kCacheHint[] =
-    "the cache holds 2*n_kv_heads*d_head floats per token, none per query head; see "
-    "docs/05_grouped_query_attention.md, \"Classic mistakes\"";
 
 // The layer of the goldens: d_model=24, 4 query heads, 2 kv heads, seed 4.
 GroupedQueryAttention Seed4Layer() { return GroupedQueryAttention(24, 4, 2, /*seed=*/4); }

@@ -20,6 +20,7 @@
 #include "common/testing.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 #include "labs/04_causal_mask/causal_mask.h"
+#include "labs/05_grouped_query_attention/grouped_query_attention_test_util.h"
 
 namespace mha {
 namespace {
@@ -28,6 +29,13 @@ using testing::AllClose;
 using testing::kAttention;
 using testing::kExact;
 using testing::KnownMistake;
+using testing::kCacheHint;
+using testing::kCountHint;
+using testing::kFanIn;
+using testing::kNoMask;
+using testing::kOrder;
+using testing::kSquare;
+using testing::kTiled;
 using testing::kLayer;
 using testing::LoadGolden;
 using testing::MatchesGolden;
@@ -37,27 +45,11 @@ const std::string kGolden = "tests/05_grouped_query_attention/golden/";
 const std::vector<std::string> kHeadAxes = {"head", "position", "feature"};
 const std::vector<std::string> kLayerAxes = {"token", "feature"};
 
-KnownMistake Mistake(const std::string& file, const std::string& what) {
-  return {kGolden + file,
-          what + "; see docs/05_grouped_query_attention.md, \"Classic mistakes\""};
+// The mistake whose result the generator wrote to `file`
+// (grouped_query_attention_test_util.h).
+KnownMistake Mistake(const std::string& file, const std::string& words) {
+  return testing::GqaMistake(kGolden + file, words);
 }
-
-const char kTiled[] =
-    "kv heads tiled (np.tile: query head h reads kv head h % n_kv_heads) instead of "
-    "repeated in place (np.repeat: h / (n_heads / n_kv_heads))";
-const char kOrder[] =
-    "weights drawn in the wrong order (the API draws W_Q, W_K, W_V, W_O)";
-const char kSquare[] =
-    "W_K and W_V drawn (d_model, d_model) as in lab 3: no kv head is shared";
-const char kFanIn[] =
-    "W_K and W_V scaled by 1/sqrt(n_kv_heads*d_head) instead of fan-in d_model";
-
-const char kCountHint[] =
-    "parameter_count() is 2*d_model^2 + 2*d_model*n_kv_heads*d_head: only W_K and W_V "
-    "shrink; see docs/05_grouped_query_attention.md, \"Classic mistakes\"";
-const char kCacheHint[] =
-    "the cache holds 2*n_kv_heads*d_head floats per token, none per query head; see "
-    "docs/05_grouped_query_attention.md, \"Classic mistakes\"";
 
 // The seeded layer of the goldens: d_model=16, 4 query heads, 2 kv heads.
 GroupedQueryAttention Seed3Layer() { return GroupedQueryAttention(16, 4, 2, /*seed=*/3); }
@@ -166,7 +158,7 @@ TEST(GroupedQueryAttention, CausalForwardMatchesTorch) {
   EXPECT_TRUE(MatchesGolden(
       Seed3Layer().forward(x, causal_mask(5)), kGolden + "gqa_output_causal.npy", kLayer,
       kLayerAxes,
-      {Mistake("gqa_output_causal_mistake_no_mask.npy", "the mask is not passed to attention"),
+      {Mistake("gqa_output_causal_mistake_no_mask.npy", kNoMask),
        Mistake("gqa_output_causal_mistake_tiled.npy", kTiled),
        Mistake("gqa_output_causal_mistake_order.npy", kOrder),
        Mistake("gqa_output_causal_mistake_square.npy", kSquare),
