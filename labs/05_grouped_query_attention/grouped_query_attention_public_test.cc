@@ -27,11 +27,7 @@ using testing::kExact;
 using testing::KnownMistake;
 using testing::kCacheHint;
 using testing::kCountHint;
-using testing::kFanIn;
-using testing::kNoMask;
-using testing::kOrder;
-using testing::kSquare;
-using testing::kTiled;
+using testing::kGroupedQueryAttentionMistakes;
 using testing::kLayer;
 using testing::LoadGolden;
 using testing::MatchesGolden;
@@ -40,10 +36,10 @@ using testing::ThrowsInvalidArgument;
 const std::string kGolden = "labs/05_grouped_query_attention/golden/";
 const std::vector<std::string> kLayerAxes = {"token", "feature"};
 
-// The mistake whose result the generator wrote to `file`
-// (grouped_query_attention_test_util.h).
-KnownMistake Mistake(const std::string& file, const std::string& words) {
-  return testing::GqaMistake(kGolden + file, words);
+// The known mistakes `names` of golden `golden` (grouped_query_attention_test_util.h).
+std::vector<KnownMistake> Mistakes(const std::string& golden,
+                                   const std::vector<std::string>& names) {
+  return kGroupedQueryAttentionMistakes.Of(kGolden + golden, names);
 }
 
 // The layer of the goldens: d_model=24, 4 query heads, 2 kv heads, seed 4.
@@ -53,7 +49,7 @@ TEST(RepeatKvPublic, MatchesNumpyRepeatOnTheHeadAxis) {
   const Tensor3 kv = LoadGolden<3>(kGolden + "repeat_kv_input.npy");  // (3, 2, 4)
   EXPECT_TRUE(MatchesGolden(repeat_kv(kv, 6), kGolden + "repeat_kv_6heads.npy", kExact,
                             {"head", "position", "feature"},
-                            {Mistake("repeat_kv_6heads_mistake_tiled.npy", kTiled)}));
+                            Mistakes("repeat_kv_6heads", {"tiled"})));
 }
 
 TEST(RepeatKvPublic, RepeatsEachKvHeadInPlace) {
@@ -71,24 +67,18 @@ TEST(GroupedQueryAttentionPublic, DrawsWQWKWVWOInThatOrderLikeNumpy) {
   for (const auto& [name, w] : std::vector<std::pair<std::string, const Tensor2*>>{
            {"W_K", &layer.W_K}, {"W_V", &layer.W_V}}) {
     EXPECT_TRUE(MatchesGolden(*w, kGolden + "seed4_" + name + ".npy", kExact, axes,
-                              {Mistake("seed4_" + name + "_mistake_order.npy", kOrder),
-                               Mistake("seed4_" + name + "_mistake_square.npy", kSquare),
-                               Mistake("seed4_" + name + "_mistake_fanin.npy", kFanIn)}))
+                              Mistakes("seed4_" + name, {"order", "square", "fanin"})))
         << name;
   }
   EXPECT_TRUE(MatchesGolden(layer.W_O, kGolden + "seed4_W_O.npy", kExact, axes,
-                            {Mistake("seed4_W_O_mistake_order.npy", kOrder),
-                             Mistake("seed4_W_O_mistake_square.npy", kSquare)}))
+                            Mistakes("seed4_W_O", {"order", "square"})))
       << "W_O";
 }
 
 TEST(GroupedQueryAttentionPublic, ForwardMatchesTorch) {
   const Tensor2 x = LoadGolden<2>(kGolden + "x.npy");  // (T=5, d_model=24)
   EXPECT_TRUE(MatchesGolden(Seed4Layer().forward(x), kGolden + "output.npy", kLayer, kLayerAxes,
-                            {Mistake("output_mistake_tiled.npy", kTiled),
-                             Mistake("output_mistake_order.npy", kOrder),
-                             Mistake("output_mistake_square.npy", kSquare),
-                             Mistake("output_mistake_fanin.npy", kFanIn)}));
+                            Mistakes("output", {"tiled", "order", "square", "fanin"})));
 }
 
 TEST(GroupedQueryAttentionPublic, CausalForwardMatchesTorch) {
@@ -96,11 +86,8 @@ TEST(GroupedQueryAttentionPublic, CausalForwardMatchesTorch) {
   const Tensor2 mask = LoadGolden<2>(kGolden + "mask_causal.npy");  // (T, T)
   EXPECT_TRUE(MatchesGolden(Seed4Layer().forward(x, mask), kGolden + "output_causal.npy", kLayer,
                             kLayerAxes,
-                            {Mistake("output_causal_mistake_no_mask.npy", kNoMask),
-                             Mistake("output_causal_mistake_tiled.npy", kTiled),
-                             Mistake("output_causal_mistake_order.npy", kOrder),
-                             Mistake("output_causal_mistake_square.npy", kSquare),
-                             Mistake("output_causal_mistake_fanin.npy", kFanIn)}));
+                            Mistakes("output_causal",
+                                     {"no_mask", "tiled", "order", "square", "fanin"})));
 }
 
 TEST(GroupedQueryAttentionPublic, KeyAndValueWeightsAreNarrowerThanQueryWeights) {
