@@ -5,8 +5,11 @@
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include <xtensor/xnpy.hpp>
+
+#include "common/shape_string.h"
 
 
 namespace mha {
@@ -34,13 +37,7 @@ std::string IndexString(std::size_t flat, const std::vector<std::size_t>& shape,
 
 }  // namespace
 
-std::string ShapeString(const std::vector<std::size_t>& shape) {
-  std::ostringstream out;
-  out << "(";
-  for (std::size_t d = 0; d < shape.size(); ++d) out << (d ? ", " : "") << shape[d];
-  out << ")";
-  return out.str();
-}
+std::string ShapeString(const std::vector<std::size_t>& shape) { return shape_string(shape); }
 
 ::testing::AssertionResult AllCloseFlat(const std::vector<std::size_t>& actual_shape,
                                         const float* actual,
@@ -118,6 +115,38 @@ xt::xarray<float> LoadNpy(const std::string& path) {
     }
   }
   return ::testing::AssertionFailure() << "vs " << path << ": " << result.message();
+}
+
+MistakeTable::MistakeTable(std::string doc,
+                           std::vector<std::pair<std::string, std::string>> words)
+    : doc_(std::move(doc)), words_(std::move(words)) {}
+
+std::string MistakeTable::Message(const std::string& name) const {
+  std::string what = name;
+  for (const auto& [key, words] : words_) {
+    if (key == name) {
+      what = words;
+      break;
+    }
+  }
+  return what + "; see " + doc_ + ", \"Classic mistakes\"";
+}
+
+std::vector<KnownMistake> MistakeTable::Of(const std::string& golden,
+                                           const std::vector<std::string>& names) const {
+  std::vector<KnownMistake> out;
+  for (const std::string& name : names) {
+    out.push_back({golden + "_mistake_" + name + ".npy", Message(name)});
+  }
+  return out;
+}
+
+AttentionInputs LoadAttentionInputs(const std::string& dir, const std::string& qkv,
+                                    const std::string& mask) {
+  AttentionInputs in{LoadGolden<3>(dir + qkv + "_q.npy"), LoadGolden<3>(dir + qkv + "_k.npy"),
+                     LoadGolden<3>(dir + qkv + "_v.npy"), std::nullopt};
+  if (!mask.empty()) in.mask = LoadGolden<2>(dir + mask + "_mask.npy");
+  return in;
 }
 
 std::uint64_t FreshSeed() {

@@ -17,8 +17,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -54,6 +56,34 @@ template <class A, class E>
 struct KnownMistake {
   std::string golden;
   std::string message;
+};
+
+// A lab's classic mistakes, each under the name its golden generator gives
+// it (the <name> of <case>_mistake_<name>.npy), with the words a failure
+// uses for it. A lab's public and hidden tests share one table (in the lab's
+// <target>_test_util.h), so that both name each mistake alike:
+//
+//   const MistakeTable kMistakes("docs/03_output_projection.md",
+//                                {{"no_w_o", "W_O was forgotten: ..."}, ...});
+//   EXPECT_TRUE(MatchesGolden(y, dir + "plain_forward.npy", kLayer, {"token", "column"},
+//                             kMistakes.Of(dir + "plain_forward", {"no_w_o"})));
+class MistakeTable {
+ public:
+  MistakeTable(std::string doc, std::vector<std::pair<std::string, std::string>> words);
+
+  // "<words>; see <doc>, \"Classic mistakes\"" (the name itself in place of
+  // the words when the table does not know it).
+  std::string Message(const std::string& name) const;
+
+  // For each of `names`, in that order: the generator's file
+  // <golden>_mistake_<name>.npy (`golden`: the golden's path without
+  // ".npy") with Message(name). The first that matches names the failure.
+  std::vector<KnownMistake> Of(const std::string& golden,
+                               const std::vector<std::string>& names) const;
+
+ private:
+  std::string doc_;
+  std::vector<std::pair<std::string, std::string>> words_;
 };
 
 // Compares `actual` with the golden file at `path` (see LoadNpy). On failure,
@@ -109,6 +139,16 @@ xt::xtensor<float, N> LoadGolden(const std::string& path) {
   return t;
 }
 
+// q (H, T, d_head), k and v (H, S, d_head) and the mask (T, S), when the
+// case has one, of an attention golden case: <dir><qkv>_q.npy, _k.npy,
+// _v.npy and <dir><mask>_mask.npy (no mask when `mask` is empty).
+struct AttentionInputs {
+  Tensor3 q, k, v;
+  std::optional<Tensor2> mask;
+};
+AttentionInputs LoadAttentionInputs(const std::string& dir, const std::string& qkv,
+                                    const std::string& mask = "");
+
 // Deterministic standard-normal test inputs (mt19937, independent of NumpyRng).
 Tensor2 RandomTensor2(std::size_t rows, std::size_t cols, std::uint32_t seed,
                       float scale = 1.0f);
@@ -124,7 +164,7 @@ Tensor3 RandomTensor3(std::size_t n, std::size_t rows, std::size_t cols,
 // Print it in the failure message (SCOPED_TRACE) so the case can be replayed.
 std::uint64_t FreshSeed();
 
-// "[2, 3, 4]" for messages.
+// "(2, 3, 4)" for messages (common/shape_string.h).
 std::string ShapeString(const std::vector<std::size_t>& shape);
 
 }  // namespace testing

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -65,6 +66,22 @@ TEST(LoadNpy, NamesTheMissingFile) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("no/such/file.npy"), std::string::npos);
   }
+}
+
+TEST(MistakeTable, NamesEachMistakeWithItsWordsAndTheLessonsSection) {
+  const MistakeTable table("lesson.md",
+                           {{"no_scale", "scores not scaled"}, {"swap", "q, k swapped"}});
+  EXPECT_EQ(table.Message("swap"), "q, k swapped; see lesson.md, \"Classic mistakes\"");
+  EXPECT_EQ(table.Message("other"), "other; see lesson.md, \"Classic mistakes\"");
+}
+
+TEST(MistakeTable, GivesTheGeneratorsFilesInTheOrderAsked) {
+  const MistakeTable table("lesson.md", {{"a", "A"}, {"b", "B"}});
+  const std::vector<KnownMistake> m = table.Of("dir/case_output", {"b", "a"});
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].golden, "dir/case_output_mistake_b.npy");
+  EXPECT_EQ(m[0].message, "B; see lesson.md, \"Classic mistakes\"");
+  EXPECT_EQ(m[1].golden, "dir/case_output_mistake_a.npy");
 }
 
 }  // namespace

@@ -14,24 +14,31 @@
 #include <limits>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <xtensor/xview.hpp>
 
 #include "common/testing.h"
+#include "labs/02_batched_attention/attention_test_util.h"
 
 namespace mha {
 namespace {
 
 using testing::AllClose;
+using testing::AttentionFn;
+using testing::kAttentionMistakes;
+using testing::kAttentionShapeChecks;
+using testing::kCrossMaskedMistakes;
+using testing::kMaskedMistakes;
+using testing::kUnmaskedMistakes;
 using testing::kAttention;
 using testing::KnownMistake;
 using testing::kRowOp;
 using testing::LoadGolden;
 using testing::MatchesGolden;
 using testing::ThrowsInvalidArgument;
+using Inputs = testing::AttentionInputs;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 const std::string kGolden = "labs/02_batched_attention/golden/";
@@ -39,69 +46,23 @@ const std::string kSee = "; see docs/02_batched_attention.md, \"Classic mistakes
 const std::vector<std::string> kWeightAxes = {"head", "query", "key"};
 const std::vector<std::string> kOutputAxes = {"head", "query", "column"};
 const std::vector<std::string> kRowAxes = {"row", "column"};
-const std::string kShapeChecks =
-    "mismatched shapes must throw std::invalid_argument naming them" + kSee;
-
-using AttentionFn = AttentionResult (*)(const Tensor3&, const Tensor3&, const Tensor3&,
-                                        const std::optional<Tensor2>&);
 
 // Defines AttentionLoopPublic.<Behaviour> and AttentionBatchedPublic.<Behaviour>,
-// both running the body that follows with `attend` bound to that version.
-#define ATTENTION_TEST(Behaviour)                                                   \
-  void Check##Behaviour(AttentionFn attend);                                        \
-  TEST(AttentionLoopPublic, Behaviour) { Check##Behaviour(&attention_loop); }       \
-  TEST(AttentionBatchedPublic, Behaviour) { Check##Behaviour(&attention_batched); } \
-  void Check##Behaviour(AttentionFn attend)
+// both running the body that follows with `attend` bound to that version
+// (attention_test_util.h).
+#define ATTENTION_TEST(Behaviour) \
+  ATTENTION_TEST_BOTH(AttentionLoopPublic, AttentionBatchedPublic, Behaviour)
 
 // q, k, v (and the mask, if the case has one) of a golden case.
-struct Inputs {
-  Tensor3 q, k, v;
-  std::optional<Tensor2> mask;
-};
-
 Inputs LoadInputs(const std::string& qkv, const std::string& mask = "") {
-  Inputs in{LoadGolden<3>(kGolden + qkv + "_q.npy"), LoadGolden<3>(kGolden + qkv + "_k.npy"),
-            LoadGolden<3>(kGolden + qkv + "_v.npy"), std::nullopt};
-  if (!mask.empty()) in.mask = LoadGolden<2>(kGolden + mask + "_mask.npy");
-  return in;
+  return testing::LoadAttentionInputs(kGolden, qkv, mask);
 }
 
-// The known mistakes `which` of golden case `name`, for "weights" or "output".
+// The known mistakes `names` of golden case `name`, for "weights" or "output".
 std::vector<KnownMistake> Mistakes(const std::string& name, const std::string& what,
-                                   const std::vector<std::string>& which) {
-  static const std::vector<std::pair<std::string, std::string>> kAll = {
-      {"dmodel_scale",
-       "scores scaled by 1/sqrt(d_model) = 1/sqrt(H*d_head) instead of 1/sqrt(d_head)"},
-      {"no_scale", "scores not scaled by 1/sqrt(d_head)"},
-      {"query_axis_softmax",
-       "softmax taken over the queries (down each column) instead of over the keys of each row"},
-      {"swapped_qk", "q and k swapped (scores = k @ q^T), so every head's weights are transposed"},
-      {"mask_ignored", "the mask was never added to the scores"},
-      {"mask_after_softmax",
-       "the mask added to the weights after the softmax, not to the scores before it"},
-      {"nan_row", "a fully masked row left as NaN instead of zeros (a query that sees no key)"},
-      {"no_max",
-       "a softmax that does not subtract the row max first (exp overflowed to inf, inf/inf "
-       "is NaN)"},
-  };
-  std::vector<KnownMistake> out;
-  for (const auto& [key, message] : kAll) {
-    for (const auto& w : which) {
-      if (w == key) {
-        out.push_back({kGolden + name + "_" + what + "_mistake_" + key + ".npy", message + kSee});
-      }
-    }
-  }
-  return out;
+                                   const std::vector<std::string>& names) {
+  return kAttentionMistakes.Of(kGolden + name + "_" + what, names);
 }
-
-const std::vector<std::string> kSelfMistakes = {"dmodel_scale", "no_scale", "query_axis_softmax",
-                                                "swapped_qk"};
-const std::vector<std::string> kMaskedMistakes = {"mask_ignored", "mask_after_softmax", "nan_row",
-                                                  "dmodel_scale", "no_scale",
-                                                  "query_axis_softmax"};
-const std::vector<std::string> kCrossMistakes = {"mask_ignored", "dmodel_scale", "no_scale",
-                                                 "query_axis_softmax"};
 
 // ---------------------------------------------------------------- softmax_rows
 
@@ -139,14 +100,14 @@ ATTENTION_TEST(WeightsMatchTorchWithoutMask) {
   const Inputs in = LoadInputs("self");  // H=3, T=S=5, d_head=4
   EXPECT_TRUE(MatchesGolden(attend(in.q, in.k, in.v, std::nullopt).weights,
                             kGolden + "self_weights.npy", kAttention, kWeightAxes,
-                            Mistakes("self", "weights", kSelfMistakes)));
+                            Mistakes("self", "weights", kUnmaskedMistakes)));
 }
 
 ATTENTION_TEST(OutputMatchesTorchWithoutMask) {
   const Inputs in = LoadInputs("self");
   EXPECT_TRUE(MatchesGolden(attend(in.q, in.k, in.v, std::nullopt).output,
                             kGolden + "self_output.npy", kAttention, kOutputAxes,
-                            Mistakes("self", "output", kSelfMistakes)));
+                            Mistakes("self", "output", kUnmaskedMistakes)));
 }
 
 ATTENTION_TEST(WeightsMatchTorchWithAMaskAndAQueryThatSeesNoKey) {
@@ -168,9 +129,9 @@ ATTENTION_TEST(MatchesTorchWhenThreeQueriesAttendOverSixKeys) {
   const Inputs in = LoadInputs("cross", "cross");
   const AttentionResult r = attend(in.q, in.k, in.v, in.mask);
   EXPECT_TRUE(MatchesGolden(r.weights, kGolden + "cross_weights.npy", kAttention, kWeightAxes,
-                            Mistakes("cross", "weights", kCrossMistakes)));
+                            Mistakes("cross", "weights", kCrossMaskedMistakes)));
   EXPECT_TRUE(MatchesGolden(r.output, kGolden + "cross_output.npy", kAttention, kOutputAxes,
-                            Mistakes("cross", "output", kCrossMistakes)));
+                            Mistakes("cross", "output", kCrossMaskedMistakes)));
 }
 
 ATTENTION_TEST(StaysFiniteWhenScoresReachHundreds) {
@@ -187,7 +148,7 @@ ATTENTION_TEST(RejectsAMaskOfTheWrongShape) {
   const Tensor3 kv = xt::zeros<float>({2, 6, 4});  // S=6
   const Tensor2 mask = xt::zeros<float>({6, 3});   // transposed: must be (3, 6)
   EXPECT_TRUE(ThrowsInvalidArgument([&] { attend(q, kv, kv, mask); }, {"(6, 3)", "(3, 6)"}))
-      << kShapeChecks;
+      << kAttentionShapeChecks;
 }
 
 ATTENTION_TEST(RejectsKeysWithAnotherHeadCount) {
@@ -195,7 +156,7 @@ ATTENTION_TEST(RejectsKeysWithAnotherHeadCount) {
   const Tensor3 kv = xt::zeros<float>({3, 4, 3});
   EXPECT_TRUE(
       ThrowsInvalidArgument([&] { attend(q, kv, kv, std::nullopt); }, {"(2, 4, 3)", "(3, 4, 3)"}))
-      << kShapeChecks;
+      << kAttentionShapeChecks;
 }
 
 // ------------------------------------------------------------ loop vs batched

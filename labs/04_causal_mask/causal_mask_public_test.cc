@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "common/testing.h"
+#include "labs/04_causal_mask/causal_mask_test_util.h"
 
 namespace mha {
 namespace {
@@ -22,6 +23,15 @@ namespace {
 using testing::AllClose;
 using testing::kExact;
 using testing::KnownMistake;
+using testing::kCombinedWithMax;
+using testing::kCombinedWithMin;
+using testing::kFiniteMask;
+using testing::kInvertedPadding;
+using testing::kMultiplicativeMask;
+using testing::kStrictDiagonal;
+using testing::kStrictDiagonalWithCache;
+using testing::kTopLeftMask;
+using testing::kTransposedMask;
 using testing::LoadGolden;
 using testing::MatchesGolden;
 using testing::ThrowsInvalidArgument;
@@ -30,8 +40,9 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 const std::string kGolden = "labs/04_causal_mask/golden/";
 const std::vector<std::string> kMaskAxes = {"query", "key"};
 
-KnownMistake Mistake(const std::string& file, const std::string& what) {
-  return {kGolden + file, what + "; see docs/04_causal_mask.md, \"Classic mistakes\""};
+// The mistake whose mask the generator wrote to `file` (causal_mask_test_util.h).
+KnownMistake Mistake(const std::string& file, const std::string& words) {
+  return testing::MaskMistake(kGolden + file, words);
 }
 
 // ---------------------------------------------------------------- causal_mask(T)
@@ -39,13 +50,10 @@ KnownMistake Mistake(const std::string& file, const std::string& what) {
 TEST(CausalMaskPublic, MatchesNumpyTriuWithMinusInfinityAboveTheDiagonal) {
   EXPECT_TRUE(MatchesGolden(
       causal_mask(5), kGolden + "causal_T5.npy", kExact, kMaskAxes,
-      {Mistake("causal_T5_mistake_strict.npy", "the diagonal is removed (j < i instead of j <= i)"),
-       Mistake("causal_T5_mistake_transposed.npy",
-               "a transposed mask: -inf below the diagonal (the past) instead of above it"),
-       Mistake("causal_T5_mistake_multiplicative.npy",
-               "a multiplicative 0/1 mask (1 keeps, 0 removes) instead of an additive 0/-inf one"),
-       Mistake("causal_T5_mistake_finite.npy",
-               "a large finite negative (-1e9) where the API asks for exactly -inf")}));
+      {Mistake("causal_T5_mistake_strict.npy", kStrictDiagonal),
+       Mistake("causal_T5_mistake_transposed.npy", kTransposedMask),
+       Mistake("causal_T5_mistake_multiplicative.npy", kMultiplicativeMask),
+       Mistake("causal_T5_mistake_finite.npy", kFiniteMask)}));
 }
 
 TEST(CausalMaskPublic, KeepsThePastAndTheDiagonalAndRemovesTheFuture) {
@@ -61,13 +69,9 @@ TEST(CausalMaskWithCachePublic, IsAlignedToTheBottomRightCorner) {
   // Two new tokens at positions 3 and 4 of five.
   EXPECT_TRUE(MatchesGolden(
       causal_mask(2, 5), kGolden + "causal_T2_S5.npy", kExact, kMaskAxes,
-      {Mistake("causal_T2_S5_mistake_top_left.npy",
-               "a top-left aligned mask: the new queries were treated as positions 0..T-1 "
-               "instead of the last T of S positions"),
-       Mistake("causal_T2_S5_mistake_strict.npy",
-               "the diagonal is removed (each new token cannot see itself)"),
-       Mistake("causal_T2_S5_mistake_finite.npy",
-               "a large finite negative (-1e9) where the API asks for exactly -inf")}));
+      {Mistake("causal_T2_S5_mistake_top_left.npy", kTopLeftMask),
+       Mistake("causal_T2_S5_mistake_strict.npy", kStrictDiagonalWithCache),
+       Mistake("causal_T2_S5_mistake_finite.npy", kFiniteMask)}));
 }
 
 TEST(CausalMaskWithCachePublic, TheNewQueriesAreTheLastPositions) {
@@ -90,8 +94,7 @@ TEST(PaddingMaskPublic, RemovesTheColumnOfEveryInvalidKey) {
   EXPECT_TRUE(MatchesGolden(
       padding_mask(2, {false, true, true, false}), kGolden + "padding_T2_S4.npy", kExact,
       kMaskAxes,
-      {Mistake("padding_T2_S4_mistake_inverted.npy",
-               "key_valid read backwards: the valid keys are removed and the padding kept")}));
+      {Mistake("padding_T2_S4_mistake_inverted.npy", kInvertedPadding)}));
 }
 
 // ----------------------------------------------------------------- combine_masks
@@ -101,9 +104,7 @@ TEST(CombineMasksPublic, OfCausalAndPaddingRemovesWhatEitherRemoves) {
       combine_masks(causal_mask(3, 5), padding_mask(3, {true, false, true, true, true}));
   EXPECT_TRUE(MatchesGolden(
       combined, kGolden + "combined_T3_S5.npy", kExact, kMaskAxes,
-      {Mistake("combined_T3_S5_mistake_max.npy",
-               "masks combined with max (a key survives unless both masks remove it) "
-               "instead of a sum")}));
+      {Mistake("combined_T3_S5_mistake_max.npy", kCombinedWithMax)}));
 }
 
 TEST(CombineMasksPublic, AddsFiniteMasksAsASum) {
@@ -113,12 +114,8 @@ TEST(CombineMasksPublic, AddsFiniteMasksAsASum) {
   const Tensor2 b = LoadGolden<2>(kGolden + "combined_finite_b.npy");
   EXPECT_TRUE(MatchesGolden(
       combine_masks(a, b), kGolden + "combined_finite.npy", kExact, kMaskAxes,
-      {Mistake("combined_finite_mistake_max.npy",
-               "masks combined with max (a key survives unless both masks remove it) "
-               "instead of a sum"),
-       Mistake("combined_finite_mistake_min.npy",
-               "masks combined with min instead of a sum (min agrees with the sum on 0/-inf "
-               "masks only)")}));
+      {Mistake("combined_finite_mistake_max.npy", kCombinedWithMax),
+       Mistake("combined_finite_mistake_min.npy", kCombinedWithMin)}));
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "common/testing.h"
+#include "labs/05_grouped_query_attention/grouped_query_attention_test_util.h"
 
 namespace mha {
 namespace {
@@ -24,6 +25,9 @@ namespace {
 using testing::AllClose;
 using testing::kExact;
 using testing::KnownMistake;
+using testing::kCacheHint;
+using testing::kCountHint;
+using testing::kGroupedQueryAttentionMistakes;
 using testing::kLayer;
 using testing::LoadGolden;
 using testing::MatchesGolden;
@@ -32,28 +36,11 @@ using testing::ThrowsInvalidArgument;
 const std::string kGolden = "labs/05_grouped_query_attention/golden/";
 const std::vector<std::string> kLayerAxes = {"token", "feature"};
 
-KnownMistake Mistake(const std::string& file, const std::string& what) {
-  return {kGolden + file,
-          what + "; see docs/05_grouped_query_attention.md, \"Classic mistakes\""};
+// The known mistakes `names` of golden `golden` (grouped_query_attention_test_util.h).
+std::vector<KnownMistake> Mistakes(const std::string& golden,
+                                   const std::vector<std::string>& names) {
+  return kGroupedQueryAttentionMistakes.Of(kGolden + golden, names);
 }
-
-const char kTiled[] =
-    "kv heads tiled (np.tile: query head h reads kv head h % n_kv_heads) instead of "
-    "repeated in place (np.repeat: h / (n_heads / n_kv_heads))";
-const char kOrder[] =
-    "weights drawn in the wrong order (the API draws W_Q, W_K, W_V, W_O)";
-const char kSquare[] =
-    "W_K and W_V drawn (d_model, d_model) as in lab 3: no kv head is shared";
-const char kFanIn[] =
-    "W_K and W_V scaled by 1/sqrt(n_kv_heads*d_head) instead of fan-in d_model";
-const char kNoMask[] = "the mask is not passed to attention";
-
-const char kCountHint[] =
-    "parameter_count() is 2*d_model^2 + 2*d_model*n_kv_heads*d_head: only W_K and W_V "
-    "shrink; see docs/05_grouped_query_attention.md, \"Classic mistakes\"";
-const char kCacheHint[] =
-    "the cache holds 2*n_kv_heads*d_head floats per token, none per query head; see "
-    "docs/05_grouped_query_attention.md, \"Classic mistakes\"";
 
 // The layer of the goldens: d_model=24, 4 query heads, 2 kv heads, seed 4.
 GroupedQueryAttention Seed4Layer() { return GroupedQueryAttention(24, 4, 2, /*seed=*/4); }
@@ -62,7 +49,7 @@ TEST(RepeatKvPublic, MatchesNumpyRepeatOnTheHeadAxis) {
   const Tensor3 kv = LoadGolden<3>(kGolden + "repeat_kv_input.npy");  // (3, 2, 4)
   EXPECT_TRUE(MatchesGolden(repeat_kv(kv, 6), kGolden + "repeat_kv_6heads.npy", kExact,
                             {"head", "position", "feature"},
-                            {Mistake("repeat_kv_6heads_mistake_tiled.npy", kTiled)}));
+                            Mistakes("repeat_kv_6heads", {"tiled"})));
 }
 
 TEST(RepeatKvPublic, RepeatsEachKvHeadInPlace) {
@@ -80,24 +67,18 @@ TEST(GroupedQueryAttentionPublic, DrawsWQWKWVWOInThatOrderLikeNumpy) {
   for (const auto& [name, w] : std::vector<std::pair<std::string, const Tensor2*>>{
            {"W_K", &layer.W_K}, {"W_V", &layer.W_V}}) {
     EXPECT_TRUE(MatchesGolden(*w, kGolden + "seed4_" + name + ".npy", kExact, axes,
-                              {Mistake("seed4_" + name + "_mistake_order.npy", kOrder),
-                               Mistake("seed4_" + name + "_mistake_square.npy", kSquare),
-                               Mistake("seed4_" + name + "_mistake_fanin.npy", kFanIn)}))
+                              Mistakes("seed4_" + name, {"order", "square", "fanin"})))
         << name;
   }
   EXPECT_TRUE(MatchesGolden(layer.W_O, kGolden + "seed4_W_O.npy", kExact, axes,
-                            {Mistake("seed4_W_O_mistake_order.npy", kOrder),
-                             Mistake("seed4_W_O_mistake_square.npy", kSquare)}))
+                            Mistakes("seed4_W_O", {"order", "square"})))
       << "W_O";
 }
 
 TEST(GroupedQueryAttentionPublic, ForwardMatchesTorch) {
   const Tensor2 x = LoadGolden<2>(kGolden + "x.npy");  // (T=5, d_model=24)
   EXPECT_TRUE(MatchesGolden(Seed4Layer().forward(x), kGolden + "output.npy", kLayer, kLayerAxes,
-                            {Mistake("output_mistake_tiled.npy", kTiled),
-                             Mistake("output_mistake_order.npy", kOrder),
-                             Mistake("output_mistake_square.npy", kSquare),
-                             Mistake("output_mistake_fanin.npy", kFanIn)}));
+                            Mistakes("output", {"tiled", "order", "square", "fanin"})));
 }
 
 TEST(GroupedQueryAttentionPublic, CausalForwardMatchesTorch) {
@@ -105,11 +86,8 @@ TEST(GroupedQueryAttentionPublic, CausalForwardMatchesTorch) {
   const Tensor2 mask = LoadGolden<2>(kGolden + "mask_causal.npy");  // (T, T)
   EXPECT_TRUE(MatchesGolden(Seed4Layer().forward(x, mask), kGolden + "output_causal.npy", kLayer,
                             kLayerAxes,
-                            {Mistake("output_causal_mistake_no_mask.npy", kNoMask),
-                             Mistake("output_causal_mistake_tiled.npy", kTiled),
-                             Mistake("output_causal_mistake_order.npy", kOrder),
-                             Mistake("output_causal_mistake_square.npy", kSquare),
-                             Mistake("output_causal_mistake_fanin.npy", kFanIn)}));
+                            Mistakes("output_causal",
+                                     {"no_mask", "tiled", "order", "square", "fanin"})));
 }
 
 TEST(GroupedQueryAttentionPublic, KeyAndValueWeightsAreNarrowerThanQueryWeights) {

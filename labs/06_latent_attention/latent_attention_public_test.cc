@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "common/testing.h"
+#include "labs/06_latent_attention/latent_attention_test_util.h"
 
 namespace mha {
 namespace {
@@ -37,40 +38,14 @@ constexpr std::uint64_t kSeed = 7;
 
 MultiHeadLatentAttention Layer() { return MultiHeadLatentAttention(kDModel, kHeads, kRank, kSeed); }
 
-// Mistakes that either forward can make, on golden case `name`.
+// Mistakes that either forward can make on golden case `name`, and those of
+// the absorbed order besides (latent_attention_test_util.h).
 std::vector<KnownMistake> CommonMistakes(const std::string& name, bool masked) {
-  const std::string g = kGolden + name + "_output_mistake_";
-  std::vector<KnownMistake> m = {
-      {g + "kv_rank_scale.npy",
-       "scores scaled by 1/sqrt(kv_rank) instead of 1/sqrt(d_head)" + kSeeDoc},
-      {g + "dmodel_scale.npy",
-       "scores scaled by 1/sqrt(d_model) instead of 1/sqrt(d_head)" + kSeeDoc},
-      {g + "no_w_o.npy", "the output projection W_O was never applied" + kSeeDoc},
-      {g + "k_v_swapped.npy", "keys built with W_UV and values with W_UK (swapped)" + kSeeDoc},
-  };
-  if (masked) {
-    m.push_back({g + "mask_ignored.npy", "the mask was never added to the scores" + kSeeDoc});
-  }
-  return m;
+  return testing::LatentForwardMistakes(kGolden + name + "_output", masked);
 }
 
-// ... plus those of the absorbed order.
 std::vector<KnownMistake> AbsorbedMistakes(const std::string& name, bool masked) {
-  std::vector<KnownMistake> m = CommonMistakes(name, masked);
-  const std::string g = kGolden + name + "_output_mistake_";
-  m.push_back({g + "wuk_reshaped.npy",
-               "W_UK reshaped to (d_model, kv_rank) instead of transposed when it was folded "
-               "into the queries" +
-                   kSeeDoc});
-  m.push_back({g + "scores_transposed.npy",
-               "scores computed as c @ q_latent^T (keys x queries) instead of "
-               "q_latent @ c^T" +
-                   kSeeDoc});
-  m.push_back({g + "whole_w_uv.npy",
-               "W_UV @ W_O folded with all of W_UV instead of head h's column block "
-               "W_UV_h @ W_O_h" +
-                   kSeeDoc});
-  return m;
+  return testing::LatentAbsorbedMistakes(kGolden + name + "_output", masked);
 }
 
 std::optional<Tensor2> MaskOf(const std::string& name, bool masked) {

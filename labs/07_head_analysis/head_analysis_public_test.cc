@@ -17,30 +17,24 @@
 #include <gtest/gtest.h>
 
 #include "common/testing.h"
+#include "labs/07_head_analysis/head_analysis_test_util.h"
 
 namespace mha {
 namespace {
 
 using testing::AllClose;
-using testing::KnownMistake;
+using testing::Field;
+using testing::kHeadAnalysisMistakes;
+using testing::kOrder;
 using testing::kRowOp;
 using testing::LoadGolden;
 using testing::MatchesGolden;
+using testing::Quiet;
 using testing::ThrowsInvalidArgument;
 
 const std::string kGolden = "labs/07_head_analysis/golden/";
 const std::string kSeeDoc = "; see docs/07_head_analysis.md, \"Classic mistakes\"";
 const char* const kCases[] = {"causal", "full"};  // (2, 6, 6) causal, (3, 4, 4) unmasked
-const char* const kOrder =
-    "the first rule that holds wins: induction, previous-token, self, first-token, local, "
-    "diffuse; see docs/07_head_analysis.md, \"Classic mistakes\"";
-
-// The same field of every profile, as an (H,) tensor.
-Tensor1 Field(const std::vector<HeadProfile>& profiles, float HeadProfile::*field) {
-  Tensor1 out = xt::zeros<float>({profiles.size()});
-  for (std::size_t h = 0; h < profiles.size(); ++h) out(h) = profiles[h].*field;
-  return out;
-}
 
 std::vector<HeadProfile> Profiles(const std::string& c) {
   return profile_heads(LoadGolden<3>(kGolden + c + "_weights.npy"));
@@ -49,9 +43,6 @@ std::vector<HeadProfile> Profiles(const std::string& c) {
 ::testing::AssertionResult Near(float actual, double expected) {
   return AllClose(Tensor1{actual}, Tensor1{static_cast<float>(expected)}, kRowOp);
 }
-
-// A profile with every statistic below its threshold ("diffuse").
-HeadProfile Quiet() { return HeadProfile{2.0f, 3.0f, 0.1f, 0.1f, 0.1f}; }
 
 // ---------------------------------------------------------------- profiles
 
@@ -64,8 +55,7 @@ TEST(ProfileHeadsPublic, EntropyMatchesNumpyOnRandomPatterns) {
     }
     EXPECT_TRUE(MatchesGolden(
         Field(p, &HeadProfile::entropy), kGolden + c + "_entropy.npy", kRowOp, {"head"},
-        {KnownMistake{kGolden + c + "_entropy_mistake_bits.npy",
-                      "entropy in bits (log2) instead of nats (ln)" + kSeeDoc}}))
+        kHeadAnalysisMistakes.Of(kGolden + c + "_entropy", {"bits"})))
         << c;
   }
 }
@@ -75,10 +65,8 @@ TEST(ProfileHeadsPublic, MeanDistanceMatchesNumpyOnRandomPatterns) {
     EXPECT_TRUE(MatchesGolden(
         Field(Profiles(c), &HeadProfile::mean_distance), kGolden + c + "_mean_distance.npy",
         kRowOp, {"head"},
-        {KnownMistake{kGolden + c + "_mean_distance_mistake_signed.npy",
-                      "distance i - j without the absolute value" + kSeeDoc},
-         KnownMistake{kGolden + c + "_mean_distance_mistake_signed_reversed.npy",
-                      "distance j - i without the absolute value" + kSeeDoc}}))
+        kHeadAnalysisMistakes.Of(kGolden + c + "_mean_distance",
+                                 {"signed", "signed_reversed"})))
         << c;
   }
 }
@@ -88,10 +76,7 @@ TEST(ProfileHeadsPublic, PreviousTokenMatchesNumpyOnRandomPatterns) {
     EXPECT_TRUE(MatchesGolden(
         Field(Profiles(c), &HeadProfile::previous_token), kGolden + c + "_previous_token.npy",
         kRowOp, {"head"},
-        {KnownMistake{kGolden + c + "_previous_token_mistake_over_T.npy",
-                      "previous-token sum divided by T instead of by the T - 1 queries "
-                      "that have a previous token" +
-                          kSeeDoc}}))
+        kHeadAnalysisMistakes.Of(kGolden + c + "_previous_token", {"over_T"})))
         << c;
   }
 }
@@ -128,16 +113,8 @@ TEST(InductionScorePublic, MatchesNumpyOnARandomPattern) {
   const Tensor2 w = LoadGolden<2>(kGolden + "induction_weights.npy");  // (6, 6), L = 3
   EXPECT_TRUE(MatchesGolden(
       Tensor1{induction_score(w, 3)}, kGolden + "induction_score.npy", kRowOp, {"score"},
-      {KnownMistake{kGolden + "induction_score_mistake_key_i_minus_L.npy",
-                    "induction target i - L (the previous occurrence) instead of i - L + 1 "
-                    "(the token after it)" +
-                        kSeeDoc},
-       KnownMistake{kGolden + "induction_score_mistake_key_i_minus_L_plus_2.npy",
-                    "induction target i - L + 2 instead of i - L + 1" + kSeeDoc},
-       KnownMistake{kGolden + "induction_score_mistake_over_2L.npy",
-                    "induction score divided by all 2L queries instead of the L queries of "
-                    "the second copy" +
-                        kSeeDoc}}));
+      kHeadAnalysisMistakes.Of(kGolden + "induction_score",
+                               {"key_i_minus_L", "key_i_minus_L_plus_2", "over_2L"})));
 }
 
 TEST(InductionScorePublic, PerfectInductionPatternScoresOne) {

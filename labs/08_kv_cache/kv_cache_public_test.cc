@@ -20,11 +20,14 @@
 #include <xtensor/xview.hpp>
 
 #include "common/testing.h"
+#include "labs/08_kv_cache/kv_cache_test_util.h"
 
 namespace mha {
 namespace {
 
 using testing::AllClose;
+using testing::Counting;
+using testing::Decode;
 using testing::KnownMistake;
 using testing::LoadGolden;
 using testing::MatchesGolden;
@@ -35,115 +38,29 @@ using testing::kLayer;
 
 const std::string kSeeDoc = "; see docs/08_kv_cache.md, \"Classic mistakes\"";
 
-std::string Golden(const std::string& name) { return "labs/08_kv_cache/golden/" + name + ".npy"; }
+const std::string kGolden = "labs/08_kv_cache/golden/";
 
-// What each classic mistake is called in a failure message.
-std::string MistakeMessage(const std::string& m) {
-  if (m == "top_left") {
-    return "a top-left causal mask on the new queries (query i placed at position i instead "
-           "of P + i), which hides most of the cache; the mask is causal_mask(T_new, P + T_new)" +
-           kSeeDoc;
-  }
-  if (m == "appended_after") {
-    return "the new keys and values appended after attending instead of before, so the new "
-           "tokens see neither themselves nor each other" + kSeeDoc;
-  }
-  if (m == "off_by_one") {
-    return "positions off by one inside a chunk (query i placed at P + i + 1 instead of P + i), "
-           "so each token of a chunk also sees the next one" + kSeeDoc;
-  }
-  if (m == "kv_rank_scale") return "scores scaled by 1/sqrt(kv_rank) instead of 1/sqrt(d_head)" + kSeeDoc;
-  return m + kSeeDoc;
-}
+std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
 // The mistakes the generator could tell apart for a chunking ("prefill",
-// "single", "chunks") of a case ("gqa", "mla").
+// "single", "chunks") of a case ("gqa", "mla"): kv_cache_test_util.h.
 std::vector<KnownMistake> Mistakes(const std::string& c, const std::string& schedule) {
-  std::vector<std::string> names;
-  if (schedule != "prefill") names.push_back("top_left");  // right on an empty cache
-  names.push_back("appended_after");
-  if (schedule != "single") names.push_back("off_by_one");  // needs a chunk of 2 or more
-  if (c == "mla") names.push_back("kv_rank_scale");
-  std::vector<KnownMistake> out;
-  for (const std::string& m : names) {
-    out.push_back({Golden(c + "_" + schedule + "_mistake_" + m), MistakeMessage(m)});
-  }
-  return out;
-}
-
-// Why a valid step could throw std::invalid_argument.
-std::string WhyItThrew(const std::string& what) {
-  if (what.find("head") != std::string::npos) {
-    return "\nlooks like the kv heads were not repeated for the query heads (repeat_kv) before "
-           "attending" + kSeeDoc;
-  }
-  return "";
-}
-
-// Feeds x (T, d_model) to the decoder in chunks of the given sizes and stacks
-// the rows the steps return: (T, d_model). A step that throws on these valid
-// inputs, or returns the wrong shape, is reported and gives no rows.
-template <class Decoder>
-std::optional<Tensor2> Decode(Decoder& decoder, const Tensor2& x, const std::vector<int>& chunks) {
-  Tensor2 rows = xt::zeros<float>(x.shape());
-  int P = 0;
-  for (int t : chunks) {
-    const Tensor2 x_new = xt::view(x, xt::range(P, P + t), xt::all());  // (t, d_model)
-    Tensor2 y;
-    try {
-      y = decoder.step(x_new);
-    } catch (const std::invalid_argument& e) {
-      ADD_FAILURE() << "step threw std::invalid_argument on a valid input (" << t
-                    << " new tokens after " << P << "): " << e.what() << WhyItThrew(e.what());
-      return std::nullopt;
-    }
-    if (y.shape(0) != static_cast<std::size_t>(t) || y.shape(1) != x.shape(1)) {
-      ADD_FAILURE() << "step of " << t << " tokens after " << P << " returned shape "
-                    << testing::ShapeString({y.shape().begin(), y.shape().end()})
-                    << ", expected (" << t << ", " << x.shape(1) << ")";
-      return std::nullopt;
-    }
-    xt::view(rows, xt::range(P, P + t), xt::all()) = y;
-    P += t;
-  }
-  return rows;
+  return testing::DecoderMistakes(kGolden, c, schedule);
 }
 
 // The public GQA case: d_model 24, 4 query heads in 2 groups (d_head 6), with
 // the generator's weights.
-GroupedQueryAttention GqaLayer() {
-  GroupedQueryAttention layer(24, 4, 2);
-  layer.W_Q = LoadGolden<2>(Golden("gqa_W_Q"));  // (24, 24)
-  layer.W_K = LoadGolden<2>(Golden("gqa_W_K"));  // (24, 12)
-  layer.W_V = LoadGolden<2>(Golden("gqa_W_V"));  // (24, 12)
-  layer.W_O = LoadGolden<2>(Golden("gqa_W_O"));  // (24, 24)
-  return layer;
-}
+GroupedQueryAttention GqaLayer() { return testing::LoadGqaLayer(kGolden + "gqa", 24, 4, 2); }
 
 // The public MLA case: d_model 20, 4 heads (d_head 5), kv_rank 6.
-MultiHeadLatentAttention MlaLayer() {
-  MultiHeadLatentAttention layer(20, 4, 6);
-  layer.W_Q = LoadGolden<2>(Golden("mla_W_Q"));      // (20, 20)
-  layer.W_DKV = LoadGolden<2>(Golden("mla_W_DKV"));  // (20, 6)
-  layer.W_UK = LoadGolden<2>(Golden("mla_W_UK"));    // (6, 20)
-  layer.W_UV = LoadGolden<2>(Golden("mla_W_UV"));    // (6, 20)
-  layer.W_O = LoadGolden<2>(Golden("mla_W_O"));      // (20, 20)
-  return layer;
-}
-
-// (heads, t, d) holding start, start + 1, ... in row-major order: every entry differs.
-Tensor3 Positions(std::size_t heads, std::size_t t, std::size_t d, float start) {
-  Tensor3 a = xt::empty<float>({heads, t, d});
-  for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = start + static_cast<float>(i);
-  return a;
-}
+MultiHeadLatentAttention MlaLayer() { return testing::LoadMlaLayer(kGolden + "mla", 20, 4, 6); }
 
 // ------------------------------------------------------------------ KVCache
 
 TEST(KVCachePublic, AppendedKeysAndValuesComeBackInOrder) {
   KVCache cache(/*n_kv_heads=*/2, /*d_head=*/3, /*capacity=*/5);
-  const Tensor3 k1 = Positions(2, 2, 3, 0.0f), v1 = Positions(2, 2, 3, 100.0f);  // (2, 2, 3)
-  const Tensor3 k2 = Positions(2, 1, 3, 50.0f), v2 = Positions(2, 1, 3, 150.0f);  // (2, 1, 3)
+  const Tensor3 k1 = Counting(2, 2, 3, 0.0f), v1 = Counting(2, 2, 3, 100.0f);  // (2, 2, 3)
+  const Tensor3 k2 = Counting(2, 1, 3, 50.0f), v2 = Counting(2, 1, 3, 150.0f);  // (2, 1, 3)
   cache.append(k1, v1);
   cache.append(k2, v2);
   EXPECT_EQ(cache.length(), 3);
@@ -156,7 +73,7 @@ TEST(KVCachePublic, AppendedKeysAndValuesComeBackInOrder) {
 
 TEST(KVCachePublic, BytesCountTheKeysAndValuesOfThePositionsHeld) {
   KVCache cache(/*n_kv_heads=*/2, /*d_head=*/3, /*capacity=*/10);
-  cache.append(Positions(2, 4, 3, 0.0f), Positions(2, 4, 3, 0.0f));
+  cache.append(Counting(2, 4, 3, 0.0f), Counting(2, 4, 3, 0.0f));
   const std::size_t expected = 2 * 2 * 4 * 3 * sizeof(float);  // K and V, 2 heads, 4 positions
   std::string hint;
   if (cache.bytes() == expected / 2) hint = "looks like bytes() counts only one of K and V" + kSeeDoc;
@@ -168,10 +85,10 @@ TEST(KVCachePublic, BytesCountTheKeysAndValuesOfThePositionsHeld) {
 
 TEST(KVCachePublic, AppendBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
   KVCache cache(/*n_kv_heads=*/2, /*d_head=*/3, /*capacity=*/4);
-  const Tensor3 k = Positions(2, 3, 3, 0.0f), v = Positions(2, 3, 3, 100.0f);  // 3 positions
+  const Tensor3 k = Counting(2, 3, 3, 0.0f), v = Counting(2, 3, 3, 100.0f);  // 3 positions
   cache.append(k, v);
   EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] { cache.append(Positions(2, 2, 3, 7.0f), Positions(2, 2, 3, 7.0f)); }, {"capacity=4"}));
+      [&] { cache.append(Counting(2, 2, 3, 7.0f), Counting(2, 2, 3, 7.0f)); }, {"capacity=4"}));
   EXPECT_EQ(cache.length(), 3) << "looks like the failed append left the cache changed" << kSeeDoc;
   EXPECT_TRUE(AllClose(cache.keys(), k, kExact, {"kv head", "position", "feature"}))
       << "the failed append left the cache changed" << kSeeDoc;
@@ -180,18 +97,18 @@ TEST(KVCachePublic, AppendBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
 TEST(KVCachePublic, AppendOfTheWrongShapeThrowsAndLeavesTheCacheUnchanged) {
   KVCache cache(/*n_kv_heads=*/2, /*d_head=*/3, /*capacity=*/4);
   EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] { cache.append(Positions(3, 1, 3, 0.0f), Positions(3, 1, 3, 0.0f)); }, {"(3, 1, 3)"}));
+      [&] { cache.append(Counting(3, 1, 3, 0.0f), Counting(3, 1, 3, 0.0f)); }, {"(3, 1, 3)"}));
   EXPECT_EQ(cache.length(), 0) << "looks like the failed append left the cache changed" << kSeeDoc;
 }
 
 TEST(KVCachePublic, ClearForgetsThePositionsAndKeepsTheCapacity) {
   KVCache cache(/*n_kv_heads=*/1, /*d_head=*/2, /*capacity=*/3);
-  cache.append(Positions(1, 3, 2, 0.0f), Positions(1, 3, 2, 0.0f));
+  cache.append(Counting(1, 3, 2, 0.0f), Counting(1, 3, 2, 0.0f));
   cache.clear();
   EXPECT_EQ(cache.length(), 0);
   EXPECT_EQ(cache.capacity(), 3);
   EXPECT_EQ(cache.bytes(), 0u);
-  const Tensor3 k = Positions(1, 3, 2, 9.0f);
+  const Tensor3 k = Counting(1, 3, 2, 9.0f);
   cache.append(k, k);  // the whole capacity is free again
   EXPECT_TRUE(AllClose(cache.keys(), k, kExact, {"kv head", "position", "feature"}));
 }

@@ -21,63 +21,34 @@
 #include <xtensor/xview.hpp>
 
 #include "common/testing.h"
+#include "labs/10_attention_backward/attention_backward_test_util.h"
 
 namespace mha {
 namespace {
 
 using testing::AllClose;
 using testing::KnownMistake;
+using testing::kAttentionBackwardMistakes;
 using testing::LoadGolden;
 using testing::MatchesGolden;
 using testing::kLayer;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-std::string Golden(const std::string& name) {
-  return "labs/10_attention_backward/golden/" + name + ".npy";
-}
+const std::string kGolden = "labs/10_attention_backward/golden/";
 
-// Generator suffix -> what you should read.
-std::string MistakeMessage(const std::string& suffix) {
-  std::string what;
-  if (suffix == "no_row_sum") {
-    what = "the softmax backward is missing the row-sum term (dS = P * dP instead of "
-           "P * (dP - rowsum(P * dP)))";
-  } else if (suffix == "row_sum_over_queries") {
-    what = "the softmax backward's row sum runs over queries (a column sum) instead of over "
-           "the keys of each row";
-  } else if (suffix == "no_scale") {
-    what = "the 1/sqrt(d_head) scale was forgotten in dq and dk";
-  } else if (suffix == "dk_dv_swapped") {
-    what = "dk and dv were swapped";
-  } else if (suffix == "mask_leak") {
-    what = "masked positions leak gradient: P was recomputed without the mask";
-  } else if (suffix == "w_o_grad_transposed") {
-    what = "the gradient of W_O is transposed (d_y^T concat instead of concat^T d_y)";
-  } else if (suffix == "dx_query_path_only") {
-    what = "dx has only the query path (dQ W_Q^T); x also feeds K and V";
-  } else if (suffix == "dx_weights_not_transposed") {
-    what = "dx used the weights untransposed (dQ W_Q instead of dQ W_Q^T)";
-  } else {
-    what = suffix;
-  }
-  return what + "; see docs/10_attention_backward.md, \"Classic mistakes\"";
-}
+std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
+// The known mistakes `names` of golden `golden` (attention_backward_test_util.h).
 std::vector<KnownMistake> Mistakes(const std::string& golden,
-                                   const std::vector<std::string>& suffixes) {
-  std::vector<KnownMistake> out;
-  for (const std::string& s : suffixes) {
-    out.push_back({Golden(golden + "_mistake_" + s), MistakeMessage(s)});
-  }
-  return out;
+                                   const std::vector<std::string>& names) {
+  return kAttentionBackwardMistakes.Of(kGolden + golden, names);
 }
 
 // The public attention case: q (2, 3, 5), k and v (2, 4, 5), causal (3, 4) mask.
 AttentionGrads PublicAttentionGrads() {
-  return attention_backward(LoadGolden<3>(Golden("pub_q")), LoadGolden<3>(Golden("pub_k")),
-                            LoadGolden<3>(Golden("pub_v")), LoadGolden<2>(Golden("pub_mask")),
-                            LoadGolden<3>(Golden("pub_d_output")));
+  const testing::AttentionInputs in = testing::LoadAttentionInputs(kGolden, "pub", "pub");
+  return attention_backward(in.q, in.k, in.v, in.mask, LoadGolden<3>(Golden("pub_d_output")));
 }
 
 MhaGrads PublicLayerGrads() {

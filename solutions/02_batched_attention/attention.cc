@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -16,20 +15,11 @@
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
+#include "common/shape_string.h"
 #include "common/vector_math.h"
 
 namespace mha {
 namespace {
-
-// "(2, 4, 3)": shapes in error messages are written like NumPy prints them.
-template <class Shape>
-std::string shape_string(const Shape& shape) {
-  std::ostringstream out;
-  out << "(";
-  for (std::size_t d = 0; d < shape.size(); ++d) out << (d ? ", " : "") << shape[d];
-  out << ")";
-  return out.str();
-}
 
 // Both versions accept exactly the same arguments, so they share one check.
 // q (H, T, d_head); k, v (H, S, d_head); mask (T, S).

@@ -17,18 +17,10 @@
 #include <xtensor-blas/xlinalg.hpp>
 
 #include "common/rng.h"
+#include "common/shape_string.h"
 #include "labs/01_split_heads/split_heads.h"
 
 namespace mha {
-
-namespace {
-
-// "(4, 5)" for error messages.
-std::string shape_string(const Tensor2& t) {
-  return "(" + std::to_string(t.shape(0)) + ", " + std::to_string(t.shape(1)) + ")";
-}
-
-}  // namespace
 
 // The parameters are named apart from the members they set (-Wshadow).
 MultiHeadAttention::MultiHeadAttention(int embed_dim, int num_heads, std::uint64_t seed)

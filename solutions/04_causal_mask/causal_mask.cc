@@ -10,14 +10,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/shape_string.h"
+
 namespace mha {
 namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
-std::string shape_string(const Tensor2& m) {
-  return "(" + std::to_string(m.shape(0)) + ", " + std::to_string(m.shape(1)) + ")";
-}
 
 }  // namespace
 

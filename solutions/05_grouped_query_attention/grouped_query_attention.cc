@@ -19,19 +19,11 @@
 #include <xtensor/xview.hpp>
 
 #include "common/rng.h"
+#include "common/shape_string.h"
 #include "labs/01_split_heads/split_heads.h"
 #include "labs/02_batched_attention/attention.h"
 
 namespace mha {
-
-namespace {
-
-// "(4, 5)" for error messages.
-std::string shape_string(const Tensor2& t) {
-  return "(" + std::to_string(t.shape(0)) + ", " + std::to_string(t.shape(1)) + ")";
-}
-
-}  // namespace
 
 Tensor3 repeat_kv(const Tensor3& kv, int n_heads) {
   const std::size_t n_kv_heads = kv.shape(0);

@@ -32,16 +32,12 @@
 #include <xtensor/xview.hpp>
 
 #include "common/rng.h"
+#include "common/shape_string.h"
 #include "labs/01_split_heads/split_heads.h"
 #include "labs/02_batched_attention/attention.h"
 
 namespace mha {
 namespace {
-
-// "(4, 5)" for error messages.
-std::string shape_string(const Tensor2& t) {
-  return "(" + std::to_string(t.shape(0)) + ", " + std::to_string(t.shape(1)) + ")";
-}
 
 void check_input(const Tensor2& x, int d_model) {
   if (x.shape(1) != static_cast<std::size_t>(d_model)) {

@@ -18,13 +18,12 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "common/shape_string.h"
 
 namespace mha {
 namespace {
-
-std::string shape_string(std::size_t a, std::size_t b) {
-  return "(" + std::to_string(a) + ", " + std::to_string(b) + ")";
-}
 
 // One head's profile from its (T, T) weights, read as weights(h, i, j).
 HeadProfile profile_one_head(const Tensor3& weights, std::size_t h) {
@@ -84,9 +83,10 @@ float induction_score(const Tensor2& head_weights, int block_len) {
   }
   const std::size_t L = static_cast<std::size_t>(block_len);
   if (head_weights.shape(0) != 2 * L || head_weights.shape(1) != 2 * L) {
-    throw std::invalid_argument(
-        "head_weights has shape " + shape_string(head_weights.shape(0), head_weights.shape(1)) +
-        ", expected " + shape_string(2 * L, 2 * L) + " for block_len=" + std::to_string(block_len));
+    const std::vector<std::size_t> expected = {2 * L, 2 * L};
+    throw std::invalid_argument("head_weights has shape " + shape_string(head_weights) +
+                                ", expected " + shape_string(expected) +
+                                " for block_len=" + std::to_string(block_len));
   }
   // Token i of the second copy (i >= L) last occurred at i - L; the token that
   // followed that occurrence sits at i - L + 1. An induction head attends

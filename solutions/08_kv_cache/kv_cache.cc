@@ -16,7 +16,6 @@
 #include "labs/08_kv_cache/kv_cache.h"
 
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -24,22 +23,13 @@
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
+#include "common/shape_string.h"
 #include "labs/01_split_heads/split_heads.h"
 #include "labs/02_batched_attention/attention.h"
 #include "labs/04_causal_mask/causal_mask.h"
 
 namespace mha {
 namespace {
-
-// "(2, 3, 4)": shapes in messages, written the way NumPy prints them.
-template <class Shape>
-std::string shape_string(const Shape& shape) {
-  std::ostringstream out;
-  out << "(";
-  for (std::size_t d = 0; d < shape.size(); ++d) out << (d ? ", " : "") << shape[d];
-  out << ")";
-  return out.str();
-}
 
 void check_positive(const std::string& who, const std::string& name, int value) {
   if (value <= 0) {

@@ -22,27 +22,17 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "common/shape_string.h"
 #include "common/vector_math.h"
 
 namespace mha {
 namespace {
 
 constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
-
-// "(2, 4, 3)": shapes in error messages are written like NumPy prints them.
-template <class Shape>
-std::string shape_string(const Shape& shape) {
-  std::ostringstream out;
-  out << "(";
-  for (std::size_t d = 0; d < shape.size(); ++d) out << (d ? ", " : "") << shape[d];
-  out << ")";
-  return out.str();
-}
 
 void check_positive(const char* function, const char* name, int value) {
   if (value < 1) {

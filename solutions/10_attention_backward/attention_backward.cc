@@ -22,25 +22,15 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "common/shape_string.h"
 #include "common/vector_math.h"
 
 namespace mha {
 namespace {
-
-// "(2, 4, 3)", as NumPy prints shapes.
-template <class Shape>
-std::string shape_string(const Shape& shape) {
-  std::ostringstream out;
-  out << "(";
-  for (std::size_t d = 0; d < shape.size(); ++d) out << (d ? ", " : "") << shape[d];
-  out << ")";
-  return out.str();
-}
 
 // A rows x cols matrix inside someone else's memory: row r starts at
 // data + r * stride. One head of an (H, T, d_head) tensor is contiguous

@@ -23,14 +23,19 @@
 
 #include "common/naive.h"
 #include "common/testing.h"
+#include "labs/03_output_projection/multi_head_attention_test_util.h"
 
 namespace mha {
 namespace {
 
 using testing::AllClose;
 using testing::KnownMistake;
+using testing::kAttendMistakes;
+using testing::kForwardMistakes;
+using testing::kMultiHeadAttentionMistakes;
 using testing::LoadGolden;
 using testing::MatchesGolden;
+using testing::StackedWeights;
 using testing::ThrowsInvalidArgument;
 using testing::kExact;
 using testing::kLayer;
@@ -39,54 +44,16 @@ constexpr int kDModel = 12;
 constexpr int kHeads = 3;
 constexpr std::uint64_t kSeed = 7;
 
-std::string Golden(const std::string& name) {
-  return "tests/03_output_projection/golden/" + name + ".npy";
-}
+const std::string kGolden = "tests/03_output_projection/golden/";
+
+std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
 const char kSeeDoc[] = "; see docs/03_output_projection.md, \"Classic mistakes\"";
 
-// Generator suffix -> what a learner should read.
-std::string MistakeMessage(const std::string& suffix) {
-  std::string what;
-  if (suffix == "no_w_o") {
-    what = "W_O was forgotten: forward returned the concatenated heads";
-  } else if (suffix == "dmodel_scale") {
-    what = "scores scaled by 1/sqrt(d_model) instead of 1/sqrt(d_head)";
-  } else if (suffix == "w_o_drawn_first") {
-    what = "the weights were drawn in the wrong order (W_O first; the order is W_Q, W_K, W_V, W_O)";
-  } else if (suffix == "k_drawn_before_q") {
-    what = "the weights were drawn in the wrong order (W_K before W_Q; the order is W_Q, W_K, "
-           "W_V, W_O)";
-  } else if (suffix == "split_without_transpose") {
-    what = "heads split by reshaping (T, d_model) straight to (H, T, d_head), without the "
-           "transpose";
-  } else if (suffix == "w_o_per_head") {
-    what = "W_O applied to each head separately (only its diagonal block), so heads never mix";
-  } else if (suffix == "w_o_transposed") {
-    what = "W_O applied transposed (concat @ W_O^T instead of concat @ W_O)";
-  } else {
-    what = suffix;
-  }
-  return what + kSeeDoc;
-}
-
+// The known mistakes `names` of golden `golden` (multi_head_attention_test_util.h).
 std::vector<KnownMistake> Mistakes(const std::string& golden,
-                                   const std::vector<std::string>& suffixes) {
-  std::vector<KnownMistake> out;
-  for (const std::string& s : suffixes) {
-    out.push_back({Golden(golden + "_mistake_" + s), MistakeMessage(s)});
-  }
-  return out;
-}
-
-const std::vector<std::string> kForwardMistakes = {
-    "no_w_o",       "dmodel_scale",   "w_o_drawn_first", "k_drawn_before_q",
-    "split_without_transpose", "w_o_per_head", "w_o_transposed"};
-const std::vector<std::string> kAttendMistakes = {"dmodel_scale", "split_without_transpose",
-                                                  "w_o_drawn_first", "k_drawn_before_q"};
-
-Tensor3 StackedWeights(const MultiHeadAttention& layer) {
-  return xt::stack(xt::xtuple(layer.W_Q, layer.W_K, layer.W_V, layer.W_O));  // (4, d, d)
+                                   const std::vector<std::string>& names) {
+  return kMultiHeadAttentionMistakes.Of(kGolden + golden, names);
 }
 
 // ---------------------------------------------------------------- weights

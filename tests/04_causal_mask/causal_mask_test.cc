@@ -23,6 +23,7 @@
 #include "labs/01_split_heads/split_heads.h"
 #include "labs/02_batched_attention/attention.h"
 #include "labs/03_output_projection/multi_head_attention.h"
+#include "labs/04_causal_mask/causal_mask_test_util.h"
 
 namespace mha {
 namespace {
@@ -31,6 +32,15 @@ using testing::AllClose;
 using testing::kAttention;
 using testing::kExact;
 using testing::KnownMistake;
+using testing::kCombinedWithMax;
+using testing::kCombinedWithMin;
+using testing::kFiniteMask;
+using testing::kInvertedPadding;
+using testing::kMultiplicativeMask;
+using testing::kStrictDiagonal;
+using testing::kStrictDiagonalWithCache;
+using testing::kTopLeftMask;
+using testing::kTransposedMask;
 using testing::kLayer;
 using testing::LoadGolden;
 using testing::MatchesGolden;
@@ -39,21 +49,16 @@ using testing::ThrowsInvalidArgument;
 const std::string kGolden = "tests/04_causal_mask/golden/";
 const std::vector<std::string> kMaskAxes = {"query", "key"};
 
-KnownMistake Mistake(const std::string& file, const std::string& what) {
-  return {kGolden + file, what + "; see docs/04_causal_mask.md, \"Classic mistakes\""};
+// The mistake whose mask the generator wrote to `file` (causal_mask_test_util.h).
+KnownMistake Mistake(const std::string& file, const std::string& words) {
+  return testing::MaskMistake(kGolden + file, words);
 }
 
-const KnownMistake kStrict = Mistake(
-    "causal_T6_mistake_strict.npy", "the diagonal is removed (j < i instead of j <= i)");
-const KnownMistake kTransposed =
-    Mistake("causal_T6_mistake_transposed.npy",
-            "a transposed mask: -inf below the diagonal (the past) instead of above it");
+const KnownMistake kStrict = Mistake("causal_T6_mistake_strict.npy", kStrictDiagonal);
+const KnownMistake kTransposed = Mistake("causal_T6_mistake_transposed.npy", kTransposedMask);
 const KnownMistake kMultiplicative =
-    Mistake("causal_T6_mistake_multiplicative.npy",
-            "a multiplicative 0/1 mask (1 keeps, 0 removes) instead of an additive 0/-inf one");
-const KnownMistake kFinite =
-    Mistake("causal_T6_mistake_finite.npy",
-            "a large finite negative (-1e9) where the API asks for exactly -inf");
+    Mistake("causal_T6_mistake_multiplicative.npy", kMultiplicativeMask);
+const KnownMistake kFinite = Mistake("causal_T6_mistake_finite.npy", kFiniteMask);
 
 // ---------------------------------------------------------------- causal_mask(T)
 
@@ -89,13 +94,9 @@ TEST(CausalMask, RejectsANonPositiveLength) {
 TEST(CausalMaskWithCache, IsAlignedToTheBottomRightCorner) {
   EXPECT_TRUE(MatchesGolden(
       causal_mask(3, 7), kGolden + "causal_T3_S7.npy", kExact, kMaskAxes,
-      {Mistake("causal_T3_S7_mistake_top_left.npy",
-               "a top-left aligned mask: the new queries were treated as positions 0..T-1 "
-               "instead of the last T of S positions"),
-       Mistake("causal_T3_S7_mistake_strict.npy",
-               "the diagonal is removed (each new token cannot see itself)"),
-       Mistake("causal_T3_S7_mistake_finite.npy",
-               "a large finite negative (-1e9) where the API asks for exactly -inf")}));
+      {Mistake("causal_T3_S7_mistake_top_left.npy", kTopLeftMask),
+       Mistake("causal_T3_S7_mistake_strict.npy", kStrictDiagonalWithCache),
+       Mistake("causal_T3_S7_mistake_finite.npy", kFiniteMask)}));
 }
 
 TEST(CausalMaskWithCache, LetsASingleNewTokenSeeTheWholeCache) {
@@ -125,8 +126,7 @@ TEST(PaddingMask, RemovesTheColumnOfEveryInvalidKey) {
   EXPECT_TRUE(MatchesGolden(
       padding_mask(3, {true, false, true, true, false}), kGolden + "padding_T3_S5.npy", kExact,
       kMaskAxes,
-      {Mistake("padding_T3_S5_mistake_inverted.npy",
-               "key_valid read backwards: the valid keys are removed and the padding kept")}));
+      {Mistake("padding_T3_S5_mistake_inverted.npy", kInvertedPadding)}));
 }
 
 TEST(PaddingMask, RejectsAnEmptyKeyValid) {
@@ -144,9 +144,7 @@ TEST(CombineMasks, OfCausalAndPaddingMatchesNumpy) {
       combine_masks(causal_mask(4, 6), padding_mask(4, {false, true, true, true, true, false}));
   EXPECT_TRUE(MatchesGolden(
       combined, kGolden + "combined_T4_S6.npy", kExact, kMaskAxes,
-      {Mistake("combined_T4_S6_mistake_max.npy",
-               "masks combined with max (a key survives unless both masks remove it) "
-               "instead of a sum")}));
+      {Mistake("combined_T4_S6_mistake_max.npy", kCombinedWithMax)}));
 }
 
 TEST(CombineMasks, AddsFiniteMasksAsASumNotAMinOrAMax) {
@@ -155,12 +153,8 @@ TEST(CombineMasks, AddsFiniteMasksAsASumNotAMinOrAMax) {
   const Tensor2 b = LoadGolden<2>(kGolden + "combined_finite_b.npy");
   EXPECT_TRUE(MatchesGolden(
       combine_masks(a, b), kGolden + "combined_finite.npy", kExact, kMaskAxes,
-      {Mistake("combined_finite_mistake_max.npy",
-               "masks combined with max (a key survives unless both masks remove it) "
-               "instead of a sum"),
-       Mistake("combined_finite_mistake_min.npy",
-               "masks combined with min instead of a sum (min agrees with the sum on 0/-inf "
-               "masks only)")}));
+      {Mistake("combined_finite_mistake_max.npy", kCombinedWithMax),
+       Mistake("combined_finite_mistake_min.npy", kCombinedWithMin)}));
 }
 
 TEST(CombineMasks, AddsTheMasksElementwise) {

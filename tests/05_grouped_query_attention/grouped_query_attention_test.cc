@@ -20,6 +20,7 @@
 #include "common/testing.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 #include "labs/04_causal_mask/causal_mask.h"
+#include "labs/05_grouped_query_attention/grouped_query_attention_test_util.h"
 
 namespace mha {
 namespace {
@@ -28,6 +29,9 @@ using testing::AllClose;
 using testing::kAttention;
 using testing::kExact;
 using testing::KnownMistake;
+using testing::kCacheHint;
+using testing::kCountHint;
+using testing::kGroupedQueryAttentionMistakes;
 using testing::kLayer;
 using testing::LoadGolden;
 using testing::MatchesGolden;
@@ -37,27 +41,11 @@ const std::string kGolden = "tests/05_grouped_query_attention/golden/";
 const std::vector<std::string> kHeadAxes = {"head", "position", "feature"};
 const std::vector<std::string> kLayerAxes = {"token", "feature"};
 
-KnownMistake Mistake(const std::string& file, const std::string& what) {
-  return {kGolden + file,
-          what + "; see docs/05_grouped_query_attention.md, \"Classic mistakes\""};
+// The known mistakes `names` of golden `golden` (grouped_query_attention_test_util.h).
+std::vector<KnownMistake> Mistakes(const std::string& golden,
+                                   const std::vector<std::string>& names) {
+  return kGroupedQueryAttentionMistakes.Of(kGolden + golden, names);
 }
-
-const char kTiled[] =
-    "kv heads tiled (np.tile: query head h reads kv head h % n_kv_heads) instead of "
-    "repeated in place (np.repeat: h / (n_heads / n_kv_heads))";
-const char kOrder[] =
-    "weights drawn in the wrong order (the API draws W_Q, W_K, W_V, W_O)";
-const char kSquare[] =
-    "W_K and W_V drawn (d_model, d_model) as in lab 3: no kv head is shared";
-const char kFanIn[] =
-    "W_K and W_V scaled by 1/sqrt(n_kv_heads*d_head) instead of fan-in d_model";
-
-const char kCountHint[] =
-    "parameter_count() is 2*d_model^2 + 2*d_model*n_kv_heads*d_head: only W_K and W_V "
-    "shrink; see docs/05_grouped_query_attention.md, \"Classic mistakes\"";
-const char kCacheHint[] =
-    "the cache holds 2*n_kv_heads*d_head floats per token, none per query head; see "
-    "docs/05_grouped_query_attention.md, \"Classic mistakes\"";
 
 // The seeded layer of the goldens: d_model=16, 4 query heads, 2 kv heads.
 GroupedQueryAttention Seed3Layer() { return GroupedQueryAttention(16, 4, 2, /*seed=*/3); }
@@ -67,7 +55,7 @@ GroupedQueryAttention Seed3Layer() { return GroupedQueryAttention(16, 4, 2, /*se
 TEST(RepeatKv, MatchesNumpyRepeatOnTheHeadAxis) {
   const Tensor3 kv = LoadGolden<3>(kGolden + "repeat_kv_input.npy");  // (2, 3, 5)
   EXPECT_TRUE(MatchesGolden(repeat_kv(kv, 6), kGolden + "repeat_kv_6heads.npy", kExact,
-                            kHeadAxes, {Mistake("repeat_kv_6heads_mistake_tiled.npy", kTiled)}));
+                            kHeadAxes, Mistakes("repeat_kv_6heads", {"tiled"})));
 }
 
 TEST(RepeatKv, GivesEveryQueryHeadTheKvHeadOfItsGroup) {
@@ -125,14 +113,11 @@ TEST(GroupedQueryAttention, DrawsWQWKWVWOInThatOrderLikeNumpy) {
            {"W_K", &layer.W_K}, {"W_V", &layer.W_V}}) {
     const std::string base = kGolden + "gqa_seed3_" + name;
     EXPECT_TRUE(MatchesGolden(*w, base + ".npy", kExact, axes,
-                              {Mistake("gqa_seed3_" + name + "_mistake_order.npy", kOrder),
-                               Mistake("gqa_seed3_" + name + "_mistake_square.npy", kSquare),
-                               Mistake("gqa_seed3_" + name + "_mistake_fanin.npy", kFanIn)}))
+                              Mistakes("gqa_seed3_" + name, {"order", "square", "fanin"})))
         << name;
   }
   EXPECT_TRUE(MatchesGolden(layer.W_O, kGolden + "gqa_seed3_W_O.npy", kExact, axes,
-                            {Mistake("gqa_seed3_W_O_mistake_order.npy", kOrder),
-                             Mistake("gqa_seed3_W_O_mistake_square.npy", kSquare)}));
+                            Mistakes("gqa_seed3_W_O", {"order", "square"})));
 }
 
 TEST(GroupedQueryAttention, KeyAndValueWeightsHaveOnlyTheKvHeadsColumns) {
@@ -155,10 +140,7 @@ TEST(GroupedQueryAttention, ForwardMatchesTorch) {
   const Tensor2 x = LoadGolden<2>(kGolden + "gqa_x.npy");  // (T=5, d_model=16)
   EXPECT_TRUE(MatchesGolden(Seed3Layer().forward(x), kGolden + "gqa_output.npy", kLayer,
                             kLayerAxes,
-                            {Mistake("gqa_output_mistake_tiled.npy", kTiled),
-                             Mistake("gqa_output_mistake_order.npy", kOrder),
-                             Mistake("gqa_output_mistake_square.npy", kSquare),
-                             Mistake("gqa_output_mistake_fanin.npy", kFanIn)}));
+                            Mistakes("gqa_output", {"tiled", "order", "square", "fanin"})));
 }
 
 TEST(GroupedQueryAttention, CausalForwardMatchesTorch) {
@@ -166,11 +148,7 @@ TEST(GroupedQueryAttention, CausalForwardMatchesTorch) {
   EXPECT_TRUE(MatchesGolden(
       Seed3Layer().forward(x, causal_mask(5)), kGolden + "gqa_output_causal.npy", kLayer,
       kLayerAxes,
-      {Mistake("gqa_output_causal_mistake_no_mask.npy", "the mask is not passed to attention"),
-       Mistake("gqa_output_causal_mistake_tiled.npy", kTiled),
-       Mistake("gqa_output_causal_mistake_order.npy", kOrder),
-       Mistake("gqa_output_causal_mistake_square.npy", kSquare),
-       Mistake("gqa_output_causal_mistake_fanin.npy", kFanIn)}));
+      Mistakes("gqa_output_causal", {"no_mask", "tiled", "order", "square", "fanin"})));
 }
 
 TEST(GroupedQueryAttention, EachQueryHeadReadsTheKvHeadOfItsGroup) {
@@ -187,7 +165,7 @@ TEST(GroupedQueryAttention, EachQueryHeadReadsTheKvHeadOfItsGroup) {
   xt::view(layer.W_V, 0, xt::range(2, 4)) = 20.0f;
   layer.W_O = xt::eye<float>(d_model);
   EXPECT_TRUE(MatchesGolden(layer.forward(x), kGolden + "group_reads.npy", kAttention,
-                            kLayerAxes, {Mistake("group_reads_mistake_tiled.npy", kTiled)}));
+                            kLayerAxes, Mistakes("group_reads", {"tiled"})));
 }
 
 TEST(GroupedQueryAttention, WithAsManyKvHeadsAsQueryHeadsEqualsLab3MultiHeadAttention) {
@@ -207,7 +185,7 @@ TEST(GroupedQueryAttention, WithOneKvHeadIsMultiQueryAttention) {
   const GroupedQueryAttention mqa(16, 4, 1, /*seed=*/8);
   EXPECT_TRUE(MatchesGolden(mqa.forward(x, causal_mask(5)), kGolden + "mqa_output_causal.npy",
                             kLayer, kLayerAxes,
-                            {Mistake("mqa_output_causal_mistake_square.npy", kSquare)}));
+                            Mistakes("mqa_output_causal", {"square"})));
 }
 
 TEST(GroupedQueryAttention, ForwardUsesTheCurrentPublicWeights) {

@@ -22,6 +22,7 @@
 
 #include "common/naive.h"
 #include "common/testing.h"
+#include "labs/06_latent_attention/latent_attention_test_util.h"
 
 namespace mha {
 namespace {
@@ -53,41 +54,14 @@ std::optional<Tensor2> MaskOf(const Case& c) {
   return LoadGolden<2>(kGolden + c.name + "_mask.npy");
 }
 
-// Mistakes that either forward can make.
+// Mistakes that either forward can make, and those of the absorbed order
+// besides (latent_attention_test_util.h).
 std::vector<KnownMistake> CommonMistakes(const Case& c) {
-  const std::string& name = c.name;
-  const std::string g = kGolden + name + "_output_mistake_";
-  std::vector<KnownMistake> m = {
-      {g + "kv_rank_scale.npy",
-       "scores scaled by 1/sqrt(kv_rank) instead of 1/sqrt(d_head)" + kSeeDoc},
-      {g + "dmodel_scale.npy",
-       "scores scaled by 1/sqrt(d_model) instead of 1/sqrt(d_head)" + kSeeDoc},
-      {g + "no_w_o.npy", "the output projection W_O was never applied" + kSeeDoc},
-      {g + "k_v_swapped.npy", "keys built with W_UV and values with W_UK (swapped)" + kSeeDoc},
-  };
-  if (c.masked)
-    m.push_back({g + "mask_ignored.npy", "the mask was never added to the scores" + kSeeDoc});
-  return m;
+  return testing::LatentForwardMistakes(kGolden + c.name + "_output", c.masked);
 }
 
-// ... plus those of the absorbed order.
 std::vector<KnownMistake> AbsorbedMistakes(const Case& c) {
-  std::vector<KnownMistake> m = CommonMistakes(c);
-  const std::string& name = c.name;
-  const std::string g = kGolden + name + "_output_mistake_";
-  m.push_back({g + "wuk_reshaped.npy",
-               "W_UK reshaped to (d_model, kv_rank) instead of transposed when it was folded "
-               "into the queries" +
-                   kSeeDoc});
-  m.push_back({g + "scores_transposed.npy",
-               "scores computed as c @ q_latent^T (keys x queries) instead of "
-               "q_latent @ c^T" +
-                   kSeeDoc});
-  m.push_back({g + "whole_w_uv.npy",
-               "W_UV @ W_O folded with all of W_UV instead of head h's column block "
-               "W_UV_h @ W_O_h" +
-                   kSeeDoc});
-  return m;
+  return testing::LatentAbsorbedMistakes(kGolden + c.name + "_output", c.masked);
 }
 
 void ExpectForwardMatchesTorch(const Case& c) {

@@ -35,11 +35,14 @@
 
 #include "common/naive.h"
 #include "common/testing.h"
+#include "labs/08_kv_cache/kv_cache_test_util.h"
 
 namespace mha {
 namespace {
 
 using testing::AllClose;
+using testing::Counting;
+using testing::Decode;
 using testing::KnownMistake;
 using testing::LoadGolden;
 using testing::MatchesGolden;
@@ -50,77 +53,16 @@ using testing::kLayer;
 
 const std::string kSeeDoc = "; see docs/08_kv_cache.md, \"Classic mistakes\"";
 
-std::string Golden(const std::string& name) { return "tests/08_kv_cache/golden/" + name + ".npy"; }
+const std::string kGolden = "tests/08_kv_cache/golden/";
+
+std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
 // ------------------------------------------------------------------ helpers
 
-std::string MistakeMessage(const std::string& m) {
-  if (m == "top_left") {
-    return "a top-left causal mask on the new queries (query i placed at position i instead "
-           "of P + i), which hides most of the cache; the mask is causal_mask(T_new, P + T_new)" +
-           kSeeDoc;
-  }
-  if (m == "appended_after") {
-    return "the new keys and values appended after attending instead of before, so the new "
-           "tokens see neither themselves nor each other" + kSeeDoc;
-  }
-  if (m == "off_by_one") {
-    return "positions off by one inside a chunk (query i placed at P + i + 1 instead of P + i), "
-           "so each token of a chunk also sees the next one" + kSeeDoc;
-  }
-  if (m == "kv_rank_scale") return "scores scaled by 1/sqrt(kv_rank) instead of 1/sqrt(d_head)" + kSeeDoc;
-  return m + kSeeDoc;
-}
-
-// The mistakes the generator wrote for a chunking of a case (see SHOWN there).
+// The mistakes the generator wrote for a chunking of a case (see SHOWN
+// there): kv_cache_test_util.h.
 std::vector<KnownMistake> Mistakes(const std::string& c, const std::string& schedule) {
-  std::vector<std::string> names;
-  if (schedule != "prefill") names.push_back("top_left");
-  names.push_back("appended_after");
-  if (schedule != "single") names.push_back("off_by_one");
-  if (c.rfind("mla", 0) == 0) names.push_back("kv_rank_scale");
-  std::vector<KnownMistake> out;
-  for (const std::string& m : names) {
-    out.push_back({Golden(c + "_" + schedule + "_mistake_" + m), MistakeMessage(m)});
-  }
-  return out;
-}
-
-std::string WhyItThrew(const std::string& what) {
-  if (what.find("head") != std::string::npos) {
-    return "\nlooks like the kv heads were not repeated for the query heads (repeat_kv) before "
-           "attending" + kSeeDoc;
-  }
-  return "";
-}
-
-// Feeds x (T, d_model) in chunks of the given sizes, stacking the rows the
-// steps return into (T, d_model). A valid step that throws or returns the
-// wrong shape is reported, and then there are no rows.
-template <class Decoder>
-std::optional<Tensor2> Decode(Decoder& decoder, const Tensor2& x, const std::vector<int>& chunks) {
-  Tensor2 rows = xt::zeros<float>(x.shape());
-  int P = 0;
-  for (int t : chunks) {
-    const Tensor2 x_new = xt::view(x, xt::range(P, P + t), xt::all());  // (t, d_model)
-    Tensor2 y;
-    try {
-      y = decoder.step(x_new);
-    } catch (const std::invalid_argument& e) {
-      ADD_FAILURE() << "step threw std::invalid_argument on a valid input (" << t
-                    << " new tokens after " << P << "): " << e.what() << WhyItThrew(e.what());
-      return std::nullopt;
-    }
-    if (y.shape(0) != static_cast<std::size_t>(t) || y.shape(1) != x.shape(1)) {
-      ADD_FAILURE() << "step of " << t << " tokens after " << P << " returned shape "
-                    << testing::ShapeString({y.shape().begin(), y.shape().end()})
-                    << ", expected (" << t << ", " << x.shape(1) << ")";
-      return std::nullopt;
-    }
-    xt::view(rows, xt::range(P, P + t), xt::all()) = y;
-    P += t;
-  }
-  return rows;
+  return testing::DecoderMistakes(kGolden, c, schedule);
 }
 
 // Rows [begin, end) of a (T, d) matrix.
@@ -143,13 +85,6 @@ std::string ChunksString(const std::vector<int>& chunks) {
   std::string s = "chunks";
   for (int t : chunks) s += " " + std::to_string(t);
   return s;
-}
-
-// (heads, t, d) holding start, start + 1, ... : every entry differs.
-Tensor3 Counting(std::size_t heads, std::size_t t, std::size_t d, float start) {
-  Tensor3 a = xt::empty<float>({heads, t, d});
-  for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = start + static_cast<float>(i);
-  return a;
 }
 
 // The full causal forward of a layer on x, from plain loops in double
@@ -193,22 +128,11 @@ const MlaCase kMlaLarge{"mla_large", 12, 3, 5, 6, {3, 3}};
 // The case's layer: constructed with the public constructor, then given the
 // generator's weights.
 GroupedQueryAttention Layer(const GqaCase& c) {
-  GroupedQueryAttention layer(c.d_model, c.n_heads, c.n_kv_heads);
-  layer.W_Q = LoadGolden<2>(Golden(c.name + "_W_Q"));
-  layer.W_K = LoadGolden<2>(Golden(c.name + "_W_K"));
-  layer.W_V = LoadGolden<2>(Golden(c.name + "_W_V"));
-  layer.W_O = LoadGolden<2>(Golden(c.name + "_W_O"));
-  return layer;
+  return testing::LoadGqaLayer(kGolden + c.name, c.d_model, c.n_heads, c.n_kv_heads);
 }
 
 MultiHeadLatentAttention Layer(const MlaCase& c) {
-  MultiHeadLatentAttention layer(c.d_model, c.n_heads, c.kv_rank);
-  layer.W_Q = LoadGolden<2>(Golden(c.name + "_W_Q"));
-  layer.W_DKV = LoadGolden<2>(Golden(c.name + "_W_DKV"));
-  layer.W_UK = LoadGolden<2>(Golden(c.name + "_W_UK"));
-  layer.W_UV = LoadGolden<2>(Golden(c.name + "_W_UV"));
-  layer.W_O = LoadGolden<2>(Golden(c.name + "_W_O"));
-  return layer;
+  return testing::LoadMlaLayer(kGolden + c.name, c.d_model, c.n_heads, c.kv_rank);
 }
 
 std::vector<int> Schedule(const std::string& schedule, int T, const std::vector<int>& chunks) {

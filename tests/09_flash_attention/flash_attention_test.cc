@@ -38,73 +38,38 @@
 
 #include "common/naive.h"
 #include "common/testing.h"
+#include "labs/09_flash_attention/flash_attention_test_util.h"
 
 namespace mha {
 namespace {
 
 using testing::KnownMistake;
+using testing::kFlashAttentionMistakes;
 using testing::LoadGolden;
 using testing::MatchesGolden;
 using testing::ThrowsInvalidArgument;
 using testing::kAttention;
 using testing::kExact;
+using testing::TileCountMessage;
+using Inputs = testing::AttentionInputs;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 const char kSeeDoc[] = "; see docs/09_flash_attention.md, \"Classic mistakes\"";
 const std::vector<std::string> kAxes = {"head", "query", "column"};
 
-std::string Golden(const std::string& name) {
-  return "tests/09_flash_attention/golden/" + name + ".npy";
-}
+const std::string kGolden = "tests/09_flash_attention/golden/";
 
-// Generator suffix -> what a learner should read.
-std::string MistakeMessage(const std::string& suffix) {
-  std::string what;
-  if (suffix == "no_rescale") {
-    what = "the running sum and output were not rescaled by exp(m_old - m_new) when the max grew";
-  } else if (suffix == "output_not_rescaled") {
-    what = "the running sum was rescaled when the max grew, but the running output was not";
-  } else if (suffix == "divide_per_block") {
-    what = "each block's output was divided by the running sum inside the loop instead of "
-           "once at the end";
-  } else if (suffix == "max_init_zero") {
-    what = "the running max started at 0 instead of -inf, so a row whose scores are all far "
-           "below 0 underflowed to zero";
-  } else if (suffix == "nan_first_block_masked") {
-    what = "a row whose first key block is fully masked became NaN (exp(-inf - (-inf)) is NaN)";
-  } else if (suffix == "remainder_dropped") {
-    what = "the last, shorter key block was dropped (block_k does not divide S)";
-  } else if (suffix == "causal_skip_off_by_one") {
-    what = "the causal skip is off by one block: the diagonal key block, partly visible, was "
-           "skipped";
-  } else if (suffix == "top_left_causal") {
-    what = "the causal mask is aligned top-left (query i sees keys j <= i) instead of "
-           "bottom-right (j <= S - T + i)";
-  } else {
-    what = suffix;
-  }
-  return what + kSeeDoc;
-}
+std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
+// The known mistakes `names` of golden `output` (flash_attention_test_util.h).
 std::vector<KnownMistake> Mistakes(const std::string& output,
-                                   const std::vector<std::string>& suffixes) {
-  std::vector<KnownMistake> out;
-  for (const std::string& s : suffixes) {
-    out.push_back({Golden(output + "_mistake_" + s), MistakeMessage(s)});
-  }
-  return out;
+                                   const std::vector<std::string>& names) {
+  return kFlashAttentionMistakes.Of(kGolden + output, names);
 }
 
-struct Inputs {
-  Tensor3 q, k, v;               // (H, T, d_head), (H, S, d_head), (H, S, d_head)
-  std::optional<Tensor2> mask;   // (T, S)
-};
-
+// q (H, T, d_head), k and v (H, S, d_head), and the (T, S) mask of a masked case.
 Inputs Load(const std::string& name, bool masked) {
-  Inputs in{LoadGolden<3>(Golden(name + "_q")), LoadGolden<3>(Golden(name + "_k")),
-            LoadGolden<3>(Golden(name + "_v")), std::nullopt};
-  if (masked) in.mask = LoadGolden<2>(Golden(name + "_mask"));
-  return in;
+  return testing::LoadAttentionInputs(kGolden, name, masked ? name : "");
 }
 
 using Blocks = std::pair<int, int>;  // (block_q, block_k)
@@ -166,7 +131,8 @@ TEST(AttentionTiled, QueriesThatSeeNoKeyGetZeroRowsAndNothingIsNaN) {
     SCOPED_TRACE(BlocksString(b));
     const Tensor3 out = attention_tiled(in.q, in.k, in.v, in.mask, b.first, b.second);
     EXPECT_TRUE(xt::all(xt::isfinite(out)))
-        << "the output has NaN or inf: " << MistakeMessage("nan_first_block_masked");
+        << "the output has NaN or inf: "
+        << kFlashAttentionMistakes.Message("nan_first_block_masked");
     for (int row : {0, 4}) {
       const Tensor3 got = xt::view(out, xt::all(), xt::range(row, row + 1), xt::all());
       EXPECT_TRUE(testing::AllClose(got, xt::zeros<float>({3, 1, 5}), kExact, kAxes))
@@ -308,34 +274,6 @@ std::size_t BruteForceTiles(int T, int S, int bq, int bk) {
   return tiles;
 }
 
-std::size_t AllTiles(int T, int S, int bq, int bk) {
-  return static_cast<std::size_t>((T + bq - 1) / bq) * static_cast<std::size_t>((S + bk - 1) / bk);
-}
-
-// The count with the diagonal block rounded away, or counted top-left.
-std::size_t MistakenTiles(int T, int S, int bq, int bk, bool floor_blocks, bool top_left) {
-  std::size_t tiles = 0;
-  for (int i0 = 0; i0 < T; i0 += bq) {
-    const int last_query = std::min(i0 + bq, T) - 1;
-    const int visible = (top_left ? last_query : S - T + last_query) + 1;
-    tiles += static_cast<std::size_t>(floor_blocks ? visible / bk : (visible + bk - 1) / bk);
-  }
-  return tiles;
-}
-
-std::string CountMessage(int T, int S, int bq, int bk, std::size_t actual) {
-  if (actual == AllTiles(T, S, bq, bk)) {
-    return "looks like no key block was skipped: every tile was counted" + std::string(kSeeDoc);
-  }
-  if (actual == MistakenTiles(T, S, bq, bk, true, false)) {
-    return "looks like " + MistakeMessage("causal_skip_off_by_one");
-  }
-  if (actual == MistakenTiles(T, S, bq, bk, false, true)) {
-    return "looks like " + MistakeMessage("top_left_causal");
-  }
-  return "see docs/09_flash_attention.md, \"Which tiles a causal query block needs\"";
-}
-
 TEST(CausalTilesComputed, EqualsABruteForceCountOfTilesWithAVisibleKey) {
   for (int T : {1, 5, 16, 33}) {
     for (int S : {T, T + 1, T + 7, 3 * T + 2}) {
@@ -344,7 +282,7 @@ TEST(CausalTilesComputed, EqualsABruteForceCountOfTilesWithAVisibleKey) {
           const std::size_t n = causal_tiles_computed(T, S, bq, bk);
           EXPECT_EQ(n, BruteForceTiles(T, S, bq, bk))
               << "T=" << T << " S=" << S << " " << BlocksString({bq, bk}) << ": "
-              << CountMessage(T, S, bq, bk, n);
+              << TileCountMessage(T, S, bq, bk, n);
         }
       }
     }
@@ -355,7 +293,7 @@ TEST(CausalTilesComputed, SkipsNearlyHalfTheTilesOfALongSequence) {
   // T = S = 4096 in blocks of 64: 64 x 64 tiles, of which the 64 * 65 / 2 on
   // or below the diagonal are needed.
   const std::size_t n = causal_tiles_computed(4096, 4096, 64, 64);
-  EXPECT_EQ(n, 2080u) << CountMessage(4096, 4096, 64, 64, n);
+  EXPECT_EQ(n, 2080u) << TileCountMessage(4096, 4096, 64, 64, n);
 }
 
 // ---------------------------------------------------------------- bad arguments

@@ -28,12 +28,14 @@
 #include <xtensor/xview.hpp>
 
 #include "common/testing.h"
+#include "labs/10_attention_backward/attention_backward_test_util.h"
 
 namespace mha {
 namespace {
 
 using testing::AllClose;
 using testing::KnownMistake;
+using testing::kAttentionBackwardMistakes;
 using testing::LoadGolden;
 using testing::MatchesGolden;
 using testing::ThrowsInvalidArgument;
@@ -45,46 +47,16 @@ constexpr int kDModel = 12;
 constexpr int kHeads = 3;
 constexpr std::uint64_t kSeed = 7;
 
-std::string Golden(const std::string& name) {
-  return "tests/10_attention_backward/golden/" + name + ".npy";
-}
+const std::string kGolden = "tests/10_attention_backward/golden/";
+
+std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
 const char kSeeDoc[] = "; see docs/10_attention_backward.md, \"Classic mistakes\"";
 
-// Generator suffix -> what a learner should read.
-std::string MistakeMessage(const std::string& suffix) {
-  std::string what;
-  if (suffix == "no_row_sum") {
-    what = "the softmax backward is missing the row-sum term (dS = P * dP instead of "
-           "P * (dP - rowsum(P * dP)))";
-  } else if (suffix == "row_sum_over_queries") {
-    what = "the softmax backward's row sum runs over queries (a column sum) instead of over "
-           "the keys of each row";
-  } else if (suffix == "no_scale") {
-    what = "the 1/sqrt(d_head) scale was forgotten in dq and dk";
-  } else if (suffix == "dk_dv_swapped") {
-    what = "dk and dv were swapped";
-  } else if (suffix == "mask_leak") {
-    what = "masked positions leak gradient: P was recomputed without the mask";
-  } else if (suffix == "w_o_grad_transposed") {
-    what = "the gradient of W_O is transposed (d_y^T concat instead of concat^T d_y)";
-  } else if (suffix == "dx_query_path_only") {
-    what = "dx has only the query path (dQ W_Q^T); x also feeds K and V";
-  } else if (suffix == "dx_weights_not_transposed") {
-    what = "dx used the weights untransposed (dQ W_Q instead of dQ W_Q^T)";
-  } else {
-    what = suffix;
-  }
-  return what + kSeeDoc;
-}
-
+// The known mistakes `names` of golden `golden` (attention_backward_test_util.h).
 std::vector<KnownMistake> Mistakes(const std::string& golden,
-                                   const std::vector<std::string>& suffixes) {
-  std::vector<KnownMistake> out;
-  for (const std::string& s : suffixes) {
-    out.push_back({Golden(golden + "_mistake_" + s), MistakeMessage(s)});
-  }
-  return out;
+                                   const std::vector<std::string>& names) {
+  return kAttentionBackwardMistakes.Of(kGolden + golden, names);
 }
 
 // Which mistakes change which gradient (the generator's tables).
@@ -104,13 +76,10 @@ std::vector<std::string> With(std::vector<std::string> a, const std::string& ext
 // masked: the case has a mask that removes something (mask_leak applies).
 void ExpectAttentionCaseMatchesTorch(const std::string& c, bool has_mask, bool masked,
                                      bool with_mistakes = true) {
-  const Tensor3 q = LoadGolden<3>(Golden(c + "_q"));  // (H, T, d_head)
-  const Tensor3 k = LoadGolden<3>(Golden(c + "_k"));  // (H, S, d_head)
-  const Tensor3 v = LoadGolden<3>(Golden(c + "_v"));  // (H, S, d_head)
+  // q (H, T, d_head), k and v (H, S, d_head), the (T, S) mask if the case has one.
+  const testing::AttentionInputs in = testing::LoadAttentionInputs(kGolden, c, has_mask ? c : "");
   const Tensor3 d_out = LoadGolden<3>(Golden(c + "_d_output"));
-  std::optional<Tensor2> mask;
-  if (has_mask) mask = LoadGolden<2>(Golden(c + "_mask"));  // (T, S)
-  const AttentionGrads g = attention_backward(q, k, v, mask, d_out);
+  const AttentionGrads g = attention_backward(in.q, in.k, in.v, in.mask, d_out);
   auto mistakes = [&](const std::string& grad, std::vector<std::string> list) {
     if (!with_mistakes) return std::vector<KnownMistake>{};
     if (masked) list.push_back("mask_leak");

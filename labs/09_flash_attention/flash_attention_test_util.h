@@ -1,0 +1,83 @@
+// Helpers of lab 9's tests: the public tests here and the grading tests (in
+// the instructors' repository) name each classic mistake of the tiled loop,
+// and of the tile count, in the same words.
+//
+//   MatchesGolden(attention_tiled(q, k, v, mask, 4, 5), dir + "masked_output.npy", kAttention,
+//                 axes, kFlashAttentionMistakes.Of(dir + "masked_output", {"no_rescale"}));
+#ifndef MHA_LABS_09_FLASH_ATTENTION_FLASH_ATTENTION_TEST_UTIL_H_
+#define MHA_LABS_09_FLASH_ATTENTION_FLASH_ATTENTION_TEST_UTIL_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+
+#include "common/testing.h"
+#include "labs/09_flash_attention/flash_attention.h"
+
+namespace mha {
+namespace testing {
+
+// The classic mistakes of docs/09_flash_attention.md, by the names the golden
+// generator gives what each one computes (<case>_output_mistake_<name>.npy).
+inline const MistakeTable kFlashAttentionMistakes(
+    "docs/09_flash_attention.md",
+    {
+        {"no_rescale",
+         "the running sum and output were not rescaled by exp(m_old - m_new) when the max grew"},
+        {"output_not_rescaled",
+         "the running sum was rescaled when the max grew, but the running output was not"},
+        {"divide_per_block",
+         "each block's output was divided by the running sum inside the loop instead of once at "
+         "the end"},
+        {"max_init_zero",
+         "the running max started at 0 instead of -inf, so a row whose scores are all far below "
+         "0 underflowed to zero"},
+        {"nan_first_block_masked",
+         "a row whose first key block is fully masked became NaN (exp(-inf - (-inf)) is NaN)"},
+        {"remainder_dropped",
+         "the last, shorter key block was dropped (block_k does not divide S)"},
+        {"causal_skip_off_by_one",
+         "the causal skip is off by one block: the diagonal key block, partly visible, was "
+         "skipped"},
+        {"top_left_causal",
+         "the causal mask is aligned top-left (query i sees keys j <= i) instead of "
+         "bottom-right (j <= S - T + i)"},
+    });
+
+// What causal_tiles_computed would count with each mistake, so a failure can
+// name it. Every (query block, key block) tile: nothing skipped.
+inline std::size_t AllTiles(int T, int S, int bq, int bk) {
+  return static_cast<std::size_t>((T + bq - 1) / bq) * static_cast<std::size_t>((S + bk - 1) / bk);
+}
+
+// Key blocks per query block when the last query's visible keys [0, visible)
+// are rounded down to whole blocks, or counted from position i (top-left).
+inline std::size_t MistakenTiles(int T, int S, int bq, int bk, bool floor_blocks, bool top_left) {
+  std::size_t tiles = 0;
+  for (int i0 = 0; i0 < T; i0 += bq) {
+    const int last_query = std::min(i0 + bq, T) - 1;
+    const int visible = (top_left ? last_query : S - T + last_query) + 1;
+    tiles += static_cast<std::size_t>(floor_blocks ? visible / bk : (visible + bk - 1) / bk);
+  }
+  return tiles;
+}
+
+// What a wrong count `actual` of causal_tiles_computed(T, S, bq, bk) says.
+inline std::string TileCountMessage(int T, int S, int bq, int bk, std::size_t actual) {
+  if (actual == AllTiles(T, S, bq, bk)) {
+    return "looks like no key block was skipped: every tile was counted; see "
+           "docs/09_flash_attention.md, \"Classic mistakes\"";
+  }
+  if (actual == MistakenTiles(T, S, bq, bk, /*floor_blocks=*/true, /*top_left=*/false)) {
+    return "looks like " + kFlashAttentionMistakes.Message("causal_skip_off_by_one");
+  }
+  if (actual == MistakenTiles(T, S, bq, bk, /*floor_blocks=*/false, /*top_left=*/true)) {
+    return "looks like " + kFlashAttentionMistakes.Message("top_left_causal");
+  }
+  return "see docs/09_flash_attention.md, \"Which tiles a causal query block needs\"";
+}
+
+}  // namespace testing
+}  // namespace mha
+
+#endif  // MHA_LABS_09_FLASH_ATTENTION_FLASH_ATTENTION_TEST_UTIL_H_
