@@ -89,42 +89,26 @@ const char* const kUsage =
 // Accepts "--flag value" and "--flag=value".
 Options parse_args(int argc, char** argv) {
   Options o;
-  for (int a = 1; a < argc; ++a) {
-    std::string arg = argv[a];
-    std::string value;
-    bool has_value = false;
-    if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      has_value = true;
-    }
-    auto next = [&]() -> std::string {
-      if (has_value) return value;
-      if (a + 1 >= argc) throw std::runtime_error(arg + " needs a value");
-      return argv[++a];
-    };
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else if (arg == "--sentence") {
-      o.sentence = next();
-    } else if (arg == "--out") {
-      o.out = next();
-    } else if (arg == "--seed") {
-      o.seed = std::stoull(next());
-    } else if (arg == "--induction") {
-      o.induction = true;
-    } else if (arg == "--trained") {
-      o.trained = true;
-    } else if (arg == "--block") {
-      o.block_len = std::stoi(next());
-      if (o.block_len < 1 || o.block_len > 32) throw std::runtime_error("--block must be in 1..32");
+  mha::Flags flags(argc, argv, kUsage);
+  while (flags.Next()) {
+    if (flags.Is("--sentence")) {
+      o.sentence = flags.String();
+    } else if (flags.Is("--out")) {
+      o.out = flags.String();
+    } else if (flags.Is("--seed")) {
+      o.seed = flags.UInt64();
+    } else if (flags.Is("--induction")) {
+      o.induction = flags.Switch();
+    } else if (flags.Is("--trained")) {
+      o.trained = flags.Switch();
+    } else if (flags.Is("--block")) {
+      o.block_len = static_cast<int>(flags.Int(1, 32));
     } else {
-      throw std::runtime_error("unknown argument " + arg);
+      flags.Unknown();
     }
   }
   if (o.trained && o.induction) {
-    throw std::runtime_error(
+    throw std::invalid_argument(
         "--trained and --induction do not go together: the trained model only knows its toy "
         "vocabulary");
   }

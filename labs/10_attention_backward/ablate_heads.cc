@@ -70,47 +70,41 @@ const char* const kUsage =
 
 Options parse_args(int argc, char** argv) {
   Options o;
-  for (int a = 1; a < argc; ++a) {
-    std::string arg = argv[a], value;
-    bool has_value = false;
-    if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      has_value = true;
-    }
-    auto next = [&]() -> std::string {
-      if (has_value) return value;
-      if (a + 1 >= argc) throw std::runtime_error(arg + " needs a value");
-      return argv[++a];
-    };
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else if (arg == "--copy-heads") {
-      o.copy_heads = std::stoi(next());
-    } else if (arg == "--seed") {
-      o.copy.seed = std::stoull(next());
-    } else if (arg == "--steps") {
-      o.copy.steps = std::stoi(next());
-    } else if (arg == "--toy-only") {
+  mha::Flags flags(argc, argv, kUsage);
+  while (flags.Next()) {
+    if (flags.Is("--copy-heads")) {
+      o.copy_heads = static_cast<int>(flags.Int(1, 64));
+    } else if (flags.Is("--seed")) {
+      o.copy.seed = flags.UInt64();
+    } else if (flags.Is("--steps")) {
+      o.copy.steps = static_cast<int>(flags.Int(2, 1000000));
+    } else if (flags.Is("--toy-only")) {
+      flags.Switch();
       o.copy_model = false;
-    } else if (arg == "--copy-only") {
+    } else if (flags.Is("--copy-only")) {
+      flags.Switch();
       o.toy = false;
-    } else if (arg == "--trained") {
-      o.trained = next();
-    } else if (arg == "--out") {
-      o.out = next();
-    } else if (arg == "--quick") {
+    } else if (flags.Is("--trained")) {
+      o.trained = flags.String();
+    } else if (flags.Is("--out")) {
+      o.out = flags.String();
+    } else if (flags.Is("--quick")) {
+      flags.Switch();
       o.toy_sentences = 200;
       o.copy.steps = 30;
       o.copy.batch = 8;
       o.copy.eval_examples = 50;
     } else {
-      throw std::runtime_error("unknown argument " + arg);
+      flags.Unknown();
     }
   }
-  if (!o.toy && !o.copy_model) throw std::runtime_error("--toy-only and --copy-only exclude each other");
-  if (o.copy.steps < 2) throw std::runtime_error("--steps must be at least 2");
+  if (o.copy.d_model % o.copy_heads != 0) {
+    throw std::invalid_argument("--copy-heads " + std::to_string(o.copy_heads) +
+                                " does not divide d_model = " + std::to_string(o.copy.d_model));
+  }
+  if (!o.toy && !o.copy_model) {
+    throw std::invalid_argument("--toy-only and --copy-only exclude each other");
+  }
   return o;
 }
 

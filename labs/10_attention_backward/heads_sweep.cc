@@ -63,64 +63,45 @@ const char* const kUsage =
     "              repository when started with bazel run, else ./out/heads_sweep)\n"
     "  --quick     a small run for tests: 1, 4 and 16 heads, one seed, 30 steps of 8\n";
 
-std::vector<int> parse_list(const std::string& s) {
-  std::vector<int> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');) out.push_back(std::stoi(item));
-  if (out.empty()) throw std::runtime_error("--heads needs at least one head count");
-  return out;
-}
-
 Options parse_args(int argc, char** argv) {
   Options o;
-  for (int a = 1; a < argc; ++a) {
-    std::string arg = argv[a], value;
-    bool has_value = false;
-    if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      has_value = true;
-    }
-    auto next = [&]() -> std::string {
-      if (has_value) return value;
-      if (a + 1 >= argc) throw std::runtime_error(arg + " needs a value");
-      return argv[++a];
-    };
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else if (arg == "--heads") {
-      o.heads = parse_list(next());
-    } else if (arg == "--steps") {
-      o.config.steps = std::stoi(next());
-    } else if (arg == "--batch") {
-      o.config.batch = std::stoi(next());
-    } else if (arg == "--lr") {
-      o.config.learning_rate = std::stof(next());
-    } else if (arg == "--seed") {
-      o.seed = std::stoull(next());
-    } else if (arg == "--seeds") {
-      o.seeds = std::stoi(next());
-    } else if (arg == "--length") {
-      o.config.length = std::stoi(next());
-    } else if (arg == "--alphabet") {
-      o.config.alphabet = std::stoi(next());
-    } else if (arg == "--out") {
-      o.out = next();
-    } else if (arg == "--quick") {
+  mha::Flags flags(argc, argv, kUsage);
+  while (flags.Next()) {
+    if (flags.Is("--heads")) {
+      o.heads.clear();
+      for (long long h : flags.IntList(1, 64)) o.heads.push_back(static_cast<int>(h));
+    } else if (flags.Is("--steps")) {
+      o.config.steps = static_cast<int>(flags.Int(2, 1000000));
+    } else if (flags.Is("--batch")) {
+      o.config.batch = static_cast<int>(flags.Int(1, 4096));
+    } else if (flags.Is("--lr")) {
+      o.config.learning_rate = static_cast<float>(flags.Number(1e-6, 10.0));
+    } else if (flags.Is("--seed")) {
+      o.seed = flags.UInt64();
+    } else if (flags.Is("--seeds")) {
+      o.seeds = static_cast<int>(flags.Int(1, 1000));
+    } else if (flags.Is("--length")) {
+      o.config.length = static_cast<int>(flags.Int(2, 256));
+    } else if (flags.Is("--alphabet")) {
+      o.config.alphabet = static_cast<int>(flags.Int(2, 10000));
+    } else if (flags.Is("--out")) {
+      o.out = flags.String();
+    } else if (flags.Is("--quick")) {
+      flags.Switch();
       o.heads = {1, 4, 16};
       o.config.steps = 30;
       o.config.batch = 8;
       o.config.eval_examples = 50;
       o.seeds = 1;
     } else {
-      throw std::runtime_error("unknown argument " + arg);
+      flags.Unknown();
     }
   }
-  if (o.seeds < 1) throw std::runtime_error("--seeds must be at least 1");
-  if (o.config.steps < 2 || o.config.batch < 1 || o.config.length < 2 ||
-      o.config.alphabet < 2) {
-    throw std::runtime_error("need --steps >= 2, --batch >= 1, --length >= 2, --alphabet >= 2");
+  for (int h : o.heads) {
+    if (o.config.d_model % h != 0) {
+      throw std::invalid_argument("--heads: " + std::to_string(h) + " does not divide d_model = " +
+                                  std::to_string(o.config.d_model));
+    }
   }
   return o;
 }
