@@ -146,9 +146,19 @@ AttentionResult attention_batched(const Tensor3& q, const Tensor3& k, const Tens
   // pass 1: all scores at once, scaled by 1/sqrt(d_head) inside the GEMM.
   Tensor3 scores = Tensor3::from_shape({H, T, S});  // (H, T, S)
   batched_matmul(q, k, scores, /*transpose_b=*/true, scale);
-  // pass 2: the (T, S) mask broadcasts over the head axis (shapes align from
-  // the right), so one mask serves every head without being copied.
-  if (mask.has_value()) scores += *mask;
+  // pass 2: the same (T, S) mask is added to every head's scores. NumPy
+  // writes this `scores += mask`: the mask broadcasts over the head axis
+  // (shapes align from the right), and xtensor accepts the same line. But
+  // xtensor's broadcast walks the (H, T, S) indices one element at a time:
+  // at d_model = 64 that was two thirds of the layer's forward. Each head's
+  // scores are one contiguous (T, S) block, laid out like the mask, so the
+  // same sum is H flat, vectorised adds (common/vector_math.h), and the mask
+  // is still never copied.
+  if (mask.has_value()) {
+    for (std::size_t h = 0; h < H; ++h) {
+      add_inplace(scores.data() + h * T * S, mask->data(), T * S);  // head h's (T, S) block
+    }
+  }
   // pass 3: softmax is row-wise and every (head, query) pair is one row: the
   // (H, T, S) scores are H*T rows of S keys, one after another in memory,
   // normalised in one call and in place. They are the weights from here on.
