@@ -25,10 +25,6 @@
 namespace mha {
 namespace {
 
-// Distinct, colour-blind-friendly series colours (Okabe-Ito).
-const Rgb kSeries[] = {{0, 114, 178}, {230, 159, 0}, {0, 158, 115},
-                       {204, 121, 167}, {86, 180, 233}, {213, 94, 0}};
-
 std::vector<std::vector<std::string>> read_csv(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path);
@@ -44,28 +40,6 @@ std::vector<std::vector<std::string>> read_csv(const std::string& path) {
   }
   if (rows.empty()) throw std::runtime_error(path + " has no data rows");
   return rows;
-}
-
-std::string format_number(double v) {
-  char buf[32];
-  if (v >= 100 || v == std::floor(v)) {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  } else if (v >= 10) {
-    std::snprintf(buf, sizeof buf, "%.1f", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.2f", v);
-  }
-  return buf;
-}
-
-// A "nice" axis step (1, 2 or 5 times a power of ten) giving about 5 ticks.
-double nice_step(double max_value) {
-  const double raw = max_value / 5;
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
-    if (m * p >= raw) return m * p;
-  }
-  return 10 * p;
 }
 
 void draw_filled_square(Canvas& c, int x, int y, int half, Rgb colour) {
@@ -119,7 +93,7 @@ void plot_lines(const std::string& title, const std::string& xlabel, const std::
   c.draw_text_up(16, top + ph / 2 + Canvas::text_width(ylabel) / 2, ylabel, kBlack);
 
   for (std::size_t s = 0; s < series_order.size(); ++s) {
-    const Rgb colour = kSeries[s % (sizeof kSeries / sizeof kSeries[0])];
+    const Rgb colour = series_colour(s);
     const auto& pts = series[series_order[s]];
     int px = -1, py = -1;
     for (const auto& [x, y] : pts) {
@@ -171,7 +145,7 @@ void plot_bars(const std::string& title, const std::string& xlabel, const std::s
   c.draw_text(left + pw / 2 - Canvas::text_width(xlabel) / 2, axis_y + 24, xlabel, kBlack);
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const int y = top + static_cast<int>(i) * (bar_h + gap);
-    const Rgb colour = kSeries[i % (sizeof kSeries / sizeof kSeries[0])];
+    const Rgb colour = series_colour(i);
     c.draw_text(left - 10 - Canvas::text_width(bars[i].label), y + bar_h / 2 - 3,
                 bars[i].label, kBlack);
     const int w = std::max(1, x_px(bars[i].value) - left);

@@ -165,6 +165,36 @@ Rgb text_colour_on(Rgb background) {
   return luma > 140.0f ? kBlack : kWhite;
 }
 
+Rgb series_colour(std::size_t i) {
+  static const Rgb kSeries[] = {{0, 114, 178},   {230, 159, 0},  {0, 158, 115},
+                                {204, 121, 167}, {86, 180, 233}, {213, 94, 0}};
+  return kSeries[i % (sizeof kSeries / sizeof kSeries[0])];
+}
+
+double nice_step(double span) {
+  const double raw = span / 5;
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * p >= raw) return m * p;
+  }
+  return 10 * p;
+}
+
+std::string format_number(double v) {
+  char buf[32];
+  const double a = std::fabs(v);
+  if (a >= 100 || v == std::floor(v)) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  } else if (a >= 10) {
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+  } else if (a >= 0.1) {
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+  }
+  return buf;
+}
+
 Canvas::Canvas(int width, int height, Rgb background) : width_(width), height_(height) {
   if (width <= 0 || height <= 0) {
     throw std::invalid_argument("Canvas of width=" + std::to_string(width) + " and height=" +

@@ -19,6 +19,7 @@
 #ifndef MHA_COMMON_PNG_IMAGE_H_
 #define MHA_COMMON_PNG_IMAGE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,6 +44,17 @@ Rgb colormap(float t);
 
 // Black or white, whichever reads better on `background`.
 Rgb text_colour_on(Rgb background);
+
+// Chart helpers, shared by the charts of lab 10 and of the benchmarks.
+//
+// Colour i of a line or bar series: six distinct, colour-blind-friendly
+// colours (Okabe and Ito's palette), repeating from the seventh.
+Rgb series_colour(std::size_t i);
+// The smallest tick step of 1, 2 or 5 times a power of ten that cuts `span`
+// (> 0) into at most five intervals: 0.2 for 1, 500 for 2500, 1000 for 3000.
+double nice_step(double span);
+// A tick label with the digits it needs: "3000", "12.5", "0.25", "0.003".
+std::string format_number(double v);
 
 class Canvas {
  public:

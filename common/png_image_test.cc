@@ -99,5 +99,28 @@ TEST(Canvas, SavePngNamesAPathItCannotWrite) {
 
 TEST(Canvas, RejectsEmptySize) { EXPECT_THROW(Canvas(0, 3), std::invalid_argument); }
 
+TEST(Charts, NiceStepCutsASpanIntoAtMostFiveRoundIntervals) {
+  EXPECT_DOUBLE_EQ(nice_step(1.0), 0.2);
+  EXPECT_DOUBLE_EQ(nice_step(2500.0), 500.0);
+  EXPECT_DOUBLE_EQ(nice_step(3000.0), 1000.0);
+  EXPECT_DOUBLE_EQ(nice_step(7.0), 2.0);
+  EXPECT_DOUBLE_EQ(nice_step(0.04), 0.01);
+}
+
+TEST(Charts, FormatNumberKeepsTheDigitsATickNeeds) {
+  EXPECT_EQ(format_number(3000.0), "3000");
+  EXPECT_EQ(format_number(12.5), "12.5");
+  EXPECT_EQ(format_number(0.25), "0.25");
+  EXPECT_EQ(format_number(0.003), "0.003");
+  EXPECT_EQ(format_number(-0.5), "-0.50");
+}
+
+TEST(Charts, SeriesColoursAreDistinctAndRepeatAfterSix) {
+  for (std::size_t i = 0; i < 6; ++i) {
+    for (std::size_t j = i + 1; j < 6; ++j) EXPECT_NE(series_colour(i), series_colour(j));
+  }
+  EXPECT_EQ(series_colour(6), series_colour(0));
+}
+
 }  // namespace
 }  // namespace mha

@@ -12,37 +12,6 @@ namespace mha {
 namespace charts {
 namespace {
 
-// Distinct, colour-blind-friendly series colours (Okabe-Ito), as bench/plot.cc
-// (in the instructors' repository).
-const Rgb kSeries[] = {{0, 114, 178}, {230, 159, 0}, {0, 158, 115},
-                       {204, 121, 167}, {86, 180, 233}, {213, 94, 0}};
-constexpr std::size_t kNumSeries = sizeof kSeries / sizeof kSeries[0];
-
-std::string format_number(double v) {
-  char buf[32];
-  const double a = std::fabs(v);
-  if (a >= 100 || v == std::floor(v)) {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  } else if (a >= 10) {
-    std::snprintf(buf, sizeof buf, "%.1f", v);
-  } else if (a >= 0.1) {
-    std::snprintf(buf, sizeof buf, "%.2f", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-  }
-  return buf;
-}
-
-// A "nice" step (1, 2 or 5 times a power of ten) giving about 5 ticks over span.
-double nice_step(double span) {
-  const double raw = span / 5;
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
-    if (m * p >= raw) return m * p;
-  }
-  return 10 * p;
-}
-
 void thick_line(Canvas& c, int x0, int y0, int x1, int y1, Rgb colour) {
   for (int d = 0; d <= 1; ++d) c.draw_line(x0, y0 + d, x1, y1 + d, colour);
 }
@@ -106,7 +75,7 @@ void loss_curves(const std::string& path, const std::string& title, const std::s
   c.draw_text_up(16, top + ph / 2 + Canvas::text_width(y_label) / 2, y_label, kBlack);
 
   for (std::size_t s = 0; s < curves.size(); ++s) {
-    const Rgb colour = kSeries[s % kNumSeries];
+    const Rgb colour = series_colour(s);
     const auto& ys = curves[s].y;
     int px = -1, py = -1;
     for (std::size_t i = 0; i < ys.size(); ++i) {
@@ -170,7 +139,7 @@ void bar_groups(const std::string& path, const std::string& title, const std::st
       c.draw_text(x - Canvas::text_width(label) / 2, axis_y + 6, label, kBlack);
     }
     c.draw_text(left + pw / 2 - Canvas::text_width(x_label) / 2, axis_y + 22, x_label, kGrey);
-    const Rgb colour = kSeries[gi % kNumSeries];
+    const Rgb colour = series_colour(gi);
     for (const Bar& b : g.bars) {
       c.draw_text(left - 10 - Canvas::text_width(b.label), y + bar_h / 2 - 3, b.label, kBlack);
       const int x0 = x_px(0.0), x1 = x_px(b.value);
