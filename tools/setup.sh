@@ -4,7 +4,8 @@
 #   tools/setup.sh            build, test and grade (Bazel, compilers' libraries),
 #                             inotify-tools for ./lab watch, similarity-tester
 #                             (sim_c++) for the class report of a roster,
-#                             python3-pytest for ./lab test
+#                             python3-pytest and git for ./lab test (mutants are
+#                             applied with git apply; export-kit reads committed stubs)
 #   tools/setup.sh --dev      also what regenerates goldens and draws images
 #                             (Debian's python3-numpy, python3-torch and
 #                             python3-matplotlib), and chromium, in which a
@@ -21,7 +22,7 @@ packages=(
   libpng-dev
   util-linux coreutils
   inotify-tools
-  similarity-tester python3-pytest
+  similarity-tester python3-pytest git
 )
 if [[ "${1:-}" == "--dev" ]]; then
   packages+=(python3-numpy python3-torch python3-matplotlib chromium)
