@@ -36,9 +36,11 @@ int RunLabProgram(const LabProgram& program, const std::function<int()>& body) {
   return 1;
 }
 
-Flags::Flags(int argc, char** argv, std::string usage) : usage_(std::move(usage)) {
-  for (int a = 1; a < argc; ++a) args_.emplace_back(argv[a]);
-}
+Flags::Flags(int argc, char** argv, std::string usage)
+    : Flags(std::vector<std::string>(argv + 1, argv + argc), std::move(usage)) {}
+
+Flags::Flags(std::vector<std::string> args, std::string usage)
+    : args_(std::move(args)), usage_(std::move(usage)) {}
 
 bool Flags::Next() {
   if (next_ >= args_.size()) return false;

@@ -52,11 +52,13 @@ int RunLabProgram(const LabProgram& program, const std::function<int()>& body);
 // --help and -h are handled by Next(): it prints the usage and exits with 0.
 class Flags {
  public:
-  Flags(int argc, char** argv, std::string usage);
+  Flags(int argc, char** argv, std::string usage);  // argv[0], the program, is skipped
+  Flags(std::vector<std::string> args, std::string usage);
 
   // Moves to the next flag; false when there are none left.
   bool Next();
-  // Whether the current flag is `name` ("--steps").
+  // The current flag, "--steps", and whether it is `name`.
+  const std::string& name() const { return name_; }
   bool Is(const char* name) const { return name_ == name; }
 
   // The current flag's value: what follows '=', or else the next argument.

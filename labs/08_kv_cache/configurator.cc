@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "common/attention_sizes.h"
+#include "common/lab_program.h"
 
 namespace mha {
 namespace configure {
@@ -154,29 +155,17 @@ std::string usage() {
 }
 
 Options parse_flags(const std::vector<std::string>& args) {
-  // pass 1: split into flag -> value, accepting --flag=value and --flag value.
+  // pass 1: flag -> value, accepting --flag=value and --flag value
+  // (common/lab_program.h reads them and names a missing value).
   std::map<std::string, std::string> given;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a.rfind("--", 0) != 0) {
-      throw std::invalid_argument("unexpected argument \"" + a + "\": flags start with --");
-    }
-    std::string name = a.substr(2), value;
-    const std::size_t eq = name.find('=');
-    if (eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      throw std::invalid_argument("--" + name + " needs a value");
-    }
+  Flags flags(args, usage());
+  while (flags.Next()) {
+    const std::string value = flags.String();
+    const std::string name = flags.name().substr(2);
     static const char* known[] = {"d_model", "n_heads", "n_layers", "context", "batch",
                                   "memory_gb", "dtype", "mla_ranks", "rope_dim"};
-    if (std::find(std::begin(known), std::end(known), name) == std::end(known)) {
-      throw std::invalid_argument("unknown flag --" + name);
-    }
-    if (given.count(name)) throw std::invalid_argument("--" + name + " given twice");
+    if (std::find(std::begin(known), std::end(known), name) == std::end(known)) flags.Unknown();
+    if (given.count(name)) throw std::invalid_argument(flags.name() + " given twice");
     given[name] = value;
   }
   for (const char* required : {"d_model", "n_layers", "context", "memory_gb"}) {
