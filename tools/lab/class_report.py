@@ -275,20 +275,20 @@ def _common(f, line, shared, sizes, max_copies):
     return count + 1 > max_copies
 
 
-def own_lines(runs, content, sizes, max_copies):
-    """{file: its code lines that are not common}: what a percentage is of."""
-    shared = sharers(runs, sizes)
+def own_lines(shared, content, sizes, max_copies):
+    """{file: its code lines that are not common}: what a percentage is of.
+    `shared`: sharers(runs, sizes)."""
     return {f: {l for l in content[f] if not _common(f, l, shared, sizes, max_copies)}
             for f in content}
 
 
-def pair_scores(runs, content, sizes, max_copies, tokens_of=None):
+def pair_scores(runs, shared, content, sizes, max_copies, tokens_of=None):
     """Per pair of distinct files, what is shared once common code is left out:
     {(a, b): {"lines_a", "lines_b", "tokens", "regions"}}. Identical files
     (a file held by several submissions) are scored against themselves as
-    (a, a); their tokens are the file's, in proportion to the lines kept."""
+    (a, a); their tokens are the file's, in proportion to the lines kept.
+    `shared`: sharers(runs, sizes)."""
     tokens_of = tokens_of or {}
-    shared = sharers(runs, sizes)
     out = {}
 
     def uncommon(f, lo, hi):
@@ -337,8 +337,9 @@ def lab_pairs(lab, files, settings, tool, root=ROOT):
     content = {f: content_lines(t) for f, t in ids.items()}
     texts = {f: t for f, t in ids.items() if content[f]}
     runs, tokens_of = run_sim(tool, texts, settings["min_run"]) if texts else ([], {})
-    scores = pair_scores(runs, content, sizes, settings["max_copies"], tokens_of)
-    own = own_lines(runs, content, sizes, settings["max_copies"])
+    shared = sharers(runs, sizes)
+    scores = pair_scores(runs, shared, content, sizes, settings["max_copies"], tokens_of)
+    own = own_lines(shared, content, sizes, settings["max_copies"])
     pairs = []
     for (fa, fb), s in sorted(scores.items()):
         pa = 100.0 * len(s["lines_a"]) / max(1, len(own[fa]))

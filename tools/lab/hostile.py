@@ -31,14 +31,13 @@ import json
 import os
 import re
 import secrets
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
 import report
-from labs import ROOT, load_labs
+from labs import ROOT
 
 HOSTILE = os.path.join(ROOT, "tests", "hostile")
 CASE_SECONDS = 240

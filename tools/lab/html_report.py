@@ -18,6 +18,7 @@ import html
 import io
 import os
 
+import report
 from labs import ROOT
 
 # Marks charts that did not decode; tools/lab/tests/test_class_report.py reads it.
@@ -54,10 +55,6 @@ table.regions pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 
 def esc(text):
     return html.escape("" if text is None else str(text), quote=True)
-
-
-def _fmt(x):
-    return ("%.2f" % x).rstrip("0").rstrip(".")
 
 
 def page(title, body):
@@ -107,7 +104,7 @@ def histogram_png(points, max_points, title):
     ax.bar(edges[:-1], counts, width=(edges[1] - edges[0]) * 0.9, align="edge", color="#4a78b8")
     ax.set_xlim(edges[0], edges[-1])
     ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.set_xlabel("points (of %s)" % _fmt(max_points))
+    ax.set_xlabel("points (of %s)" % report.fmt_points(max_points))
     ax.set_ylabel("submissions")
     ax.set_title(title, fontsize=10)
     ax.yaxis.get_major_locator().set_params(integer=True)
@@ -138,7 +135,7 @@ def histogram_svg(points, max_points, title):
             '<text x="4" y="%d" font-size="11">%d</text></svg>'
             % (w, h, esc(title), left, esc(title), "".join(bars), left, h - bottom, w - 10,
                h - bottom, left, h - bottom + 14, w - 10, h - bottom + 14,
-               esc(_fmt(max_points)), 34, top_count))
+               esc(report.fmt_points(max_points)), 34, top_count))
 
 
 def chart(points, max_points, title, name):
@@ -171,7 +168,7 @@ def _cell(r):
     cls = "full" if r["points"] >= r["max_points"] > 0 else ("zero" if r["points"] == 0
                                                               else "part")
     return '<td class="%s num" title="%s">%s</td>' % (cls, esc(r["status"].replace("_", " ")),
-                                                     esc(_fmt(r["points"])))
+                                                     esc(report.fmt_points(r["points"])))
 
 
 def gradebook(reports, labs, pages):
@@ -184,7 +181,7 @@ def gradebook(reports, labs, pages):
         rows.append('<tr><td><a href="%s">%s</a></td>%s<td class="num">%s / %s</td><td>%s</td></tr>'
                     % (esc(pages[rep["submission"]]), esc(rep["submission"]),
                        "".join(_cell(by.get(l.number)) for l in labs),
-                       esc(_fmt(rep["points"])), esc(_fmt(rep["max_points"])),
+                       esc(report.fmt_points(rep["points"])), esc(report.fmt_points(rep["max_points"])),
                        esc("; ".join(trouble))))
     return ('<table class="gradebook"><thead><tr><th>submission</th>%s<th>total</th>'
             '<th>notes</th></tr></thead><tbody>%s</tbody></table>' % (head, "\n".join(rows)))
@@ -333,8 +330,8 @@ def submission_page(rep, labs, klass, pages, page_dir, root=ROOT):
     titles = {l.number: l.title for l in labs}
     body = ['<p><a href="../index.html">class report</a></p>',
             "<h1>%s</h1>" % esc(rep["submission"]),
-            "<p>%s / %s points (%s mode).</p>" % (esc(_fmt(rep["points"])),
-                                                  esc(_fmt(rep["max_points"])),
+            "<p>%s / %s points (%s mode).</p>" % (esc(report.fmt_points(rep["points"])),
+                                                  esc(report.fmt_points(rep["max_points"])),
                                                   esc(rep.get("mode", "")))]
     similar = [p for p in klass["similarity"].get("pairs", [])
                if rep["submission"] in (p["a"], p["b"])]
@@ -354,7 +351,7 @@ def submission_page(rep, labs, klass, pages, page_dir, root=ROOT):
         body.append('<h2>Lab %d: %s</h2>' % (r["lab"], esc(titles.get(r["lab"], r["title"]))))
         body.append("<p>%s / %s points, %d of %d tests passed, %s. Lesson: "
                     '<a href="%s">docs/%s.md</a></p>'
-                    % (esc(_fmt(r["points"])), esc(_fmt(r["max_points"])), r["passed"],
+                    % (esc(report.fmt_points(r["points"])), esc(report.fmt_points(r["max_points"])), r["passed"],
                        r["total"], esc(r["status"].replace("_", " ")), esc(link), esc(r["dir"])))
         for n in r.get("notes", []) + r.get("warnings", []):
             body.append("<p>note: %s</p>" % esc(n))

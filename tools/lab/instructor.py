@@ -71,9 +71,6 @@ def _selected_labs(args):
 
 
 def cmd_grade(args):
-    if not os.path.isdir(os.path.join(ROOT, "tests")) or \
-            not os.path.isdir(os.path.join(ROOT, "solutions")):
-        return _provisional(args)
     mode = "cumulative" if args.cumulative else "isolated"
     try:
         labs, only = _selected_labs(args)
@@ -93,8 +90,8 @@ def cmd_grade(args):
         t0 = time.time()
         reps = grade.grade_all(ctx, [_solutions_submission(labs)])
         _log("grade: prepared in %.0f s (the solutions score %s/%s)" % (
-            time.time() - t0, report._fmt_points(reps[0]["points"]),
-            report._fmt_points(reps[0]["max_points"])))
+            time.time() - t0, report.fmt_points(reps[0]["points"]),
+            report.fmt_points(reps[0]["max_points"])))
         return 2 if ctx.rubric.errors else 0
     if args.roster:
         return _grade_roster(ctx, args, mode)
@@ -123,12 +120,6 @@ def cmd_grade(args):
     return 2 if ctx.rubric.errors else 0
 
 
-def _provisional(args):
-    """In the learner's kit: a scoreboard from the public tests only."""
-    import learner
-    return learner.cmd_provisional_grade(args)
-
-
 def _grade_roster(ctx, args, mode):
     subs, ignored = submission.roster(args.roster)
     out = args.out or os.path.join(ROOT, "out", "grades",
@@ -150,8 +141,8 @@ def _grade_roster(ctx, args, mode):
         trouble = ["lab %d %s" % (r["lab"], r["status"].replace("_", " "))
                    for r in rep["labs"] if r["status"] not in ("graded",)]
         print("[%d/%d] %-30s %s/%s points%s" % (
-            count[0], len(submissions), name, report._fmt_points(rep["points"]),
-            report._fmt_points(rep["max_points"]),
+            count[0], len(submissions), name, report.fmt_points(rep["points"]),
+            report.fmt_points(rep["max_points"]),
             (" - " + ", ".join(trouble)) if trouble else ""))
         sys.stdout.flush()
 

@@ -1,4 +1,5 @@
 """The lab table (labs/labs.json) and paths shared by every subcommand."""
+import functools
 import json
 import os
 
@@ -14,7 +15,7 @@ class Lab:
         self.title = entry["title"]
         self.stub_sha256 = entry.get("stub_sha256", "")
 
-    @property
+    @functools.cached_property
     def hints(self):
         """The lab's hints, gentle first: the paragraphs of labs/NN_name/hints.txt."""
         try:

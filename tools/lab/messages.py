@@ -26,11 +26,6 @@ def printable(text, limit=None):
     return text
 
 
-def printable_lines(text, limit=None):
-    """Like printable() but keeps line breaks."""
-    return "\n".join(printable(l, limit) for l in text.splitlines())
-
-
 def clean_paths(text, prefixes):
     for p in sorted(prefixes, key=len, reverse=True):
         text = text.replace(p, "")

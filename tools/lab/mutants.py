@@ -47,9 +47,13 @@ class Mutant:
         self.path = path                     # relative to the repository
         self.name = os.path.splitext(os.path.basename(path))[0]
         self.text = text
-        self.mistake, self.expect, self.kind = parse_header(text, path)
         self.source = None                   # the mutated learner file (bytes)
         self.error = ""                      # why it could not be made
+        try:
+            self.mistake, self.expect, self.kind = parse_header(text, path)
+        except MutantError as e:
+            self.mistake, self.expect, self.kind = "", "", "numeric"
+            self.error = str(e)
 
     @property
     def label(self):
@@ -118,19 +122,12 @@ def load(labs=None, only=None):
             rel = os.path.relpath(os.path.join(d, fn), ROOT)
             with open(os.path.join(ROOT, rel)) as f:
                 text = f.read()
-            try:
-                m = Mutant(lab, rel, text)
-            except MutantError as e:
-                bad = Mutant.__new__(Mutant)
-                bad.lab, bad.path, bad.name = lab, rel, os.path.splitext(fn)[0]
-                bad.mistake = bad.expect = ""
-                bad.kind, bad.source, bad.error, bad.text = "numeric", None, str(e), text
-                out.append(bad)
-                continue
-            try:
-                m.source = apply(m, solution)
-            except MutantError as e:
-                m.error = str(e)
+            m = Mutant(lab, rel, text)
+            if not m.error:
+                try:
+                    m.source = apply(m, solution)
+                except MutantError as e:
+                    m.error = str(e)
             out.append(m)
     return out
 
@@ -149,7 +146,7 @@ class Verdict:
                                                         for m in messages)
 
 
-def grade(mutants, ctx, log=print):
+def grade(mutants, ctx):
     """{mutant label: {"hidden": Verdict, "public": Verdict}} for every mutant with a source."""
     import grade as grade_mod
     ready = [m for m in mutants if m.source is not None]

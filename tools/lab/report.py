@@ -38,7 +38,7 @@ def _mkparent(path):
     os.makedirs(d, exist_ok=True)
 
 
-def _fmt_points(x):
+def fmt_points(x):
     return ("%.2f" % x).rstrip("0").rstrip(".")
 
 
@@ -52,10 +52,10 @@ def scoreboard(report):
     w("%-4s %-46s %7s %11s  %s\n" % ("lab", "title", "tests", "points", "first failure"))
     for r in report["labs"]:
         tests = "%d/%d" % (r["passed"], r["total"])
-        pts = "%s/%s" % (_fmt_points(r["points"]), _fmt_points(r["max_points"]))
+        pts = "%s/%s" % (fmt_points(r["points"]), fmt_points(r["max_points"]))
         first = r["first_failure"].replace("\n", " ")
         w("%-4d %-46s %7s %11s  %s\n" % (r["lab"], r["title"][:46], tests, pts, first[:220]))
-    w("total: %s/%s points\n" % (_fmt_points(report["points"]), _fmt_points(report["max_points"])))
+    w("total: %s/%s points\n" % (fmt_points(report["points"]), fmt_points(report["max_points"])))
     missing = [r for r in report["labs"] if not r.get("submitted", True)]
     if missing and len(missing) < len(report["labs"]):
         w("not in the submission (0 points): lab %s\n"
@@ -187,8 +187,8 @@ def write_csv(reports, labs, path):
             notes = []
             for lab in labs:
                 r = by.get(lab.dir)
-                row.append(_fmt_points(r["points"]) if r else "")
+                row.append(fmt_points(r["points"]) if r else "")
                 if r and r["status"] in _STATUS_WORDS:
                     notes.append("lab %d %s" % (lab.number, _STATUS_WORDS[r["status"]]))
-            row += [_fmt_points(rep["points"]), _fmt_points(rep["max_points"]), "; ".join(notes)]
+            row += [fmt_points(rep["points"]), fmt_points(rep["max_points"]), "; ".join(notes)]
             w.writerow(row)

@@ -146,8 +146,9 @@ def test_code_shared_by_many_submissions_is_common_not_copied():
             runs.append((a, (11, 20), b, (11, 20), 100))
     content = {f: _content(20) for f in files}
     sizes = {f: 1 for f in files}
-    scores = class_report.pair_scores(runs, content, sizes, max_copies=4)
-    own = class_report.own_lines(runs, content, sizes, max_copies=4)
+    shared = class_report.sharers(runs, sizes)
+    scores = class_report.pair_scores(runs, shared, content, sizes, max_copies=4)
+    own = class_report.own_lines(shared, content, sizes, max_copies=4)
     assert scores[("f0", "f1")]["lines_a"] == _content(10)
     assert own["f0"] == _content(10)
     assert scores[("f2", "f3")]["lines_a"] == set()      # only common code in common
@@ -156,11 +157,12 @@ def test_code_shared_by_many_submissions_is_common_not_copied():
 
 def test_identical_files_are_scored_against_each_other():
     content = {"f0": _content(12)}
-    scores = class_report.pair_scores([], content, {"f0": 2}, max_copies=4, tokens_of={"f0": 150})
+    scores = class_report.pair_scores([], {"f0": {}}, content, {"f0": 2}, max_copies=4,
+                                      tokens_of={"f0": 150})
     assert scores[("f0", "f0")]["lines_a"] == _content(12)
     assert round(scores[("f0", "f0")]["tokens"]) == 150
     # Held by five submissions, the same file is common code.
-    assert class_report.pair_scores([], content, {"f0": 5}, max_copies=4) == {}
+    assert class_report.pair_scores([], {"f0": {}}, content, {"f0": 5}, max_copies=4) == {}
 
 
 def test_without_the_tester_the_section_says_so_and_the_rest_works():

@@ -1,10 +1,8 @@
 """mutants: the catalogue's header and edits."""
-import os
-
 import pytest
 
 import mutants
-from labs import ROOT, load_labs
+from labs import load_labs
 
 LAB1 = [l for l in load_labs() if l.number == 1][0]
 HEADER = "Mistake: m\nExpect: e\nKind: {kind}\n\n"

@@ -1,6 +1,5 @@
 """consistency (the registry check) and newlab (./lab new), on throwaway trees."""
 import hashlib
-import json
 import os
 import shutil
 

@@ -1,6 +1,5 @@
 """report and rubric: the outputs an instructor gets."""
 import csv
-import io
 import json
 
 import report

@@ -2,8 +2,6 @@
 import os
 import subprocess
 
-import pytest
-
 import limits
 import submission
 from labs import load_labs
