@@ -13,6 +13,7 @@
 #include <map>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mha {
@@ -48,18 +49,26 @@ class Channel {
 
   void Send(Kind kind, const std::string& payload,
             std::optional<Clock::time_point> deadline = std::nullopt) {
-    if (payload.size() > kMaxMessageBytes) {
-      throw ProtocolError("message of " + std::to_string(payload.size()) + " bytes exceeds " +
+    Send(kind, payload, std::string_view(), deadline);
+  }
+
+  // One message whose payload is `head` then `tail`, written without joining
+  // them first (a call's arguments can be a large tensor).
+  void Send(Kind kind, std::string_view head, std::string_view tail,
+            std::optional<Clock::time_point> deadline) {
+    const std::uint64_t n = head.size() + tail.size();
+    if (n > kMaxMessageBytes) {
+      throw ProtocolError("message of " + std::to_string(n) + " bytes exceeds " +
                           std::to_string(kMaxMessageBytes));
     }
     char header[kHeaderBytes];
     const std::uint32_t magic = kMagic, k = static_cast<std::uint32_t>(kind);
-    const std::uint64_t n = payload.size();
     std::memcpy(header, &magic, 4);
     std::memcpy(header + 4, &k, 4);
     std::memcpy(header + 8, &n, 8);
     WriteAll(header, kHeaderBytes, deadline);
-    WriteAll(payload.data(), payload.size(), deadline);
+    WriteAll(head.data(), head.size(), deadline);
+    WriteAll(tail.data(), tail.size(), deadline);
   }
 
   Message Receive(std::optional<Clock::time_point> deadline = std::nullopt) {
@@ -190,8 +199,7 @@ std::string CallOver(Channel& ch, const std::string& name, const std::string& ar
                      std::optional<Clock::time_point> deadline) {
   Writer w;
   Encode(w, name);
-  w.PutRaw(arguments.data(), arguments.size());
-  ch.Send(Kind::kCall, w.bytes(), deadline);
+  ch.Send(Kind::kCall, w.bytes(), arguments, deadline);
   for (;;) {
     Message m = ch.Receive(deadline);
     if (m.kind == Kind::kCall) {

@@ -433,7 +433,7 @@ template <class... A>
 std::string EncodeArguments(const A&... args) {
   Writer w;
   (remote::Encode(w, args), ...);
-  return w.bytes();
+  return std::move(w.bytes());
 }
 
 // A result, on the client: objects in it keep their own pointers (see DecodeMode).

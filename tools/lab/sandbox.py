@@ -69,14 +69,24 @@ def _quiet(argv, **kw):
         return False
 
 
+def _as_slot_user(uid, setpriv="setpriv"):
+    """argv prefix: what follows runs as `uid` (user and group), with no
+    supplementary groups and no way to gain privileges."""
+    return [setpriv, "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--no-new-privs"]
+
+
+def _chroot_as_slot_user(uid, jail, chroot="chroot"):
+    """argv prefix: what follows runs as `uid` with `jail` as its root."""
+    return [chroot, "--userspec=%d:%d" % (uid, uid), "--groups=%d" % uid, jail]
+
+
 def probe(scratch):
     """Finds which layers work here. `scratch` is a private directory to try a jail in."""
     root = os.geteuid() == 0
     if not root:
         return Isolation(False, False, False, False)
     uid = SLOT_UID_BASE
-    setuid = _quiet(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups",
-                     "--no-new-privs", "true"])
+    setuid = _quiet(_as_slot_user(uid) + ["true"])
     jail = os.path.join(scratch, "probe-jail")
     shutil.rmtree(jail, ignore_errors=True)
     os.makedirs(jail)
@@ -87,8 +97,7 @@ def probe(scratch):
         true_bin = shutil.which("true")
         libroot = prepare_libroot(jail, [true_bin])
         shutil.copy(true_bin, os.path.join(libroot, "probe"))
-        chroot_ok = _quiet(["chroot", "--userspec=%d:%d" % (uid, uid), "--groups=%d" % uid,
-                            libroot, "/probe"])
+        chroot_ok = _quiet(_chroot_as_slot_user(uid, libroot) + ["/probe"])
     namespaces = _quiet(["unshare", "--net", "--ipc", "--uts", "true"])
     shutil.rmtree(jail, ignore_errors=True)
     return Isolation(True, setuid, chroot_ok, namespaces)
@@ -102,8 +111,7 @@ def slot_uid(slot):
 # Secrets: unreadable to the slot users.
 
 def _readable_as(uid, path):
-    return _quiet(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups",
-                   "--no-new-privs", "test", "-r", path])
+    return _quiet(_as_slot_user(uid) + ["test", "-r", path])
 
 
 def protect(paths, iso, log):
@@ -146,9 +154,7 @@ def build_argv(argv, iso, slot, env):
     out += _prlimit(limits.COMPILE_MEMORY_MB, limits.COMPILE_CPU_SECONDS,
                     limits.COMPILE_FILE_MB, limits.COMPILE_PROCESSES, 256)
     if iso.setuid:
-        uid = slot_uid(slot)
-        out += ["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups",
-                "--no-new-privs"]
+        out += _as_slot_user(slot_uid(slot))
     out += ["env", "-i"] + ["%s=%s" % kv for kv in sorted(env.items())] + argv
     return out
 
@@ -164,13 +170,10 @@ def learner_argv(jail, iso, slot, memory_mb):
                                                 limits.RUN_PROCESSES, limits.RUN_OPEN_FILES)[1:]
     out += [shutil.which("env"), "-i"] + env
     if iso.setuid and iso.chroot:
-        uid = slot_uid(slot)
-        out += [shutil.which("chroot"), "--userspec=%d:%d" % (uid, uid), "--groups=%d" % uid,
-                jail, "/server"]
+        out += _chroot_as_slot_user(slot_uid(slot), jail, shutil.which("chroot")) + ["/server"]
     elif iso.setuid:
-        uid = slot_uid(slot)
-        out += [shutil.which("setpriv"), "--reuid=%d" % uid, "--regid=%d" % uid,
-                "--clear-groups", "--no-new-privs", os.path.join(jail, "server")]
+        out += _as_slot_user(slot_uid(slot), shutil.which("setpriv")) + [
+            os.path.join(jail, "server")]
     else:
         out += [os.path.join(jail, "server")]
     return out
