@@ -20,12 +20,11 @@
 #include <benchmark/benchmark.h>
 
 #include <cstring>
-#include <fstream>
-#include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "bench/bench_inputs.h"
+#include "labs/04_causal_mask/causal_mask.h"
 #include "labs/10_attention_backward/attention_backward.h"
 
 namespace mha {
@@ -34,20 +33,13 @@ namespace {
 constexpr std::size_t kTokens = 128;
 constexpr int kHeads = 8;
 
-Tensor2 causal(std::size_t T) {
-  Tensor2 mask = xt::zeros<float>({T, T});
-  for (std::size_t i = 0; i < T; ++i)
-    for (std::size_t j = i + 1; j < T; ++j) mask(i, j) = -std::numeric_limits<float>::infinity();
-  return mask;
-}
-
 // The same inputs for every benchmark and for --dump.
 struct Inputs {
   explicit Inputs(int d_model)
       : layer(d_model, kHeads, /*seed=*/0),
         x(bench::random_matrix(kTokens, d_model, /*seed=*/10)),
         d_y(bench::random_matrix(kTokens, d_model, /*seed=*/11)),
-        mask(causal(kTokens)) {}
+        mask(causal_mask(static_cast<int>(kTokens))) {}
   MultiHeadAttention layer;
   Tensor2 x, d_y, mask;  // (T, d_model), (T, d_model), (T, T)
 };
@@ -114,24 +106,18 @@ BENCHMARK(BM_Forward)->ArgName("d_model")->Arg(64)->Arg(512)->Unit(benchmark::kM
 BENCHMARK(BM_MhaBackward)->ArgName("d_model")->Arg(64)->Arg(512)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TrainingStep)->ArgName("d_model")->Arg(64)->Arg(512)->Unit(benchmark::kMicrosecond);
 
-void write_f32(const std::string& path, const Tensor2& t) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(t.data()), static_cast<std::streamsize>(t.size() * 4));
-  if (!out) throw std::runtime_error("cannot write " + path);
-}
-
 void dump(const std::string& dir) {
   for (int d : {64, 512}) {
     const Inputs in(d);
     const MhaGrads g = mha_backward(in.layer, in.x, in.mask, in.d_y);
     const std::string s = "_" + std::to_string(d) + ".f32";
-    write_f32(dir + "/x" + s, in.x);
-    write_f32(dir + "/d_y" + s, in.d_y);
-    write_f32(dir + "/dx" + s, g.dx);
-    write_f32(dir + "/dW_Q" + s, g.dW_Q);
-    write_f32(dir + "/dW_K" + s, g.dW_K);
-    write_f32(dir + "/dW_V" + s, g.dW_V);
-    write_f32(dir + "/dW_O" + s, g.dW_O);
+    bench::write_f32(dir + "/x" + s, in.x);
+    bench::write_f32(dir + "/d_y" + s, in.d_y);
+    bench::write_f32(dir + "/dx" + s, g.dx);
+    bench::write_f32(dir + "/dW_Q" + s, g.dW_Q);
+    bench::write_f32(dir + "/dW_K" + s, g.dW_K);
+    bench::write_f32(dir + "/dW_V" + s, g.dW_V);
+    bench::write_f32(dir + "/dW_O" + s, g.dW_O);
   }
 }
 

@@ -7,7 +7,10 @@
 #define MHA_BENCH_BENCH_INPUTS_H_
 
 #include <cstdint>
+#include <fstream>
 #include <random>
+#include <stdexcept>
+#include <string>
 
 #include "common/tensor.h"
 
@@ -32,6 +35,15 @@ inline Tensor3 random_heads(std::size_t n, std::size_t rows, std::size_t cols,
   Tensor3 m = Tensor3::from_shape({n, rows, cols});
   for (float& x : m) x = normal(gen);
   return m;
+}
+
+// Writes t's floats, raw and row-major, to `path` (a script reads them with
+// numpy.fromfile).
+inline void write_f32(const std::string& path, const Tensor2& t) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(t.data()),
+            static_cast<std::streamsize>(t.size() * sizeof(float)));
+  if (!out) throw std::runtime_error("cannot write " + path);
 }
 
 // Multiply-adds counted as 2 FLOPs. T tokens, d = d_model.

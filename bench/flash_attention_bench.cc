@@ -23,21 +23,18 @@
 //       and out/bench/flash_attention.md, draws docs/images/flash_attention*.png
 #include <benchmark/benchmark.h>
 #include <malloc.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <new>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "bench/bench_inputs.h"
+#include "common/process_memory.h"
 #include "common/vector_math.h"
 #include "labs/02_batched_attention/attention.h"
 #include "labs/09_flash_attention/flash_attention.h"
@@ -104,52 +101,6 @@ constexpr std::size_t kGiB = std::size_t(1) << 30;
 constexpr int kBlockQ = 256;
 constexpr int kBlockK = 256;
 
-std::size_t mapped_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t pages = 0;
-  statm >> pages;
-  return pages * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
-
-std::size_t status_bytes(const char* name) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  const std::string key = std::string(name) + ":";
-  while (std::getline(status, line)) {
-    if (line.rfind(key, 0) == 0) {
-      std::istringstream fields(line.substr(key.size()));
-      std::size_t kb = 0;
-      fields >> kb;
-      return kb * 1024;
-    }
-  }
-  return 0;
-}
-
-void reset_peak_rss() {
-  std::ofstream clear("/proc/self/clear_refs");
-  clear << "5";
-}
-
-// While alive: at most `extra` more bytes of address space than now (soft
-// limit, restored after), like the grader's 2 GiB limit on learner code.
-class AddressSpaceCap {
- public:
-  explicit AddressSpaceCap(std::size_t extra) {
-    if (getrlimit(RLIMIT_AS, &saved_) != 0) return;
-    rlimit capped = saved_;
-    capped.rlim_cur = static_cast<rlim_t>(mapped_bytes() + extra);
-    active_ = setrlimit(RLIMIT_AS, &capped) == 0;
-  }
-  ~AddressSpaceCap() {
-    if (active_) setrlimit(RLIMIT_AS, &saved_);
-  }
-
- private:
-  rlimit saved_{};
-  bool active_ = false;
-};
-
 struct Inputs {
   Tensor3 q, k, v;  // (1, T, d_head) each
 };
@@ -169,15 +120,15 @@ void run(benchmark::State& state, std::size_t T, F call) {
     AddressSpaceCap cap(2 * kGiB);
     // Memory: one call, outside the timed loop (reading /proc takes time).
     const std::size_t before = g_live_bytes.load();
-    const std::size_t rss_before = status_bytes("VmRSS");
+    const std::size_t rss_before = StatusBytes("VmRSS");
     g_peak_bytes = before;
-    reset_peak_rss();
+    ResetPeak();
     {
       Tensor3 out = call(in);
       benchmark::DoNotOptimize(out.data());
     }
     const std::size_t peak_extra = g_peak_bytes.load() - before;
-    const std::size_t hwm = status_bytes("VmHWM");
+    const std::size_t hwm = StatusBytes("VmHWM");
     state.counters["peak_extra_MiB"] = static_cast<double>(peak_extra) / kMiB;
     state.counters["rss_growth_MiB"] =
         static_cast<double>(hwm > rss_before ? hwm - rss_before : 0) / kMiB;

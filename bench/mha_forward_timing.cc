@@ -17,7 +17,6 @@
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -78,10 +77,8 @@ int main(int argc, char** argv) {
   }
 
   if (!dump_dir.empty()) {
-    std::ofstream(dump_dir + "/x.f32", std::ios::binary)
-        .write(reinterpret_cast<const char*>(x.data()), x.size() * sizeof(float));
-    std::ofstream(dump_dir + "/y.f32", std::ios::binary)
-        .write(reinterpret_cast<const char*>(y.data()), y.size() * sizeof(float));
+    mha::bench::write_f32(dump_dir + "/x.f32", x);
+    mha::bench::write_f32(dump_dir + "/y.f32", y);
   }
 
   // sgemm (T, d) @ (d, d), the shape of one projection.

@@ -37,8 +37,6 @@ std::string IndexString(std::size_t flat, const std::vector<std::size_t>& shape,
 
 }  // namespace
 
-std::string ShapeString(const std::vector<std::size_t>& shape) { return shape_string(shape); }
-
 ::testing::AssertionResult AllCloseFlat(const std::vector<std::size_t>& actual_shape,
                                         const float* actual,
                                         const std::vector<std::size_t>& expected_shape,
@@ -46,8 +44,8 @@ std::string ShapeString(const std::vector<std::size_t>& shape) { return shape_st
                                         const std::vector<std::string>& axis_names) {
   if (actual_shape != expected_shape) {
     return ::testing::AssertionFailure()
-           << "shape mismatch: actual " << ShapeString(actual_shape) << ", expected "
-           << ShapeString(expected_shape);
+           << "shape mismatch: actual " << shape_string(actual_shape) << ", expected "
+           << shape_string(expected_shape);
   }
   std::size_t n = 1;
   for (std::size_t s : actual_shape) n *= s;

@@ -164,9 +164,6 @@ Tensor3 RandomTensor3(std::size_t n, std::size_t rows, std::size_t cols,
 // Print it in the failure message (SCOPED_TRACE) so the case can be replayed.
 std::uint64_t FreshSeed();
 
-// "(2, 3, 4)" for messages (common/shape_string.h).
-std::string ShapeString(const std::vector<std::size_t>& shape);
-
 }  // namespace testing
 }  // namespace mha
 

@@ -19,6 +19,7 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xview.hpp>
 
+#include "common/shape_string.h"
 #include "common/testing.h"
 #include "labs/08_kv_cache/kv_cache.h"
 
@@ -85,7 +86,7 @@ std::optional<Tensor2> Decode(Decoder& decoder, const Tensor2& x, const std::vec
     }
     if (y.shape(0) != static_cast<std::size_t>(t) || y.shape(1) != x.shape(1)) {
       ADD_FAILURE() << "step of " << t << " tokens after " << P << " returned shape "
-                    << ShapeString({y.shape().begin(), y.shape().end()}) << ", expected (" << t
+                    << shape_string(y) << ", expected (" << t
                     << ", " << x.shape(1) << ")";
       return std::nullopt;
     }

@@ -80,14 +80,6 @@ void ExpectAbsorbedMatchesTorch(const Case& c) {
       << c.name;
 }
 
-// Additive causal mask, built here so the test does not depend on lab 4.
-Tensor2 Causal(std::size_t T) {
-  Tensor2 m = xt::zeros<float>({T, T});
-  for (std::size_t i = 0; i < T; ++i)
-    for (std::size_t j = i + 1; j < T; ++j) m(i, j) = -std::numeric_limits<float>::infinity();
-  return m;
-}
-
 // ------------------------------------------------------------- the weights
 
 TEST(LatentAttention, SeededWeightsEqualNumpysDrawInTheDocumentedOrder) {
@@ -232,7 +224,7 @@ TEST(LatentAttention, AbsorbedAgreesWithNaiveWithCausalMask) {
   for (const Shape& s : kShapes) {
     const MultiHeadLatentAttention mla(s.d_model, s.n_heads, s.kv_rank, /*seed=*/13);
     const Tensor2 x = testing::RandomTensor2(s.T, s.d_model, /*seed=*/14, /*scale=*/2.0f);
-    const Tensor2 mask = Causal(s.T);
+    const Tensor2 mask = naive::CausalMask(int(s.T), int(s.T));
     EXPECT_TRUE(
         AllClose(mla.forward_absorbed(x, mask), mla.forward(x, mask), kLayer, {"token", "feature"}))
         << "d_model=" << s.d_model << " n_heads=" << s.n_heads << " kv_rank=" << s.kv_rank;
@@ -288,7 +280,7 @@ TEST(FreshRandomInputs, BothForwardsMatchPlainLoops) {
   const MultiHeadLatentAttention mla(d_model, n_heads, kv_rank, gen());
   const Tensor2 x = testing::RandomTensor2(T, static_cast<std::size_t>(d_model),
                                            static_cast<std::uint32_t>(gen()), /*scale=*/2.0f);
-  const Tensor2 mask = Causal(T);
+  const Tensor2 mask = naive::CausalMask(int(T), int(T));
   const Tensor2 c = naive::MatMul(x, mla.W_DKV);  // (T, kv_rank)
   const naive::Attention heads = naive::ScaledDotProduct(
       naive::SplitHeads(naive::MatMul(x, mla.W_Q), n_heads),

@@ -13,20 +13,15 @@
 // in the grader's memory limit.
 #include "labs/09_flash_attention/flash_attention.h"
 
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <new>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,6 +32,7 @@
 #include <xtensor/xview.hpp>
 
 #include "common/naive.h"
+#include "common/process_memory.h"
 #include "common/testing.h"
 #include "labs/09_flash_attention/flash_attention_test_util.h"
 
@@ -383,67 +379,6 @@ TEST(AttentionTiledArguments, CausalTilesComputedRejectsBadSizesNamingThem) {
 constexpr std::size_t kLongT = 32768;
 constexpr std::size_t kLongDHead = 16;
 constexpr std::size_t kGiB = std::size_t(1) << 30;
-
-// The address space this process maps now, in bytes (0 if unknown).
-std::size_t MappedBytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t pages = 0;
-  if (!(statm >> pages)) return 0;
-  return pages * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
-
-// A line "Name:  123 kB" of /proc/self/status, in bytes (0 if unknown).
-std::size_t StatusBytes(const std::string& name) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(name + ":", 0) == 0) {
-      std::istringstream fields(line.substr(name.size() + 1));
-      std::size_t kb = 0;
-      fields >> kb;
-      return kb * 1024;
-    }
-  }
-  return 0;
-}
-
-// Peak resident memory of the process: since the last ResetPeak() when that
-// worked, otherwise since the process started.
-bool ResetPeak() {
-  std::ofstream clear("/proc/self/clear_refs");
-  clear << "5";  // Linux >= 4.0: reset VmHWM to the current resident size
-  clear.flush();
-  return static_cast<bool>(clear);
-}
-std::size_t PeakBytes() {
-  const std::size_t hwm = StatusBytes("VmHWM");
-  if (hwm > 0) return hwm;
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<std::size_t>(usage.ru_maxrss) * 1024;
-}
-
-// While alive, the process may map at most `extra` more bytes than now.
-class AddressSpaceCap {
- public:
-  explicit AddressSpaceCap(std::size_t extra) {
-    const std::size_t mapped = MappedBytes();
-    if (mapped == 0 || getrlimit(RLIMIT_AS, &saved_) != 0) return;
-    rlimit capped = saved_;
-    const rlim_t cap = static_cast<rlim_t>(mapped + extra);
-    if (saved_.rlim_cur != RLIM_INFINITY && saved_.rlim_cur <= cap) return;  // already tighter
-    capped.rlim_cur = cap;
-    active_ = setrlimit(RLIMIT_AS, &capped) == 0;
-  }
-  ~AddressSpaceCap() {
-    if (active_) setrlimit(RLIMIT_AS, &saved_);
-  }
-  bool active() const { return active_; }
-
- private:
-  rlimit saved_{};
-  bool active_ = false;
-};
 
 struct LongCase {
   Tensor3 q, k, v;  // (1, kLongT, kLongDHead) each

@@ -27,6 +27,7 @@
 #include <xtensor/xmath.hpp>
 #include <xtensor/xview.hpp>
 
+#include "common/naive.h"
 #include "common/testing.h"
 #include "labs/10_attention_backward/attention_backward_test_util.h"
 
@@ -65,19 +66,15 @@ const std::vector<std::string> kDkMistakes = {"no_row_sum", "row_sum_over_querie
                                               "dk_dv_swapped"};
 const std::vector<std::string> kDvMistakes = {"dk_dv_swapped"};
 
-std::vector<std::string> With(std::vector<std::string> a, const std::string& extra) {
-  a.push_back(extra);
-  return a;
-}
-
 // ---------------------------------------------------------------- attention goldens
 
-// Runs attention_backward on golden case `c` and compares all three gradients.
-// masked: the case has a mask that removes something (mask_leak applies).
-void ExpectAttentionCaseMatchesTorch(const std::string& c, bool has_mask, bool masked,
-                                     bool with_mistakes = true) {
+// Runs attention_backward on golden case `c`, compares all three gradients
+// and returns them. masked: the case has a mask, which removes something
+// (mask_leak applies).
+AttentionGrads ExpectAttentionCaseMatchesTorch(const std::string& c, bool masked,
+                                               bool with_mistakes = true) {
   // q (H, T, d_head), k and v (H, S, d_head), the (T, S) mask if the case has one.
-  const testing::AttentionInputs in = testing::LoadAttentionInputs(kGolden, c, has_mask ? c : "");
+  const testing::AttentionInputs in = testing::LoadAttentionInputs(kGolden, c, masked ? c : "");
   const Tensor3 d_out = LoadGolden<3>(Golden(c + "_d_output"));
   const AttentionGrads g = attention_backward(in.q, in.k, in.v, in.mask, d_out);
   auto mistakes = [&](const std::string& grad, std::vector<std::string> list) {
@@ -91,26 +88,27 @@ void ExpectAttentionCaseMatchesTorch(const std::string& c, bool has_mask, bool m
                             mistakes("dk", kDkMistakes)));
   EXPECT_TRUE(MatchesGolden(g.dv, Golden(c + "_dv"), kLayer, {"head", "key", "column"},
                             mistakes("dv", kDvMistakes)));
+  return g;
 }
 
 TEST(AttentionBackward, MatchesTorchAutogradWithoutAMaskWhenTDiffersFromS) {
-  ExpectAttentionCaseMatchesTorch("cross", /*has_mask=*/false, /*masked=*/false);
+  ExpectAttentionCaseMatchesTorch("cross", /*masked=*/false);
 }
 
 TEST(AttentionBackward, MatchesTorchAutogradWithABottomRightCausalMask) {
-  ExpectAttentionCaseMatchesTorch("causal", true, true);
+  ExpectAttentionCaseMatchesTorch("causal", /*masked=*/true);
 }
 
 TEST(AttentionBackward, AQueryThatSeesNoKeyGetsZeroGradientAndTheRestMatchesTorch) {
-  ExpectAttentionCaseMatchesTorch("empty_row", true, true);
+  ExpectAttentionCaseMatchesTorch("empty_row", /*masked=*/true);
 }
 
 TEST(AttentionBackward, AQueryThatSeesNoKeyGetsAnExactlyZeroDqRowNotNaN) {
-  const Tensor3 q = LoadGolden<3>(Golden("empty_row_q"));
-  const AttentionGrads g = attention_backward(
-      q, LoadGolden<3>(Golden("empty_row_k")), LoadGolden<3>(Golden("empty_row_v")),
-      LoadGolden<2>(Golden("empty_row_mask")), LoadGolden<3>(Golden("empty_row_d_output")));
-  const Tensor3 zeros = xt::zeros<float>({q.shape(0), std::size_t{1}, q.shape(2)});
+  const testing::AttentionInputs in =
+      testing::LoadAttentionInputs(kGolden, "empty_row", "empty_row");
+  const AttentionGrads g = attention_backward(in.q, in.k, in.v, in.mask,
+                                              LoadGolden<3>(Golden("empty_row_d_output")));
+  const Tensor3 zeros = xt::zeros<float>({in.q.shape(0), std::size_t{1}, in.q.shape(2)});
   EXPECT_TRUE(AllClose(xt::view(g.dq, xt::all(), xt::range(0, 1), xt::all()), zeros, kExact,
                        {"head", "query", "column"}))
       << "query 0 sees no key (its mask row is all -inf): its output is the constant 0, so its "
@@ -136,19 +134,17 @@ TEST(AttentionBackward, AKeyHiddenFromEveryQueryGetsNoGradient) {
 }
 
 TEST(AttentionBackward, ScoresInTheHundredsGiveFiniteGradientsThatMatchTorch) {
-  const Tensor3 q = LoadGolden<3>(Golden("large_q"));  // scores up to ~440
-  const AttentionGrads g = attention_backward(
-      q, LoadGolden<3>(Golden("large_k")), LoadGolden<3>(Golden("large_v")),
-      LoadGolden<2>(Golden("large_mask")), LoadGolden<3>(Golden("large_d_output")));
+  // Case "large" has scores up to ~440.
+  const AttentionGrads g =
+      ExpectAttentionCaseMatchesTorch("large", /*masked=*/true, /*with_mistakes=*/false);
   EXPECT_TRUE(xt::all(xt::isfinite(g.dq)) && xt::all(xt::isfinite(g.dk)) &&
               xt::all(xt::isfinite(g.dv)))
       << "inf or NaN in the gradients: recompute P with a softmax that subtracts the row max"
       << kSeeDoc;
-  ExpectAttentionCaseMatchesTorch("large", true, true, /*with_mistakes=*/false);
 }
 
 TEST(AttentionBackward, OneHeadMatchesTorchAutograd) {
-  ExpectAttentionCaseMatchesTorch("single_head", false, false);
+  ExpectAttentionCaseMatchesTorch("single_head", /*masked=*/false);
 }
 
 // ---------------------------------------------------------------- mha goldens
@@ -347,25 +343,17 @@ void ExpectLayerMatchesFiniteDifferences(const MultiHeadAttention& layer, const 
       << "dW_O" << kSeeDoc;
 }
 
-// (T, S) causal mask aligned bottom-right, as lab 4's causal_mask(T, S).
-Tensor2 CausalMask(std::size_t T, std::size_t S) {
-  Tensor2 mask = xt::zeros<float>({T, S});
-  for (std::size_t i = 0; i < T; ++i)
-    for (std::size_t j = 0; j < S; ++j)
-      if (j + T > S + i) mask(i, j) = -kInf;
-  return mask;
-}
-
 TEST(AttentionBackward, MatchesFiniteDifferencesInDouble) {
   ExpectAttentionMatchesFiniteDifferences(
       testing::RandomTensor3(2, 6, 3, 41), testing::RandomTensor3(2, 8, 3, 42),
-      testing::RandomTensor3(2, 8, 3, 43), CausalMask(6, 8), testing::RandomTensor3(2, 6, 3, 44));
+      testing::RandomTensor3(2, 8, 3, 43), naive::CausalMask(6, 8),
+      testing::RandomTensor3(2, 6, 3, 44));
 }
 
 TEST(MhaBackward, MatchesFiniteDifferencesInDouble) {
   const MultiHeadAttention layer(/*d_model=*/10, /*n_heads=*/5, /*seed=*/11);  // d_head = 2
-  ExpectLayerMatchesFiniteDifferences(layer, testing::RandomTensor2(6, 10, 51), CausalMask(6, 6),
-                                      testing::RandomTensor2(6, 10, 52));
+  ExpectLayerMatchesFiniteDifferences(layer, testing::RandomTensor2(6, 10, 51),
+                                      naive::CausalMask(6, 6), testing::RandomTensor2(6, 10, 52));
 }
 
 // Fresh random sizes and inputs that no file can predict (replay a failure
@@ -379,7 +367,7 @@ TEST(AttentionBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
   const std::size_t S = T + pick(0, 4);
   const auto s = static_cast<std::uint32_t>(gen());
   std::optional<Tensor2> mask;
-  if (pick(0, 1)) mask = CausalMask(T, S);
+  if (pick(0, 1)) mask = naive::CausalMask(int(T), int(S));
   SCOPED_TRACE("H=" + std::to_string(H) + " T=" + std::to_string(T) + " S=" + std::to_string(S) +
                " d_head=" + std::to_string(d) + (mask ? " causal" : " no mask"));
   ExpectAttentionMatchesFiniteDifferences(
@@ -397,7 +385,7 @@ TEST(MhaBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
   MultiHeadAttention layer(d_model, H, gen());
   const auto s = static_cast<std::uint32_t>(gen());
   std::optional<Tensor2> mask;
-  if (pick(0, 1)) mask = CausalMask(T, T);
+  if (pick(0, 1)) mask = naive::CausalMask(int(T), int(T));
   SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(H) +
                " T=" + std::to_string(T) + (mask ? " causal" : " no mask"));
   ExpectLayerMatchesFiniteDifferences(layer, testing::RandomTensor2(T, d_model, s), mask,
