@@ -140,14 +140,10 @@ void forward_one_head(const MatrixRef& q, const MatrixRef& k, const MatrixRef& v
   gemm(q, false, k, /*transpose_b=*/true, p, scale);  // scores (T, S)
   for (int i = 0; i < p.rows; ++i) {
     float* row = p.data + static_cast<std::size_t>(i) * p.stride;  // (S,)
-    if (mask) {
-      const float* m = mask->data() + static_cast<std::size_t>(i) * p.cols;
-      for (int j = 0; j < p.cols; ++j) row[j] += m[j];
-    }
+    if (mask) add_inplace(row, mask->data() + static_cast<std::size_t>(i) * p.cols, p.cols);
     float row_max = max_of(row, p.cols);
     if (row_max <= std::numeric_limits<float>::lowest()) row_max = 0.0f;  // sees no key
-    exp_shifted(row, row_max, row, p.cols);
-    const float row_sum = sum_of(row, p.cols);
+    const float row_sum = exp_shifted_sum(row, row_max, row, p.cols);  // exponentials and their sum
     scale_inplace(row, row_sum > 0.0f ? 1.0f / row_sum : 0.0f, p.cols);
   }
   gemm(p, false, v, false, o);  // (T, d_head)
