@@ -61,13 +61,14 @@ def lab_library(name, deps = [], **kwargs):
     lab = _this_lab()
     if name != lab.target:
         fail("labs/labs.json says the library of %s is %r, not %r" % (lab.dir, lab.target, name))
-    others = [d for d in deps if d not in _lab_deps(deps)]
+    labs = _lab_deps(deps)
+    others = [d for d in deps if d not in labs]
 
     # The header alone: what clients, servers and later headers compile against.
     cc_library(
         name = name + "_header",
         hdrs = [name + ".h"],
-        deps = [d + "_header" for d in _lab_deps(deps)] + others + ["//common:tensor"],
+        deps = [d + "_header" for d in labs] + others + ["//common:tensor"],
         visibility = ["//visibility:public"],
     )
 
@@ -94,9 +95,8 @@ def lab_library(name, deps = [], **kwargs):
         **kwargs
     )
 
-def _remote_variant(name, srcs, deps, data, own):
+def _remote_variant(lab, name, srcs, deps, data, own):
     """<name>_remote: the test, calling the lab's code in another process."""
-    lab = _this_lab()
     rdeps = [d for d in deps if d not in own]
     rdeps.append("//tests/%s:remote_client" % lab.dir)
     for e in _earlier(lab):
@@ -119,9 +119,7 @@ def _remote_variant(name, srcs, deps, data, own):
         tags = ["manual", "mha_remote"],
     )
 
-def lab_test(name, srcs, deps = [], data = [], size = "small", **kwargs):
-    """A public test of the lab: what the learner runs with `bazel test`."""
-    lab = _this_lab()
+def _lab_cc_test(name, srcs, deps, data, size, **kwargs):
     cc_test(
         name = name,
         size = size,
@@ -130,21 +128,19 @@ def lab_test(name, srcs, deps = [], data = [], size = "small", **kwargs):
         deps = deps + ["//common:testing", "@system//:gtest_main"],
         **kwargs
     )
+
+def lab_test(name, srcs, deps = [], data = [], size = "small", **kwargs):
+    """A public test of the lab: what the learner runs with `bazel test`."""
+    lab = _this_lab()
+    _lab_cc_test(name, srcs, deps, data, size, **kwargs)
     if INSTRUCTORS:  # the learner kit has no grader to serve
-        _remote_variant(name, srcs, deps, data, own = [":" + lab.target, _lib(lab)])
+        _remote_variant(lab, name, srcs, deps, data, own = [":" + lab.target, _lib(lab)])
 
 def graded_test(name, srcs, deps = [], data = [], size = "small", **kwargs):
     """A hidden (grading) test of the lab."""
     lab = _this_lab()
-    cc_test(
-        name = name,
-        size = size,
-        srcs = srcs,
-        data = data,
-        deps = deps + ["//common:testing", "@system//:gtest_main"],
-        **kwargs
-    )
-    _remote_variant(name, srcs, deps, data, own = [_lib(lab)])
+    _lab_cc_test(name, srcs, deps, data, size, **kwargs)
+    _remote_variant(lab, name, srcs, deps, data, own = [_lib(lab)])
 
 def solution_file(src):
     """Lets this lab's library compile the reference solution `src`."""
