@@ -61,9 +61,11 @@ const char* name(Variant v) {
 }
 
 // The layers live as long as the program: the decoders point at them.
-const GroupedQueryAttention& gqa_layer(int n_kv_heads) {
-  static std::map<int, std::unique_ptr<GroupedQueryAttention>> layers;
-  auto& p = layers[n_kv_heads];
+// MHA is GQA with as many kv heads as query heads.
+const GroupedQueryAttention& gqa_layer(Variant v) {
+  static std::map<Variant, std::unique_ptr<GroupedQueryAttention>> layers;
+  auto& p = layers[v];
+  const int n_kv_heads = v == Variant::kMha ? kHeads : kGqaKvHeads;
   if (!p) p = std::make_unique<GroupedQueryAttention>(kDModel, kHeads, n_kv_heads, /*seed=*/1);
   return *p;
 }
@@ -92,7 +94,7 @@ const Decoder& prefilled(Variant v, int S) {
   auto& p = memo[{static_cast<int>(v), S}];
   if (!p) {
     if constexpr (std::is_same<Decoder, GqaDecoder>::value) {
-      p = std::make_unique<Decoder>(gqa_layer(v == Variant::kMha ? kHeads : kGqaKvHeads), S);
+      p = std::make_unique<Decoder>(gqa_layer(v), S);
     } else {
       p = std::make_unique<Decoder>(mla_layer(), S);
     }
@@ -101,14 +103,11 @@ const Decoder& prefilled(Variant v, int S) {
   return *p;
 }
 
+// As the layer counts it (labs 5 and 6), in float32 bytes.
 std::size_t cache_bytes_per_token(Variant v) {
-  const std::size_t d_head = kDModel / kHeads;
-  switch (v) {
-    case Variant::kMha: return 2 * kHeads * d_head * sizeof(float);
-    case Variant::kGqa: return 2 * kGqaKvHeads * d_head * sizeof(float);
-    case Variant::kMla: return kMlaRank * sizeof(float);
-  }
-  return 0;
+  const std::size_t floats = v == Variant::kMla ? mla_layer().kv_cache_floats_per_token()
+                                                : gqa_layer(v).kv_cache_floats_per_token();
+  return floats * sizeof(float);
 }
 
 template <class Decoder>
@@ -150,8 +149,7 @@ void BM_Recompute(benchmark::State& state, Variant v, int S) {
     const Tensor2 mask = causal_mask(S);  // (S, S), built once: not part of the step
     for (auto _ : state) {
       Tensor2 y = v == Variant::kMla ? mla_layer().forward(x, mask)
-                                     : gqa_layer(v == Variant::kMha ? kHeads : kGqaKvHeads)
-                                           .forward(x, mask);  // (S, d_model)
+                                     : gqa_layer(v).forward(x, mask);  // (S, d_model)
       benchmark::DoNotOptimize(y.data());  // its last row is the new token's output
     }
   } catch (const std::logic_error& e) {

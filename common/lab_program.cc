@@ -52,19 +52,17 @@ bool Flags::Next() {
   if (arg.rfind("--", 0) != 0) {
     throw std::invalid_argument("unexpected argument \"" + arg + "\": flags start with --");
   }
-  has_inline_value_ = false;
-  inline_value_.clear();
+  inline_value_.reset();
   if (const auto eq = arg.find('='); eq != std::string::npos) {
     inline_value_ = arg.substr(eq + 1);
     arg = arg.substr(0, eq);
-    has_inline_value_ = true;
   }
   name_ = arg;
   return true;
 }
 
 std::string Flags::String() {
-  if (has_inline_value_) return inline_value_;
+  if (inline_value_) return *inline_value_;
   if (next_ >= args_.size()) throw std::invalid_argument(name_ + " needs a value");
   return args_[next_++];
 }
@@ -139,8 +137,8 @@ std::vector<long long> Flags::IntList(long long min, long long max) {
 }
 
 bool Flags::Switch() {
-  if (has_inline_value_) {
-    throw std::invalid_argument(name_ + " takes no value (given \"" + inline_value_ + "\")");
+  if (inline_value_) {
+    throw std::invalid_argument(name_ + " takes no value (given \"" + *inline_value_ + "\")");
   }
   return true;
 }

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,9 +83,8 @@ class Flags {
   std::vector<std::string> args_;
   std::string usage_;
   std::size_t next_ = 0;
-  std::string name_;         // "--steps"
-  std::string inline_value_;  // what followed '=', if has_inline_value_
-  bool has_inline_value_ = false;
+  std::string name_;                         // "--steps"
+  std::optional<std::string> inline_value_;  // what followed '=', if anything
 };
 
 }  // namespace mha
