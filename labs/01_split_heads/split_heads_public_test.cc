@@ -15,6 +15,7 @@
 #include <xtensor/xview.hpp>
 
 #include "common/testing.h"
+#include "labs/01_split_heads/split_heads_test_util.h"
 
 namespace mha {
 namespace {
@@ -27,24 +28,16 @@ using testing::MatchesGolden;
 using testing::ThrowsInvalidArgument;
 
 const std::string kGolden = "labs/01_split_heads/golden/";
-const std::string kSee = "; see docs/01_split_heads.md, \"Classic mistakes\"";
 const std::vector<std::string> kHeadAxes = {"head", "token", "column"};
 const std::vector<std::string> kRowAxes = {"token", "column"};
-const std::string kArgumentChecks =
-    "bad arguments must throw std::invalid_argument naming the values" + kSee;
+const std::string kArgumentChecks = testing::kSplitHeadsArgumentChecks;
 
 TEST(SplitHeadsPublic, MatchesNumpyReshapeThenTranspose) {
   // T=3, d_model=10, 2 heads of d_head=5.
   const Tensor2 x = LoadGolden<2>(kGolden + "split_x.npy");
   EXPECT_TRUE(MatchesGolden(
       split_heads(x, 2), kGolden + "split_heads.npy", kExact, kHeadAxes,
-      {{kGolden + "split_heads_mistake_no_transpose.npy",
-        "x reshaped straight to (n_heads, T, d_head) without the transpose" + kSee},
-       {kGolden + "split_heads_mistake_interleaved.npy",
-        "interleaved columns (head h took columns h, h+n_heads, ...) instead of a "
-        "contiguous block" + kSee},
-       {kGolden + "split_heads_mistake_last_column_missing.npy",
-        "an off-by-one loop bound: the last column of every head was never copied" + kSee}}));
+      testing::kSplitHeadsMistakes.Of(kGolden + "split_heads", testing::kSplitMistakeNames)));
 }
 
 TEST(SplitHeadsPublic, ProducesHeadsByTokensByDHead) {
@@ -82,10 +75,7 @@ TEST(CombineHeadsPublic, MatchesNumpyTransposeThenReshape) {
   const Tensor3 heads = LoadGolden<3>(kGolden + "combine_heads_in.npy");
   EXPECT_TRUE(MatchesGolden(
       combine_heads(heads), kGolden + "combine_x.npy", kExact, kRowAxes,
-      {{kGolden + "combine_x_mistake_no_transpose.npy",
-        "heads reshaped straight to (T, d_model) without moving the head axis back" + kSee},
-       {kGolden + "combine_x_mistake_interleaved.npy",
-        "interleaved columns (head h written to columns h, h+n_heads, ...)" + kSee}}));
+      testing::kCombineHeadsMistakes.Of(kGolden + "combine_x", testing::kCombineMistakeNames)));
 }
 
 TEST(CombineHeadsPublic, UndoesSplitHeads) {

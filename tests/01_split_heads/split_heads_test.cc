@@ -20,6 +20,7 @@
 
 #include "common/naive.h"
 #include "common/testing.h"
+#include "labs/01_split_heads/split_heads_test_util.h"
 
 namespace mha {
 namespace {
@@ -34,23 +35,12 @@ using testing::ThrowsInvalidArgument;
 const std::string kGolden = "tests/01_split_heads/golden/";
 const std::vector<std::string> kHeadAxes = {"head", "token", "column"};
 const std::vector<std::string> kRowAxes = {"token", "column"};
-const char kArgumentChecks[] =
-    "bad arguments must throw std::invalid_argument naming the values; see "
-    "docs/01_split_heads.md, \"Classic mistakes\"";
+const char* const kArgumentChecks = testing::kSplitHeadsArgumentChecks;
 
 // What split_heads' classic mistakes produce on the golden input `prefix`.
 std::vector<KnownMistake> SplitMistakes(const std::string& prefix) {
-  const std::string see = "; see docs/01_split_heads.md, \"Classic mistakes\"";
-  return {
-      {kGolden + prefix + "_heads_mistake_no_transpose.npy",
-       "x reshaped straight to (n_heads, T, d_head) without the transpose" + see},
-      {kGolden + prefix + "_heads_mistake_interleaved.npy",
-       "interleaved columns (head h took columns h, h+n_heads, ...) instead of a "
-       "contiguous block" +
-           see},
-      {kGolden + prefix + "_heads_mistake_last_column_missing.npy",
-       "an off-by-one loop bound: the last column of every head was never copied" + see},
-  };
+  return testing::kSplitHeadsMistakes.Of(kGolden + prefix + "_heads",
+                                         testing::kSplitMistakeNames);
 }
 
 // x[t][c] = 100*t + c: every value says which token and column it came from.
@@ -125,13 +115,9 @@ TEST(SplitHeads, RejectsNegativeHeads) {
 TEST(CombineHeads, MatchesNumpyTransposeThenReshape) {
   // 4 heads, T=3, d_head=2 -> (3, 8).
   const Tensor3 heads = LoadGolden<3>(kGolden + "combine_heads_in.npy");
-  const std::string see = "; see docs/01_split_heads.md, \"Classic mistakes\"";
   EXPECT_TRUE(MatchesGolden(
       combine_heads(heads), kGolden + "combine_x.npy", kExact, kRowAxes,
-      {{kGolden + "combine_x_mistake_no_transpose.npy",
-        "heads reshaped straight to (T, d_model) without moving the head axis back" + see},
-       {kGolden + "combine_x_mistake_interleaved.npy",
-        "interleaved columns (head h written to columns h, h+n_heads, ...)" + see}}));
+      testing::kCombineHeadsMistakes.Of(kGolden + "combine_x", testing::kCombineMistakeNames)));
 }
 
 TEST(CombineHeads, UndoesSplitHeadsForEveryHeadCount) {
