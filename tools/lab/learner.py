@@ -210,95 +210,6 @@ def is_started(lab, root=ROOT):
 
 # --------------------------------------------------------------------------- compiler output
 
-_DIAG = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)? "
-                   r"(?P<kind>fatal error|error|warning|note): (?P<text>.*)$")
-_REQUIRED = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)?\s+required from ")
-_LINK = re.compile(r"(undefined reference to .*|multiple definition of .*)$")
-
-
-def _short(path):
-    """A library header's path as a reader knows it: xtensor/xfunction.hpp."""
-    for prefix in ("external/system/include/", "/usr/include/", "external/system/",
-                   "/usr/lib/gcc/x86_64-linux-gnu/12/include/"):
-        if path.startswith(prefix):
-            return path[len(prefix):]
-    return path
-
-
-def first_error(output, own_file, learner_files=()):
-    """The compiler's first error that points into the learner's own file, as
-    one line "file:line: error: message", or None if the output has no error.
-
-    An error inside a library header counts as the learner's when the
-    compiler's "required from here" trail leads to a learner file (a template
-    the learner's line instantiated): it is reported at that line, with the
-    header named. The lab's own file comes first, then another learner file
-    (an earlier lab it builds on), then any error at all."""
-    learner_files = set(learner_files) | {own_file}
-    best = None                              # (rank, text)
-    trail = []                               # learner-file lines of the current "required from"
-    for raw in output.splitlines():
-        line = raw.rstrip()
-        m = _REQUIRED.match(line)
-        if m:
-            if m.group("file") in learner_files:
-                trail.append((m.group("file"), m.group("line")))
-            continue
-        m = _DIAG.match(line)
-        if not m:
-            continue
-        kind = m.group("kind")
-        if kind == "note":
-            continue
-        if kind == "warning":
-            trail = []
-            continue
-        f, text = m.group("file"), m.group("text")
-        if f in learner_files:
-            where, extra = (f, m.group("line")), ""
-        elif trail:
-            where, extra = trail[-1], " (in %s:%s)" % (_short(f), m.group("line"))
-        else:
-            where, extra = (_short(f), m.group("line")), ""
-        trail = []
-        rank = 0 if where[0] == own_file else 1 if where[0] in learner_files else 2
-        if best is None or rank < best[0]:
-            best = (rank, messages.printable("%s:%s: %s: %s%s" % (
-                where[0], where[1], "error" if kind == "error" else kind, text, extra), 400))
-            if rank == 0:
-                break
-    return best[1] if best else None
-
-
-def link_error(output):
-    """The linker's first complaint, one line, or None."""
-    for line in output.splitlines():
-        m = _LINK.search(line)
-        if m:
-            what = m.group(1)
-            hint = ("is a function of the header missing from your file, or misspelt?"
-                    if what.startswith("undefined") else
-                    "two files define it: make your helpers static or put them in an "
-                    "anonymous namespace")
-            return messages.printable("does not link: %s; %s" % (what, hint), 400)
-    return None
-
-
-def warnings_in(output, files):
-    """{file: ["file:line: warning: message [-Wflag]", ...]} for the learner
-    files given, in order, without repeats (GCC repeats some)."""
-    out = {}
-    for line in output.splitlines():
-        m = _DIAG.match(line.rstrip())
-        if m and m.group("kind") == "warning" and m.group("file") in files:
-            w = messages.printable("%s:%s: warning: %s" % (m.group("file"), m.group("line"),
-                                                           m.group("text")), 300)
-            lst = out.setdefault(m.group("file"), [])
-            if w not in lst:
-                lst.append(w)
-    return out
-
-
 def relevant_warnings(warnings, source_text):
     """The warnings worth a learner's attention: an unused parameter of a
     function that still throws "is not implemented yet" is the stub's, not a
@@ -343,7 +254,7 @@ def remember_warnings(output, labs, state_path=WARNINGS_STATE, root=ROOT):
     """Keeps the warnings this output shows for each learner file, keyed by the
     file's content; returns {file: [warnings]} for the current contents."""
     files = {lab.learner_file for lab in labs}
-    seen = warnings_in(output, files)
+    seen = messages.warnings_in(output, files)
     compiled = set(seen)
     for line in output.splitlines():
         for f in files:
@@ -410,7 +321,7 @@ def recheck_warnings(labs, bazel, state_path=WARNINGS_STATE, root=ROOT):
             if p.returncode == 0:   # a file that does not compile: Bazel said it all
                 state[lab.learner_file] = {
                     "sha256": _sha256_file(os.path.join(root, lab.learner_file)),
-                    "warnings": warnings_in(p.stderr, {lab.learner_file}).get(
+                    "warnings": messages.warnings_in(p.stderr, {lab.learner_file}).get(
                         lab.learner_file, [])}
             break
     _save_json(state_path, state)
@@ -652,10 +563,11 @@ def lab_results(labs, output, rc, testlogs):
     all_files = [l.learner_file for l in load_labs()]
 
     def build_error(lab):
-        err = first_error(output, lab.learner_file, all_files)
+        err = messages.first_error(output, lab.learner_file, all_files)
         if err:
             return "does not compile: " + err
-        return link_error(output) or _bazel_complaint(output) or "Bazel failed (exit %d)" % rc
+        return (messages.linker_complaint(output) or _bazel_complaint(output) or
+                "Bazel failed (exit %d)" % rc)
 
     results = {}
     for lab in labs:

@@ -15,6 +15,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import learner  # noqa: E402
+import messages  # noqa: E402
 from labs import Lab, load_labs  # noqa: E402
 
 OWN = "labs/03_output_projection/multi_head_attention.cc"
@@ -115,44 +116,44 @@ labs/03_output_projection/multi_head_attention.cc:29:59: warning: unused paramet
 
 
 def test_the_first_error_in_the_learners_own_file_comes_as_one_line():
-    assert learner.first_error(ERROR_IN_OWN_FILE, OWN) == (
+    assert messages.first_error(ERROR_IN_OWN_FILE, OWN) == (
         "labs/03_output_projection/multi_head_attention.cc:20: error: "
         "'foo' was not declared in this scope")
 
 
 def test_an_error_in_a_library_header_is_reported_at_the_learners_line():
-    assert learner.first_error(TEMPLATE_ERROR, OWN) == (
+    assert messages.first_error(TEMPLATE_ERROR, OWN) == (
         "labs/03_output_projection/multi_head_attention.cc:43: error: no match for 'operator+' "
         "(operand types are 'float' and 'std::string') (in xtensor/xoperation.hpp:107)")
 
 
 def test_the_labs_own_file_comes_before_an_earlier_labs_file():
     out = ("labs/01_split_heads/split_heads.cc:5:1: error: expected ';'\n" + ERROR_IN_OWN_FILE)
-    assert learner.first_error(out, OWN, [LAB1]).startswith(OWN + ":20: error:")
+    assert messages.first_error(out, OWN, [LAB1]).startswith(OWN + ":20: error:")
     # Building lab 3 on a broken lab 1: the error is in lab 1's file.
-    assert learner.first_error(out.splitlines()[0], OWN, [LAB1]) == (
+    assert messages.first_error(out.splitlines()[0], OWN, [LAB1]) == (
         "labs/01_split_heads/split_heads.cc:5: error: expected ';'")
 
 
 def test_an_error_nowhere_near_a_learner_file_is_still_reported():
     out = "/usr/include/xtensor/xarray.hpp:10:1: error: something odd\n"
-    assert learner.first_error(out, OWN) == "xtensor/xarray.hpp:10: error: something odd"
+    assert messages.first_error(out, OWN) == "xtensor/xarray.hpp:10: error: something odd"
 
 
 def test_no_error_means_none_and_warnings_are_not_errors():
-    assert learner.first_error(WSHADOW + WUNUSED, OWN) is None
-    assert learner.first_error("", OWN) is None
+    assert messages.first_error(WSHADOW + WUNUSED, OWN) is None
+    assert messages.first_error("", OWN) is None
 
 
 def test_a_fatal_error_counts():
     out = "labs/03_output_projection/multi_head_attention.cc:5:10: fatal error: nope.h: " \
           "No such file or directory\n"
-    assert learner.first_error(out, OWN) == (
+    assert messages.first_error(out, OWN) == (
         OWN + ":5: fatal error: nope.h: No such file or directory")
 
 
 def test_shadow_warnings_come_once_each_in_order():
-    assert learner.warnings_in(WSHADOW, {OWN}) == {OWN: [
+    assert messages.warnings_in(WSHADOW, {OWN}) == {OWN: [
         OWN + ":20: warning: declaration of 'n_heads' shadows a member of "
         "'mha::MultiHeadAttention' [-Wshadow]",
         OWN + ":20: warning: declaration of 'd_model' shadows a member of "
@@ -160,7 +161,7 @@ def test_shadow_warnings_come_once_each_in_order():
 
 
 def test_warnings_of_other_files_are_not_the_learners():
-    assert learner.warnings_in(WSHADOW, {LAB1}) == {}
+    assert messages.warnings_in(WSHADOW, {LAB1}) == {}
 
 
 def test_an_unused_parameter_of_a_function_that_is_still_a_stub_is_not_shown():
@@ -171,7 +172,7 @@ def test_an_unused_parameter_of_a_function_that_is_still_a_stub_is_not_shown():
         "AttentionResult MultiHeadAttention::attend(const Tensor2& x) const {\n"   # line 29
         '  throw std::logic_error("lab 3: attend is not implemented yet");\n'
         "}\n")
-    warnings = learner.warnings_in(WUNUSED, {OWN})[OWN]
+    warnings = messages.warnings_in(WUNUSED, {OWN})[OWN]
     assert learner.relevant_warnings(warnings, source) == [
         OWN + ":20: warning: unused parameter 'embed_dim' [-Wunused-parameter]"]
 
@@ -179,10 +180,10 @@ def test_an_unused_parameter_of_a_function_that_is_still_a_stub_is_not_shown():
 def test_a_link_error_says_what_is_missing():
     out = ("/usr/bin/ld: x.o: in function `Test()':\n"
            "x.cc:(.text+0x1): undefined reference to `mha::combine_heads(Tensor3 const&)'\n")
-    assert learner.link_error(out).startswith(
+    assert messages.linker_complaint(out).startswith(
         "does not link: undefined reference to `mha::combine_heads(Tensor3 const&)'; is a "
         "function of the header missing")
-    assert learner.link_error("all fine") is None
+    assert messages.linker_complaint("all fine") is None
 
 
 def test_the_compile_command_becomes_a_syntax_check():
