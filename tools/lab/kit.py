@@ -90,10 +90,6 @@ class StubError(RuntimeError):
     pass
 
 
-def _sha256(data):
-    return hashlib.sha256(data).hexdigest()
-
-
 def stub_bytes(lab, root=ROOT):
     """The untouched stub of a lab: the working tree's learner file when its
     sha256 is the registry's stub_sha256, else the one committed at git HEAD
@@ -101,14 +97,14 @@ def stub_bytes(lab, root=ROOT):
     checkout whose labs/ holds finished work must not ship it)."""
     with open(os.path.join(root, lab.learner_file), "rb") as f:
         data = f.read()
-    if not lab.stub_sha256 or _sha256(data) == lab.stub_sha256:
+    if not lab.stub_sha256 or lab.is_stub(data):
         return data
     try:
         head = subprocess.run(["git", "-C", root, "show", "HEAD:" + lab.learner_file],
                               check=True, capture_output=True).stdout
     except (subprocess.CalledProcessError, FileNotFoundError):
         head = None
-    if head is not None and _sha256(head) == lab.stub_sha256:
+    if head is not None and lab.is_stub(head):
         return head
     raise StubError("%s is not the stub recorded in labs/labs.json (sha256 %s...), neither in "
                     "the working tree nor at git HEAD; restore it (git checkout %s) or record "

@@ -43,7 +43,7 @@ import time
 import xml.etree.ElementTree as ET
 
 import messages
-from labs import ROOT, find_lab, load_labs
+from labs import ROOT, find_lab, load_labs, sha256
 
 CACHE = os.path.join(ROOT, ".cache")
 HINTS_STATE = os.path.join(CACHE, "hints.json")
@@ -184,7 +184,7 @@ def _lab_arg(labs, key):
 def _sha256_file(path):
     try:
         with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
+            return sha256(f.read())
     except OSError:
         return None
 
@@ -193,8 +193,11 @@ def is_stub(lab, root=ROOT):
     """True while the learner file is the untouched stub, recognised by its
     content (the registry's stub_sha256), not by git history. A missing file is
     not the stub (the build will say it is missing)."""
-    digest = _sha256_file(os.path.join(root, lab.learner_file))
-    return digest is not None and digest == lab.stub_sha256
+    try:
+        with open(os.path.join(root, lab.learner_file), "rb") as f:
+            return lab.is_stub(f.read())
+    except OSError:
+        return False
 
 
 def is_started(lab, root=ROOT):
