@@ -253,9 +253,14 @@ def _save_json(path, data):
         pass   # remembering is a convenience, never a reason to fail
 
 
-def remember_warnings(output, labs, state_path=WARNINGS_STATE, root=ROOT):
-    """Keeps the warnings this output shows for each learner file, keyed by the
-    file's content; returns {file: [warnings]} for the current contents."""
+def _digests(labs, root=ROOT):
+    """{learner file: sha256 of its current content, None if unreadable}."""
+    return {lab.learner_file: _sha256_file(os.path.join(root, lab.learner_file))
+            for lab in labs}
+
+
+def _note_warnings(state, output, labs, digests):
+    """Updates the warnings cache `state` with what this output shows."""
     files = {lab.learner_file for lab in labs}
     seen = messages.warnings_in(output, files)
     compiled = set(seen)
@@ -263,11 +268,18 @@ def remember_warnings(output, labs, state_path=WARNINGS_STATE, root=ROOT):
         for f in files:
             if f in line and ("Compiling " + f) in line:
                 compiled.add(f)
-    state = _load_json(state_path)
     for f in compiled:
-        state[f] = {"sha256": _sha256_file(os.path.join(root, f)), "warnings": seen.get(f, [])}
+        state[f] = {"sha256": digests[f], "warnings": seen.get(f, [])}
+
+
+def remember_warnings(output, labs, state_path=WARNINGS_STATE, root=ROOT):
+    """Keeps the warnings this output shows for each learner file, keyed by the
+    file's content; returns {file: [warnings]} for the current contents."""
+    digests = _digests(labs, root)
+    state = _load_json(state_path)
+    _note_warnings(state, output, labs, digests)
     _save_json(state_path, state)
-    return known_warnings(labs, state_path, root)
+    return _known(state, labs, digests)
 
 
 def syntax_only_command(arguments, source):
@@ -288,15 +300,20 @@ def syntax_only_command(arguments, source):
     return out if source in out else None
 
 
-def recheck_warnings(labs, bazel, state_path=WARNINGS_STATE, root=ROOT):
+def recheck_warnings(labs, bazel, state_path=WARNINGS_STATE, root=ROOT, state=None,
+                     digests=None):
     """Bazel prints a file's warnings only when it compiles it. For the learner
     files of `labs` whose current content has no entry in the warnings cache
     (compiled by your own `bazel test`, say), run the compiler again, exactly as
-    Bazel does (bazel aquery) but with -fsyntax-only, and remember what it says."""
-    state = _load_json(state_path)
+    Bazel does (bazel aquery) but with -fsyntax-only, and remember what it says.
+    Given the cache already read as `state` (and the files' `digests`), it
+    updates that dict rather than reading the file again."""
+    if state is None:
+        state = _load_json(state_path)
+    if digests is None:
+        digests = _digests(labs, root)
     todo = [lab for lab in labs
-            if (state.get(lab.learner_file) or {}).get("sha256") !=
-            _sha256_file(os.path.join(root, lab.learner_file))]
+            if (state.get(lab.learner_file) or {}).get("sha256") != digests[lab.learner_file]]
     if not todo:
         return
     query = "mnemonic('CppCompile', set(%s))" % " ".join(
@@ -323,22 +340,25 @@ def recheck_warnings(labs, bazel, state_path=WARNINGS_STATE, root=ROOT):
                 break
             if p.returncode == 0:   # a file that does not compile: Bazel said it all
                 state[lab.learner_file] = {
-                    "sha256": _sha256_file(os.path.join(root, lab.learner_file)),
+                    "sha256": digests[lab.learner_file],
                     "warnings": messages.warnings_in(p.stderr, {lab.learner_file}).get(
                         lab.learner_file, [])}
             break
     _save_json(state_path, state)
 
 
-def known_warnings(labs, state_path=WARNINGS_STATE, root=ROOT):
-    state = _load_json(state_path)
+def _known(state, labs, digests):
     out = {}
     for lab in labs:
         entry = state.get(lab.learner_file)
         if isinstance(entry, dict) and entry.get("warnings") and \
-                entry.get("sha256") == _sha256_file(os.path.join(root, lab.learner_file)):
+                entry.get("sha256") == digests[lab.learner_file]:
             out[lab.learner_file] = list(entry["warnings"])
     return out
+
+
+def known_warnings(labs, state_path=WARNINGS_STATE, root=ROOT):
+    return _known(_load_json(state_path), labs, _digests(labs, root))
 
 
 # --------------------------------------------------------------------------- test results
@@ -556,14 +576,14 @@ def target_result(target, status, testlogs):
     return t
 
 
-def lab_results(labs, output, rc, testlogs):
+def lab_results(labs, output, rc, testlogs, all_labs=None):
     """{lab number: LabResult} from one `bazel test` over the labs' packages.
     The score (passed/total) counts the lab's own public tests
     (//labs/NN_name:<target>_public_test); the package's other tests (lab 8's
     configurator, lab 10's program runs) must pass too for the lab to pass,
     and the first failure names them once the public tests pass."""
     summary = parse_summary(output)
-    all_files = [l.learner_file for l in load_labs()]
+    all_files = [l.learner_file for l in (all_labs or load_labs())]
 
     def build_error(lab):
         err = messages.first_error(output, lab.learner_file, all_files)
@@ -621,10 +641,16 @@ def run_public_tests(labs, bazel, test_output="summary"):
     if any(s in ("FAILED", "PASSED", "FLAKY") for s in parse_summary(out).values()):
         irc, info = bazel.run(["info", "--color=no", "bazel-testlogs"])
         testlogs = info.strip().splitlines()[-1] if irc == 0 and info.strip() else None
-    results = lab_results(labs, out, rc, testlogs)
-    remember_warnings(out, load_labs())
-    recheck_warnings([r.lab for r in results.values() if not r.error], bazel)
-    warned = known_warnings(load_labs())
+    all_labs = load_labs()
+    results = lab_results(labs, out, rc, testlogs, all_labs)
+    # The warnings cache is read once and each learner file hashed once.
+    digests = _digests(all_labs)
+    state = _load_json(WARNINGS_STATE)
+    _note_warnings(state, out, all_labs, digests)
+    _save_json(WARNINGS_STATE, state)
+    recheck_warnings([r.lab for r in results.values() if not r.error], bazel,
+                     WARNINGS_STATE, state=state, digests=digests)
+    warned = _known(state, all_labs, digests)
     for r in results.values():
         r.warnings = relevant_warnings(warned.get(r.lab.learner_file, []),
                                        _read(os.path.join(ROOT, r.lab.learner_file)) or "")

@@ -390,3 +390,29 @@ def test_no_pid_file_means_no_server(tmp_path):
     with open(os.path.join(str(tmp_path), "server", "server.pid.txt"), "w") as f:
         f.write(str(os.getpid()))      # alive, but not a server of this output base
     assert learner.server_pid(str(tmp_path)) is None
+
+
+def test_a_test_run_reads_the_registry_and_the_warnings_cache_once(tmp_path, monkeypatch):
+    calls = {"load_labs": 0, "load_json": 0, "hashed": []}
+    real_load_labs, real_load_json, real_hash = (learner.load_labs, learner._load_json,
+                                                 learner._sha256_file)
+
+    def load_labs_counted(*a, **k):
+        calls["load_labs"] += 1
+        return real_load_labs(*a, **k)
+
+    def load_json_counted(*a, **k):
+        calls["load_json"] += 1
+        return real_load_json(*a, **k)
+
+    monkeypatch.setattr(learner, "load_labs", load_labs_counted)
+    monkeypatch.setattr(learner, "_load_json", load_json_counted)
+    monkeypatch.setattr(learner, "_sha256_file",
+                        lambda p: calls["hashed"].append(p) or real_hash(p))
+    monkeypatch.setattr(learner, "WARNINGS_STATE", str(tmp_path / "warnings.json"))
+    bazel = types.SimpleNamespace(run=lambda args, stdout_only=False: (1, WSHADOW))
+    labs = real_load_labs()
+    results, rc, _ = learner.run_public_tests(labs, bazel)
+    assert rc == 1 and set(results) == {lab.number for lab in labs}
+    assert calls["load_labs"] == 1 and calls["load_json"] == 1
+    assert len(calls["hashed"]) == len(set(calls["hashed"])) == len(labs)
