@@ -266,6 +266,23 @@ def test_test_xml_cases_and_their_failures():
     assert cases[0][1] is None and "looks like" in cases[1][1]
 
 
+def test_the_kits_check_keeps_the_cases_that_did_not_run():
+    cases = learner.parse_test_xml(GTEST_XML, keep_skipped=True)
+    assert [c for c, _ in cases] == ["A.One", "A.Two", "A.Three"]
+    assert cases[2][1] is None and "looks like" in cases[1][1]
+
+
+def test_the_summary_lines_of_bazel_test():
+    out = ("//labs/01_split_heads:split_heads_public_test    (cached) PASSED in 0.1s\n"
+           "//labs/02_x:x_public_test      FAILED in 0.2s\n"
+           "//labs/03_y:y_public_test    FAILED TO BUILD\n"
+           "//labs/04_z:z_public_test    NO STATUS\n")
+    assert learner.parse_summary(out) == {
+        "//labs/01_split_heads:split_heads_public_test": "PASSED",
+        "//labs/02_x:x_public_test": "FAILED", "//labs/03_y:y_public_test": "FAILED TO BUILD",
+        "//labs/04_z:z_public_test": "NO STATUS"}
+
+
 def test_a_crashed_program_is_read_from_its_log():
     cases, running = learner.parse_gtest_log(CRASH_LOG)
     assert [(c, f is None) for c, f in cases] == [("S.First", False), ("S.Second", True)]
