@@ -66,7 +66,7 @@ class LabArtefacts:
         self.public = os.path.join(bin_dir, "labs", lab.dir, lab.target + "_public_test_remote")
         self.manifests = {m: os.path.join(pkg, "learner_runtime_%s.manifest" % m)
                           for m in ("isolated", "cumulative")}
-        self.runtime = {}   # mode: [(kind, value)], the staged runtime (Suite.stage)
+        self.runtime = {}   # mode: [(kind, value)], the staged runtime (Suite._stage)
         self.hidden_tests = []
         self.public_tests = []
 
