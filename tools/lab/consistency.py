@@ -12,12 +12,11 @@ without building anything:
   * numbers that do not run 1, 2, 3, ... or a dir that does not start with its number;
   * README.md's lab table out of step with the registry.
 """
-import hashlib
 import json
 import os
 import re
 
-from labs import ROOT, load_labs
+from labs import ROOT, load_labs, sha256
 
 _LAB_DIR = re.compile(r"^(\d\d)_[a-z0-9_]+$")
 
@@ -50,11 +49,12 @@ def problems(labs=None, root=ROOT):
         stub = os.path.join(root, lab.learner_file)
         if os.path.isfile(stub):
             with open(stub, "rb") as f:
-                digest = hashlib.sha256(f.read()).hexdigest()
-            if digest != lab.stub_sha256:
+                data = f.read()
+            if not lab.is_stub(data):
                 out.append("lab %d: %s is not the stub recorded in labs/labs.json (sha256 %s, "
                            "registry %s): restore the stub, or record the new one's hash"
-                           % (lab.number, lab.learner_file, digest[:12], lab.stub_sha256[:12]))
+                           % (lab.number, lab.learner_file, sha256(data)[:12],
+                              lab.stub_sha256[:12]))
         if not lab.hints:
             out.append("lab %d: labs/%s/hints.txt has no hints" % (lab.number, lab.dir))
     registered = {lab.dir for lab in labs}
@@ -101,4 +101,4 @@ def readme_problems(labs, root=ROOT):
 def registry_line(number, dir_name, target, title, stub_bytes):
     """One line of labs/labs.json."""
     return json.dumps({"number": number, "dir": dir_name, "target": target, "title": title,
-                       "stub_sha256": hashlib.sha256(stub_bytes).hexdigest()})
+                       "stub_sha256": sha256(stub_bytes)})

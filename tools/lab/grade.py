@@ -110,6 +110,7 @@ class Context:
         self.rubric = rubric_mod.load(self.labs, tests, rubric_path or rubric_mod.PATH)
         self._runs = {}
         self._runs_lock = threading.Lock()
+        self._stubs = {}     # lab number: the stub's bytes, once checked (stub())
         # The source scan and object checks of learner_build.py (a second
         # layer); the self-test turns them off to show the wall holds alone.
         self.second_layer = True
@@ -161,13 +162,17 @@ class Context:
         return self.rubric.limits(lab.dir)
 
     def stub(self, lab):
-        """The committed stub of a lab, checked against the registry's hash."""
-        import hashlib
-        with open(os.path.join(ROOT, lab.learner_file), "rb") as f:
-            data = f.read()
-        if lab.stub_sha256 and hashlib.sha256(data).hexdigest() != lab.stub_sha256:
-            raise RuntimeError("%s is not the stub recorded in labs/labs.json (its sha256 "
-                               "differs); restore it with git checkout" % lab.learner_file)
+        """The committed stub of a lab, checked against the registry's hash
+        (read and checked once per Context: cumulative grading links an
+        earlier lab's stub into every job that lacks that lab)."""
+        data = self._stubs.get(lab.number)
+        if data is None:
+            with open(os.path.join(ROOT, lab.learner_file), "rb") as f:
+                data = f.read()
+            if lab.stub_sha256 and not lab.is_stub(data):
+                raise RuntimeError("%s is not the stub recorded in labs/labs.json (its sha256 "
+                                   "differs); restore it with git checkout" % lab.learner_file)
+            self._stubs[lab.number] = data
         return data
 
 
@@ -201,19 +206,20 @@ def _failed_all(ctx, lab, kind, message):
             for n in ctx.suite.artefacts[lab.number].tests(kind)}
 
 
-def grade_lab(ctx, sub, lab, slot, kind="hidden"):
+def grade_lab(ctx, sub, lab, slot, kind="hidden", mode=None):
     """The report of one lab of one submission, from its hidden tests (or, with
-    kind="public", from the public tests the learner has). Never raises.
+    kind="public", from the public tests the learner has), linked in `mode`
+    (default: the context's). Never raises.
     Its "timing" says where the time went (steps served from a cache cost nothing)."""
     timing = {}
     t0 = time.time()
-    report = _grade_lab(ctx, sub, lab, slot, kind, timing)
+    report = _grade_lab(ctx, sub, lab, slot, kind, timing, mode or ctx.options.mode)
     timing["total_s"] = round(time.time() - t0, 3)
     report["timing"] = timing
     return report
 
 
-def _grade_lab(ctx, sub, lab, slot, kind, timing):
+def _grade_lab(ctx, sub, lab, slot, kind, timing, mode):
     try:
         source = sub.files.get(lab.number)
         if source is None:
@@ -225,7 +231,7 @@ def _grade_lab(ctx, sub, lab, slot, kind, timing):
             return _lab_report(lab, "compile_error", obj.message,
                                _failed_all(ctx, lab, kind, obj.message), ctx, True)
         objects, notes = [obj], []
-        if ctx.options.mode == "cumulative":
+        if mode == "cumulative":
             for e in [x for x in ctx.labs if x.number < lab.number]:
                 src = sub.files.get(e.number)
                 dep = (learner_build.compile_source(ctx, e, src, slot, timing)
@@ -235,7 +241,8 @@ def _grade_lab(ctx, sub, lab, slot, kind, timing):
                         e.number, "was not submitted" if dep is None else "does not compile"))
                     dep = learner_build.compile_source(ctx, e, ctx.stub(e), slot, timing)
                 objects.append(dep)
-        server = learner_build.link_server(ctx, lab, ctx.options.mode, objects, slot, timing)
+        # The link's key, hence the run's (ctx._runs), includes the mode.
+        server = learner_build.link_server(ctx, lab, mode, objects, slot, timing)
         if not server.ok:
             return _lab_report(lab, "link_error", server.message,
                                _failed_all(ctx, lab, kind, server.message), ctx, True, notes)
@@ -266,10 +273,14 @@ def _grade_lab(ctx, sub, lab, slot, kind, timing):
         return _lab_report(lab, "grader_error", msg, tests, ctx, lab.number in sub.files)
 
 
-def grade_all(ctx, submissions, progress=None, kind="hidden", labs=None):
-    """Reports of `submissions`, in order, over `labs` (default: every lab).
+def grade_all(ctx, submissions, progress=None, kind="hidden", labs=None, mode=None):
+    """Reports of `submissions`, in order, over `labs` (default: every lab), in
+    `mode` (default: the context's; the self-test grades one context both ways).
     Jobs (submission, lab) run `jobs` at a time."""
     labs = labs or ctx.graded_labs
+    mode = mode or ctx.options.mode
+    if mode not in ("isolated", "cumulative"):
+        raise ValueError("mode must be isolated or cumulative, not %r" % mode)
     t0 = time.time()
 
     def labs_of(sub):
@@ -287,7 +298,7 @@ def grade_all(ctx, submissions, progress=None, kind="hidden", labs=None):
         try:
             if started[sub.name] is None:
                 started[sub.name] = time.time()
-            return grade_lab(ctx, sub, lab, slot, kind)
+            return grade_lab(ctx, sub, lab, slot, kind, mode)
         finally:
             with free_lock:
                 free.append(slot)
@@ -305,7 +316,7 @@ def grade_all(ctx, submissions, progress=None, kind="hidden", labs=None):
             if done_labs[sub.name] == len(labs_of(sub)):
                 rep = _submission_report(ctx, sub, [results[(sub.name, l.number)]
                                                     for l in labs_of(sub)],
-                                         time.time() - (started[sub.name] or t0), kind)
+                                         time.time() - (started[sub.name] or t0), kind, mode)
                 reports.append(rep)
                 if progress:
                     progress(rep)
@@ -314,10 +325,10 @@ def grade_all(ctx, submissions, progress=None, kind="hidden", labs=None):
     return reports
 
 
-def _submission_report(ctx, sub, lab_reports, seconds, kind):
+def _submission_report(ctx, sub, lab_reports, seconds, kind, mode):
     return {
         "submission": sub.name,
-        "mode": ctx.options.mode,
+        "mode": mode,
         "tests": kind,
         "isolation": ctx.iso.describe(),
         "labs": lab_reports,

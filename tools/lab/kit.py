@@ -28,7 +28,6 @@ import sys
 import tempfile
 import textwrap
 import time
-import xml.etree.ElementTree as ET
 
 from labs import ROOT, load_labs
 
@@ -90,10 +89,6 @@ class StubError(RuntimeError):
     pass
 
 
-def _sha256(data):
-    return hashlib.sha256(data).hexdigest()
-
-
 def stub_bytes(lab, root=ROOT):
     """The untouched stub of a lab: the working tree's learner file when its
     sha256 is the registry's stub_sha256, else the one committed at git HEAD
@@ -101,14 +96,14 @@ def stub_bytes(lab, root=ROOT):
     checkout whose labs/ holds finished work must not ship it)."""
     with open(os.path.join(root, lab.learner_file), "rb") as f:
         data = f.read()
-    if not lab.stub_sha256 or _sha256(data) == lab.stub_sha256:
+    if not lab.stub_sha256 or lab.is_stub(data):
         return data
     try:
         head = subprocess.run(["git", "-C", root, "show", "HEAD:" + lab.learner_file],
                               check=True, capture_output=True).stdout
     except (subprocess.CalledProcessError, FileNotFoundError):
         head = None
-    if head is not None and _sha256(head) == lab.stub_sha256:
+    if head is not None and lab.is_stub(head):
         return head
     raise StubError("%s is not the stub recorded in labs/labs.json (sha256 %s...), neither in "
                     "the working tree nor at git HEAD; restore it (git checkout %s) or record "
@@ -515,19 +510,8 @@ def _kill_all(procs):
             pass
 
 
-def _junit_cases(path):
-    try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError):
-        return None
-    cases = []
-    for tc in root.iter("testcase"):
-        bad = tc.find("failure")
-        if bad is None:
-            bad = tc.find("error")
-        text = None if bad is None else (bad.get("message", "") + "\n" + (bad.text or ""))
-        cases.append((tc.get("classname", "") + "." + tc.get("name", ""), text))
-    return cases
+# The statuses of Bazel's test summary that the kit check judges.
+_KIT_STATUSES = ("PASSED", "FAILED TO BUILD", "FAILED", "NO STATUS", "TIMEOUT")
 
 
 # The kit check's classic mistake: lab 2's scale by 1/sqrt(d_model), when the
@@ -542,6 +526,7 @@ def selftest_checks(labs, make_check):
     not compile everything again). Every Bazel server and process started
     under that directory is gone at the end."""
     import grade
+    import learner
     import mutants
     t0 = time.time()
     tmp = os.path.realpath(tempfile.mkdtemp(prefix="mha-kit-"))
@@ -596,16 +581,15 @@ def selftest_checks(labs, make_check):
                                     "--disk_cache=" + disk_cache, "//labs/..."],
                            cwd=kit_dir, capture_output=True, text=True, errors="replace")
         out = p.stdout + p.stderr
-        summary = {}
-        for line in out.splitlines():
-            m = re.match(r"^(//\S+)\s+(?:\(cached\)\s+)?(PASSED|FAILED TO BUILD|FAILED|"
-                         r"NO STATUS|TIMEOUT)\b", line.strip())
-            if m:
-                summary[m.group(1)] = m.group(2)
+        summary = {t: s for t, s in learner.parse_summary(out).items() if s in _KIT_STATUSES}
         if not summary:
             c.fail("bazel test //labs/... ran no test: " + " ".join(
                 l for l in out.splitlines() if l.startswith("ERROR"))[:500])
-        logs = os.path.join(ob, "execroot", "mha_labs", "bazel-out", "k8-fastbuild", "testlogs")
+        p = subprocess.run(bazel + ["info", "--color=no", "bazel-testlogs"], cwd=kit_dir,
+                           capture_output=True, text=True, errors="replace")
+        logs = (p.stdout.strip().splitlines()[-1] if p.returncode == 0 and p.stdout.strip()
+                else os.path.join(ob, "execroot", "mha_labs", "bazel-out", "k8-fastbuild",
+                                  "testlogs"))
         for target, status in sorted(summary.items()):
             pkg, name = target[2:].split(":", 1)
             if status in ("FAILED TO BUILD", "NO STATUS"):
@@ -613,7 +597,8 @@ def selftest_checks(labs, make_check):
                 continue
             lab = next((l for l in labs if pkg == "labs/" + l.dir), None)
             public = lab is not None and name == lab.target + "_public_test"
-            cases = _junit_cases(os.path.join(logs, pkg, name, "test.xml")) or []
+            cases = learner.parse_test_xml(
+                learner._read(os.path.join(logs, pkg, name, "test.xml")) or "", keep_skipped=True)
             if public:
                 if not cases:
                     c.fail("%s: no test results" % target)

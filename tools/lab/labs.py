@@ -1,9 +1,15 @@
 """The lab table (labs/labs.json) and paths shared by every subcommand."""
 import functools
+import hashlib
 import json
 import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def sha256(data):
+    """The hex sha256 of bytes (how labs/labs.json records a stub)."""
+    return hashlib.sha256(data).hexdigest()
 
 
 class Lab:
@@ -14,6 +20,11 @@ class Lab:
         self.target = entry["target"]
         self.title = entry["title"]
         self.stub_sha256 = entry.get("stub_sha256", "")
+
+    def is_stub(self, data):
+        """True when `data` (bytes) is the lab's untouched stub: its sha256 is
+        the registry's stub_sha256. False when the registry records none."""
+        return bool(self.stub_sha256) and sha256(data) == self.stub_sha256
 
     @functools.cached_property
     def hints(self):

@@ -43,7 +43,7 @@ import time
 import xml.etree.ElementTree as ET
 
 import messages
-from labs import ROOT, find_lab, load_labs
+from labs import ROOT, find_lab, load_labs, sha256
 
 CACHE = os.path.join(ROOT, ".cache")
 HINTS_STATE = os.path.join(CACHE, "hints.json")
@@ -184,7 +184,7 @@ def _lab_arg(labs, key):
 def _sha256_file(path):
     try:
         with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
+            return sha256(f.read())
     except OSError:
         return None
 
@@ -193,8 +193,11 @@ def is_stub(lab, root=ROOT):
     """True while the learner file is the untouched stub, recognised by its
     content (the registry's stub_sha256), not by git history. A missing file is
     not the stub (the build will say it is missing)."""
-    digest = _sha256_file(os.path.join(root, lab.learner_file))
-    return digest is not None and digest == lab.stub_sha256
+    try:
+        with open(os.path.join(root, lab.learner_file), "rb") as f:
+            return lab.is_stub(f.read())
+    except OSError:
+        return False
 
 
 def is_started(lab, root=ROOT):
@@ -209,95 +212,6 @@ def is_started(lab, root=ROOT):
 
 
 # --------------------------------------------------------------------------- compiler output
-
-_DIAG = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)? "
-                   r"(?P<kind>fatal error|error|warning|note): (?P<text>.*)$")
-_REQUIRED = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)?\s+required from ")
-_LINK = re.compile(r"(undefined reference to .*|multiple definition of .*)$")
-
-
-def _short(path):
-    """A library header's path as a reader knows it: xtensor/xfunction.hpp."""
-    for prefix in ("external/system/include/", "/usr/include/", "external/system/",
-                   "/usr/lib/gcc/x86_64-linux-gnu/12/include/"):
-        if path.startswith(prefix):
-            return path[len(prefix):]
-    return path
-
-
-def first_error(output, own_file, learner_files=()):
-    """The compiler's first error that points into the learner's own file, as
-    one line "file:line: error: message", or None if the output has no error.
-
-    An error inside a library header counts as the learner's when the
-    compiler's "required from here" trail leads to a learner file (a template
-    the learner's line instantiated): it is reported at that line, with the
-    header named. The lab's own file comes first, then another learner file
-    (an earlier lab it builds on), then any error at all."""
-    learner_files = set(learner_files) | {own_file}
-    best = None                              # (rank, text)
-    trail = []                               # learner-file lines of the current "required from"
-    for raw in output.splitlines():
-        line = raw.rstrip()
-        m = _REQUIRED.match(line)
-        if m:
-            if m.group("file") in learner_files:
-                trail.append((m.group("file"), m.group("line")))
-            continue
-        m = _DIAG.match(line)
-        if not m:
-            continue
-        kind = m.group("kind")
-        if kind == "note":
-            continue
-        if kind == "warning":
-            trail = []
-            continue
-        f, text = m.group("file"), m.group("text")
-        if f in learner_files:
-            where, extra = (f, m.group("line")), ""
-        elif trail:
-            where, extra = trail[-1], " (in %s:%s)" % (_short(f), m.group("line"))
-        else:
-            where, extra = (_short(f), m.group("line")), ""
-        trail = []
-        rank = 0 if where[0] == own_file else 1 if where[0] in learner_files else 2
-        if best is None or rank < best[0]:
-            best = (rank, messages.printable("%s:%s: %s: %s%s" % (
-                where[0], where[1], "error" if kind == "error" else kind, text, extra), 400))
-            if rank == 0:
-                break
-    return best[1] if best else None
-
-
-def link_error(output):
-    """The linker's first complaint, one line, or None."""
-    for line in output.splitlines():
-        m = _LINK.search(line)
-        if m:
-            what = m.group(1)
-            hint = ("is a function of the header missing from your file, or misspelt?"
-                    if what.startswith("undefined") else
-                    "two files define it: make your helpers static or put them in an "
-                    "anonymous namespace")
-            return messages.printable("does not link: %s; %s" % (what, hint), 400)
-    return None
-
-
-def warnings_in(output, files):
-    """{file: ["file:line: warning: message [-Wflag]", ...]} for the learner
-    files given, in order, without repeats (GCC repeats some)."""
-    out = {}
-    for line in output.splitlines():
-        m = _DIAG.match(line.rstrip())
-        if m and m.group("kind") == "warning" and m.group("file") in files:
-            w = messages.printable("%s:%s: warning: %s" % (m.group("file"), m.group("line"),
-                                                           m.group("text")), 300)
-            lst = out.setdefault(m.group("file"), [])
-            if w not in lst:
-                lst.append(w)
-    return out
-
 
 def relevant_warnings(warnings, source_text):
     """The warnings worth a learner's attention: an unused parameter of a
@@ -339,21 +253,33 @@ def _save_json(path, data):
         pass   # remembering is a convenience, never a reason to fail
 
 
-def remember_warnings(output, labs, state_path=WARNINGS_STATE, root=ROOT):
-    """Keeps the warnings this output shows for each learner file, keyed by the
-    file's content; returns {file: [warnings]} for the current contents."""
+def _digests(labs, root=ROOT):
+    """{learner file: sha256 of its current content, None if unreadable}."""
+    return {lab.learner_file: _sha256_file(os.path.join(root, lab.learner_file))
+            for lab in labs}
+
+
+def _note_warnings(state, output, labs, digests):
+    """Updates the warnings cache `state` with what this output shows."""
     files = {lab.learner_file for lab in labs}
-    seen = warnings_in(output, files)
+    seen = messages.warnings_in(output, files)
     compiled = set(seen)
     for line in output.splitlines():
         for f in files:
             if f in line and ("Compiling " + f) in line:
                 compiled.add(f)
-    state = _load_json(state_path)
     for f in compiled:
-        state[f] = {"sha256": _sha256_file(os.path.join(root, f)), "warnings": seen.get(f, [])}
+        state[f] = {"sha256": digests[f], "warnings": seen.get(f, [])}
+
+
+def remember_warnings(output, labs, state_path=WARNINGS_STATE, root=ROOT):
+    """Keeps the warnings this output shows for each learner file, keyed by the
+    file's content; returns {file: [warnings]} for the current contents."""
+    digests = _digests(labs, root)
+    state = _load_json(state_path)
+    _note_warnings(state, output, labs, digests)
     _save_json(state_path, state)
-    return known_warnings(labs, state_path, root)
+    return _known(state, labs, digests)
 
 
 def syntax_only_command(arguments, source):
@@ -374,15 +300,20 @@ def syntax_only_command(arguments, source):
     return out if source in out else None
 
 
-def recheck_warnings(labs, bazel, state_path=WARNINGS_STATE, root=ROOT):
+def recheck_warnings(labs, bazel, state_path=WARNINGS_STATE, root=ROOT, state=None,
+                     digests=None):
     """Bazel prints a file's warnings only when it compiles it. For the learner
     files of `labs` whose current content has no entry in the warnings cache
     (compiled by your own `bazel test`, say), run the compiler again, exactly as
-    Bazel does (bazel aquery) but with -fsyntax-only, and remember what it says."""
-    state = _load_json(state_path)
+    Bazel does (bazel aquery) but with -fsyntax-only, and remember what it says.
+    Given the cache already read as `state` (and the files' `digests`), it
+    updates that dict rather than reading the file again."""
+    if state is None:
+        state = _load_json(state_path)
+    if digests is None:
+        digests = _digests(labs, root)
     todo = [lab for lab in labs
-            if (state.get(lab.learner_file) or {}).get("sha256") !=
-            _sha256_file(os.path.join(root, lab.learner_file))]
+            if (state.get(lab.learner_file) or {}).get("sha256") != digests[lab.learner_file]]
     if not todo:
         return
     query = "mnemonic('CppCompile', set(%s))" % " ".join(
@@ -409,22 +340,25 @@ def recheck_warnings(labs, bazel, state_path=WARNINGS_STATE, root=ROOT):
                 break
             if p.returncode == 0:   # a file that does not compile: Bazel said it all
                 state[lab.learner_file] = {
-                    "sha256": _sha256_file(os.path.join(root, lab.learner_file)),
-                    "warnings": warnings_in(p.stderr, {lab.learner_file}).get(
+                    "sha256": digests[lab.learner_file],
+                    "warnings": messages.warnings_in(p.stderr, {lab.learner_file}).get(
                         lab.learner_file, [])}
             break
     _save_json(state_path, state)
 
 
-def known_warnings(labs, state_path=WARNINGS_STATE, root=ROOT):
-    state = _load_json(state_path)
+def _known(state, labs, digests):
     out = {}
     for lab in labs:
         entry = state.get(lab.learner_file)
         if isinstance(entry, dict) and entry.get("warnings") and \
-                entry.get("sha256") == _sha256_file(os.path.join(root, lab.learner_file)):
+                entry.get("sha256") == digests[lab.learner_file]:
             out[lab.learner_file] = list(entry["warnings"])
     return out
+
+
+def known_warnings(labs, state_path=WARNINGS_STATE, root=ROOT):
+    return _known(_load_json(state_path), labs, _digests(labs, root))
 
 
 # --------------------------------------------------------------------------- test results
@@ -443,16 +377,19 @@ def parse_summary(output):
     return out
 
 
-def parse_test_xml(text):
+def parse_test_xml(text, keep_skipped=False):
     """[(case name, failure text or None)] of a test.xml (GoogleTest's, or the
-    one Bazel writes for a test that wrote none: one case named after the target)."""
+    one Bazel writes for a test that wrote none: one case named after the target).
+    A case that did not run (disabled, skipped) is left out, or with
+    keep_skipped kept as not failing (the kit's check: nothing may pass on a stub)."""
     try:
         root = ET.fromstring(text)
     except ET.ParseError:
         return []
     cases = []
     for tc in root.iter("testcase"):
-        if tc.get("status", "run") != "run" or tc.find("skipped") is not None:
+        if not keep_skipped and (tc.get("status", "run") != "run" or
+                                 tc.find("skipped") is not None):
             continue
         name = tc.get("name", "?")
         if tc.get("classname"):
@@ -642,20 +579,21 @@ def target_result(target, status, testlogs):
     return t
 
 
-def lab_results(labs, output, rc, testlogs):
+def lab_results(labs, output, rc, testlogs, all_labs=None):
     """{lab number: LabResult} from one `bazel test` over the labs' packages.
     The score (passed/total) counts the lab's own public tests
     (//labs/NN_name:<target>_public_test); the package's other tests (lab 8's
     configurator, lab 10's program runs) must pass too for the lab to pass,
     and the first failure names them once the public tests pass."""
     summary = parse_summary(output)
-    all_files = [l.learner_file for l in load_labs()]
+    all_files = [l.learner_file for l in (all_labs or load_labs())]
 
     def build_error(lab):
-        err = first_error(output, lab.learner_file, all_files)
+        err = messages.first_error(output, lab.learner_file, all_files)
         if err:
             return "does not compile: " + err
-        return link_error(output) or _bazel_complaint(output) or "Bazel failed (exit %d)" % rc
+        return (messages.linker_complaint(output) or _bazel_complaint(output) or
+                "Bazel failed (exit %d)" % rc)
 
     results = {}
     for lab in labs:
@@ -706,10 +644,16 @@ def run_public_tests(labs, bazel, test_output="summary"):
     if any(s in ("FAILED", "PASSED", "FLAKY") for s in parse_summary(out).values()):
         irc, info = bazel.run(["info", "--color=no", "bazel-testlogs"])
         testlogs = info.strip().splitlines()[-1] if irc == 0 and info.strip() else None
-    results = lab_results(labs, out, rc, testlogs)
-    remember_warnings(out, load_labs())
-    recheck_warnings([r.lab for r in results.values() if not r.error], bazel)
-    warned = known_warnings(load_labs())
+    all_labs = load_labs()
+    results = lab_results(labs, out, rc, testlogs, all_labs)
+    # The warnings cache is read once and each learner file hashed once.
+    digests = _digests(all_labs)
+    state = _load_json(WARNINGS_STATE)
+    _note_warnings(state, out, all_labs, digests)
+    _save_json(WARNINGS_STATE, state)
+    recheck_warnings([r.lab for r in results.values() if not r.error], bazel,
+                     WARNINGS_STATE, state=state, digests=digests)
+    warned = _known(state, all_labs, digests)
     for r in results.values():
         r.warnings = relevant_warnings(warned.get(r.lab.learner_file, []),
                                        _read(os.path.join(ROOT, r.lab.learner_file)) or "")

@@ -207,7 +207,7 @@ def link_server(ctx, lab, mode, objects, slot, timing=None):
         if res.timed_out:
             built.message = "does not link: the linker ran longer than %d s" % limits.LINK_SECONDS
         elif res.returncode != 0:
-            built.message = messages.link_error(messages.clean_paths(res.output, [d + "/"]), lab)
+            built.message = messages.link_error(messages.clean_paths(res.output, [d + "/"]))
         else:
             try:
                 data = _read_output(os.path.join(d, "server"), 256 << 20)

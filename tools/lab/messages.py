@@ -33,14 +33,73 @@ def clean_paths(text, prefixes):
 
 
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)? "
-                         r"(?P<kind>fatal error|error|warning): (?P<text>.*)$")
+                         r"(?P<kind>fatal error|error|warning|note): (?P<text>.*)$")
+_REQUIRED = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)?\s+required from ")
+
+
+def _short(path):
+    """A library header's path as a reader knows it: xtensor/xfunction.hpp."""
+    for prefix in ("external/system/include/", "/usr/include/", "external/system/",
+                   "/usr/lib/gcc/x86_64-linux-gnu/12/include/"):
+        if path.startswith(prefix):
+            return path[len(prefix):]
+    return path
+
+
+def _first_error(output, own_file, learner_files=()):
+    """(file, line, kind, text) of the compiler's first error that points into
+    the learner's own file, or None; see first_error."""
+    learner_files = set(learner_files) | {own_file}
+    best = None                              # (rank, (file, line, kind, text))
+    trail = []                               # learner-file lines of the current "required from"
+    for raw in output.splitlines():
+        line = raw.rstrip()
+        m = _REQUIRED.match(line)
+        if m:
+            if m.group("file") in learner_files:
+                trail.append((m.group("file"), m.group("line")))
+            continue
+        m = _DIAGNOSTIC.match(line)
+        if not m:
+            continue
+        kind = m.group("kind")
+        if kind == "note":
+            continue
+        if kind == "warning":
+            trail = []
+            continue
+        f, text = m.group("file"), m.group("text")
+        if f in learner_files:
+            where, extra = (f, m.group("line")), ""
+        elif trail:
+            where, extra = trail[-1], " (in %s:%s)" % (_short(f), m.group("line"))
+        else:
+            where, extra = (_short(f), m.group("line")), ""
+        trail = []
+        rank = 0 if where[0] == own_file else 1 if where[0] in learner_files else 2
+        if best is None or rank < best[0]:
+            best = (rank, (where[0], where[1], kind, text + extra))
+            if rank == 0:
+                break
+    return best[1] if best else None
+
+
+def first_error(output, own_file, learner_files=()):
+    """The compiler's first error that points into the learner's own file, as
+    one line "file:line: error: message", or None if the output has no error.
+
+    An error inside a library header counts as the learner's when the
+    compiler's "required from here" trail leads to a learner file (a template
+    the learner's line instantiated): it is reported at that line, with the
+    header named. The lab's own file comes first, then another learner file
+    (an earlier lab it builds on), then any error at all."""
+    err = _first_error(output, own_file, learner_files)
+    return printable("%s:%s: %s: %s" % err, limits.MESSAGE_CHARS) if err else None
 
 
 def compile_error(output, learner_file):
-    """The compiler's first error, preferring one in the learner's own file."""
-    diags = [m for m in (_DIAGNOSTIC.match(l) for l in output.splitlines()) if m]
-    errors = [m for m in diags if m.group("kind") != "warning"]
-    mine = [m for m in errors if m.group("file") == learner_file]
+    """The compiler's first error, preferring one in the learner's own file
+    (see first_error), as "does not compile: file:line: message"."""
     if any("Killed signal terminated program" in l or "virtual memory exhausted" in l or
            "out of memory" in l for l in output.splitlines()):
         return ("does not compile: the compiler was stopped at its limits (%d MiB of memory, "
@@ -49,9 +108,9 @@ def compile_error(output, learner_file):
            for l in output.splitlines()):
         return ("does not compile: the object file would exceed %d MiB"
                 % limits.COMPILE_FILE_MB)
-    for m in (mine or errors)[:1]:
-        where = "%s:%s" % (m.group("file"), m.group("line"))
-        return printable("does not compile: %s: %s" % (where, m.group("text")),
+    err = _first_error(output, learner_file)
+    if err:
+        return printable("does not compile: %s:%s: %s" % (err[0], err[1], err[3]),
                          limits.MESSAGE_CHARS)
     for l in output.splitlines():
         if "error" in l:
@@ -59,20 +118,30 @@ def compile_error(output, learner_file):
     return "does not compile (the compiler gave no message)"
 
 
-def compile_warnings(output, learner_file):
-    """Warnings about the learner's own file, one line each (at most five)."""
-    out = []
-    for l in output.splitlines():
-        m = _DIAGNOSTIC.match(l)
-        if m and m.group("kind") == "warning" and m.group("file") == learner_file:
+def warnings_in(output, files):
+    """{file: ["file:line: warning: message [-Wflag]", ...]} for the learner
+    files given, in order, without repeats (GCC repeats some: a constructor's
+    two symbols)."""
+    out = {}
+    for line in output.splitlines():
+        m = _DIAGNOSTIC.match(line.rstrip())
+        if m and m.group("kind") == "warning" and m.group("file") in files:
             w = printable("%s:%s: warning: %s" % (m.group("file"), m.group("line"),
                                                   m.group("text")), limits.MESSAGE_CHARS)
-            if w not in out:   # GCC repeats some (a constructor's two symbols)
-                out.append(w)
-    return out[:5]
+            lst = out.setdefault(m.group("file"), [])
+            if w not in lst:
+                lst.append(w)
+    return out
 
 
-def link_error(output, lab):
+def compile_warnings(output, learner_file):
+    """Warnings about the learner's own file, one line each (at most five)."""
+    return warnings_in(output, {learner_file}).get(learner_file, [])[:5]
+
+
+def linker_complaint(output):
+    """The linker's first complaint (a missing or a doubly defined symbol) with
+    what to do about it, one line, or None if the output names neither."""
     for key in ("undefined reference", "multiple definition"):
         for l in output.splitlines():
             if key in l:
@@ -83,8 +152,16 @@ def link_error(output, lab):
                     hint = ("; a function of another lab or of the grader has that name: make "
                             "your helpers static or put them in an anonymous namespace")
                 elif key == "undefined reference":
-                    hint = "; is a function of the header missing from your file?"
+                    hint = "; is a function of the header missing from your file, or misspelt?"
                 return printable("does not link: %s%s" % (what, hint), limits.MESSAGE_CHARS)
+    return None
+
+
+def link_error(output):
+    """The linker's first complaint, or failing that its first error line."""
+    found = linker_complaint(output)
+    if found:
+        return found
     for l in output.splitlines():
         if "error" in l:
             return printable("does not link: " + l, limits.MESSAGE_CHARS)

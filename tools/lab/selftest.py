@@ -128,10 +128,11 @@ def check_cumulative(state):
     files = instructor._solutions_submission(labs).files
     files[lab2.number] = bad.source
     sub = grade.Submission("lab 2 wrong", files, labs={lab2.number, lab3.number})
-    isolated = grade.grade_all(_context(state), [sub])[0]
-    ctx = grade.Context(labs, lambda m: None, grade.Options(mode="cumulative"))
-    cumulative = grade.grade_all(ctx, [sub])[0]
-    solutions = grade.grade_all(ctx, [instructor._solutions_submission(labs)])[0]
+    ctx = _context(state)      # one context graded both ways: link and run keys hold the mode
+    isolated = grade.grade_all(ctx, [sub], mode="isolated")[0]
+    cumulative = grade.grade_all(ctx, [sub], mode="cumulative")[0]
+    solutions = grade.grade_all(ctx, [instructor._solutions_submission(labs)],
+                                mode="cumulative")[0]
     by = lambda rep, lab: [r for r in rep["labs"] if r["lab"] == lab.number][0]
     if by(isolated, lab3)["points"] != by(isolated, lab3)["max_points"]:
         c.fail("isolated: lab 3 lost points to lab 2's mistake: " + by(isolated, lab3)["first_failure"])

@@ -66,6 +66,7 @@ class LabArtefacts:
         self.public = os.path.join(bin_dir, "labs", lab.dir, lab.target + "_public_test_remote")
         self.manifests = {m: os.path.join(pkg, "learner_runtime_%s.manifest" % m)
                           for m in ("isolated", "cumulative")}
+        self.runtime = {}   # mode: [(kind, value)], the staged runtime (Suite._stage)
         self.hidden_tests = []
         self.public_tests = []
 
@@ -167,7 +168,7 @@ class Suite:
                             entries.append((kind, dst))
                         elif kind == "flag":
                             entries.append((kind, value))
-                a.__dict__.setdefault("runtime", {})[mode] = entries
+                a.runtime[mode] = entries
         self._precompile()
         for dirpath, dirnames, filenames in os.walk(self.stage):
             os.chmod(dirpath, 0o755)

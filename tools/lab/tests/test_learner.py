@@ -15,6 +15,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import learner  # noqa: E402
+import messages  # noqa: E402
 from labs import Lab, load_labs  # noqa: E402
 
 OWN = "labs/03_output_projection/multi_head_attention.cc"
@@ -115,44 +116,44 @@ labs/03_output_projection/multi_head_attention.cc:29:59: warning: unused paramet
 
 
 def test_the_first_error_in_the_learners_own_file_comes_as_one_line():
-    assert learner.first_error(ERROR_IN_OWN_FILE, OWN) == (
+    assert messages.first_error(ERROR_IN_OWN_FILE, OWN) == (
         "labs/03_output_projection/multi_head_attention.cc:20: error: "
         "'foo' was not declared in this scope")
 
 
 def test_an_error_in_a_library_header_is_reported_at_the_learners_line():
-    assert learner.first_error(TEMPLATE_ERROR, OWN) == (
+    assert messages.first_error(TEMPLATE_ERROR, OWN) == (
         "labs/03_output_projection/multi_head_attention.cc:43: error: no match for 'operator+' "
         "(operand types are 'float' and 'std::string') (in xtensor/xoperation.hpp:107)")
 
 
 def test_the_labs_own_file_comes_before_an_earlier_labs_file():
     out = ("labs/01_split_heads/split_heads.cc:5:1: error: expected ';'\n" + ERROR_IN_OWN_FILE)
-    assert learner.first_error(out, OWN, [LAB1]).startswith(OWN + ":20: error:")
+    assert messages.first_error(out, OWN, [LAB1]).startswith(OWN + ":20: error:")
     # Building lab 3 on a broken lab 1: the error is in lab 1's file.
-    assert learner.first_error(out.splitlines()[0], OWN, [LAB1]) == (
+    assert messages.first_error(out.splitlines()[0], OWN, [LAB1]) == (
         "labs/01_split_heads/split_heads.cc:5: error: expected ';'")
 
 
 def test_an_error_nowhere_near_a_learner_file_is_still_reported():
     out = "/usr/include/xtensor/xarray.hpp:10:1: error: something odd\n"
-    assert learner.first_error(out, OWN) == "xtensor/xarray.hpp:10: error: something odd"
+    assert messages.first_error(out, OWN) == "xtensor/xarray.hpp:10: error: something odd"
 
 
 def test_no_error_means_none_and_warnings_are_not_errors():
-    assert learner.first_error(WSHADOW + WUNUSED, OWN) is None
-    assert learner.first_error("", OWN) is None
+    assert messages.first_error(WSHADOW + WUNUSED, OWN) is None
+    assert messages.first_error("", OWN) is None
 
 
 def test_a_fatal_error_counts():
     out = "labs/03_output_projection/multi_head_attention.cc:5:10: fatal error: nope.h: " \
           "No such file or directory\n"
-    assert learner.first_error(out, OWN) == (
+    assert messages.first_error(out, OWN) == (
         OWN + ":5: fatal error: nope.h: No such file or directory")
 
 
 def test_shadow_warnings_come_once_each_in_order():
-    assert learner.warnings_in(WSHADOW, {OWN}) == {OWN: [
+    assert messages.warnings_in(WSHADOW, {OWN}) == {OWN: [
         OWN + ":20: warning: declaration of 'n_heads' shadows a member of "
         "'mha::MultiHeadAttention' [-Wshadow]",
         OWN + ":20: warning: declaration of 'd_model' shadows a member of "
@@ -160,7 +161,7 @@ def test_shadow_warnings_come_once_each_in_order():
 
 
 def test_warnings_of_other_files_are_not_the_learners():
-    assert learner.warnings_in(WSHADOW, {LAB1}) == {}
+    assert messages.warnings_in(WSHADOW, {LAB1}) == {}
 
 
 def test_an_unused_parameter_of_a_function_that_is_still_a_stub_is_not_shown():
@@ -171,7 +172,7 @@ def test_an_unused_parameter_of_a_function_that_is_still_a_stub_is_not_shown():
         "AttentionResult MultiHeadAttention::attend(const Tensor2& x) const {\n"   # line 29
         '  throw std::logic_error("lab 3: attend is not implemented yet");\n'
         "}\n")
-    warnings = learner.warnings_in(WUNUSED, {OWN})[OWN]
+    warnings = messages.warnings_in(WUNUSED, {OWN})[OWN]
     assert learner.relevant_warnings(warnings, source) == [
         OWN + ":20: warning: unused parameter 'embed_dim' [-Wunused-parameter]"]
 
@@ -179,10 +180,10 @@ def test_an_unused_parameter_of_a_function_that_is_still_a_stub_is_not_shown():
 def test_a_link_error_says_what_is_missing():
     out = ("/usr/bin/ld: x.o: in function `Test()':\n"
            "x.cc:(.text+0x1): undefined reference to `mha::combine_heads(Tensor3 const&)'\n")
-    assert learner.link_error(out).startswith(
+    assert messages.linker_complaint(out).startswith(
         "does not link: undefined reference to `mha::combine_heads(Tensor3 const&)'; is a "
         "function of the header missing")
-    assert learner.link_error("all fine") is None
+    assert messages.linker_complaint("all fine") is None
 
 
 def test_the_compile_command_becomes_a_syntax_check():
@@ -263,6 +264,23 @@ def test_test_xml_cases_and_their_failures():
     cases = learner.parse_test_xml(GTEST_XML)
     assert [c for c, _ in cases] == ["A.One", "A.Two"]      # not run: not counted
     assert cases[0][1] is None and "looks like" in cases[1][1]
+
+
+def test_the_kits_check_keeps_the_cases_that_did_not_run():
+    cases = learner.parse_test_xml(GTEST_XML, keep_skipped=True)
+    assert [c for c, _ in cases] == ["A.One", "A.Two", "A.Three"]
+    assert cases[2][1] is None and "looks like" in cases[1][1]
+
+
+def test_the_summary_lines_of_bazel_test():
+    out = ("//labs/01_split_heads:split_heads_public_test    (cached) PASSED in 0.1s\n"
+           "//labs/02_x:x_public_test      FAILED in 0.2s\n"
+           "//labs/03_y:y_public_test    FAILED TO BUILD\n"
+           "//labs/04_z:z_public_test    NO STATUS\n")
+    assert learner.parse_summary(out) == {
+        "//labs/01_split_heads:split_heads_public_test": "PASSED",
+        "//labs/02_x:x_public_test": "FAILED", "//labs/03_y:y_public_test": "FAILED TO BUILD",
+        "//labs/04_z:z_public_test": "NO STATUS"}
 
 
 def test_a_crashed_program_is_read_from_its_log():
@@ -389,3 +407,29 @@ def test_no_pid_file_means_no_server(tmp_path):
     with open(os.path.join(str(tmp_path), "server", "server.pid.txt"), "w") as f:
         f.write(str(os.getpid()))      # alive, but not a server of this output base
     assert learner.server_pid(str(tmp_path)) is None
+
+
+def test_a_test_run_reads_the_registry_and_the_warnings_cache_once(tmp_path, monkeypatch):
+    calls = {"load_labs": 0, "load_json": 0, "hashed": []}
+    real_load_labs, real_load_json, real_hash = (learner.load_labs, learner._load_json,
+                                                 learner._sha256_file)
+
+    def load_labs_counted(*a, **k):
+        calls["load_labs"] += 1
+        return real_load_labs(*a, **k)
+
+    def load_json_counted(*a, **k):
+        calls["load_json"] += 1
+        return real_load_json(*a, **k)
+
+    monkeypatch.setattr(learner, "load_labs", load_labs_counted)
+    monkeypatch.setattr(learner, "_load_json", load_json_counted)
+    monkeypatch.setattr(learner, "_sha256_file",
+                        lambda p: calls["hashed"].append(p) or real_hash(p))
+    monkeypatch.setattr(learner, "WARNINGS_STATE", str(tmp_path / "warnings.json"))
+    bazel = types.SimpleNamespace(run=lambda args, stdout_only=False: (1, WSHADOW))
+    labs = real_load_labs()
+    results, rc, _ = learner.run_public_tests(labs, bazel)
+    assert rc == 1 and set(results) == {lab.number for lab in labs}
+    assert calls["load_labs"] == 1 and calls["load_json"] == 1
+    assert len(calls["hashed"]) == len(set(calls["hashed"])) == len(labs)

@@ -50,5 +50,36 @@ def test_warnings_are_deduplicated_and_only_the_learners():
 
 def test_link_error_names_a_multiple_definition_and_how_to_fix_it():
     out = "/usr/bin/ld: obj0.o: multiple definition of `mha::softmax_rows(...)'; first defined"
-    s = messages.link_error(out, None)
+    s = messages.link_error(out)
     assert "multiple definition of `mha::softmax_rows" in s and "anonymous namespace" in s
+
+
+def test_compile_error_follows_the_template_trail_to_the_learners_line():
+    out = ("/usr/include/xtensor/xfunction.hpp:145:83:   required from 'struct xt::X'\n"
+           "labs/01_split_heads/split_heads.cc:43:55:   required from here\n"
+           "/usr/include/xtensor/xoperation.hpp:107:9: error: no match for 'operator+'\n"
+           "/usr/include/xtensor/xoperation.hpp:86:9: note: candidate: 'operator+'\n")
+    assert messages.compile_error(out, "labs/01_split_heads/split_heads.cc") == (
+        "does not compile: labs/01_split_heads/split_heads.cc:43: no match for 'operator+' "
+        "(in xtensor/xoperation.hpp:107)")
+
+
+def test_compile_error_and_first_error_agree_on_the_error():
+    out = ("inc/common/tensor.h:3:1: error: something in a header\n"
+           "a.cc:7:5: fatal error: x.h: No such file or directory\n")
+    assert messages.first_error(out, "a.cc") == "a.cc:7: fatal error: x.h: No such file or directory"
+    assert messages.compile_error(out, "a.cc") == (
+        "does not compile: a.cc:7: x.h: No such file or directory")
+    assert messages.compile_error("inc/h.h:3:1: error: odd\n", "a.cc") == (
+        "does not compile: inc/h.h:3: odd")
+
+
+def test_link_error_falls_back_on_the_linkers_error_line():
+    out = "/usr/bin/ld: obj0.o: undefined reference to `mha::f()'\n"
+    assert messages.link_error(out) == messages.linker_complaint(out) == (
+        "does not link: undefined reference to `mha::f()'; is a function of the header "
+        "missing from your file, or misspelt?")
+    assert messages.linker_complaint("collect2: error: ld returned 1 exit status") is None
+    assert messages.link_error("collect2: error: ld returned 1 exit status") == (
+        "does not link: collect2: error: ld returned 1 exit status")
+    assert messages.link_error("") == "does not link (the linker gave no message)"

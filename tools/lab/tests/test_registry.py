@@ -77,3 +77,35 @@ def test_new_labs_mutant_applies_to_its_solution(tmp_path):
         m = mutants.Mutant(lab, "x.diff", f.read())
     with open(os.path.join(root, lab.solution_file), "rb") as f:
         assert b"x * 4.0f" in mutants.apply(m, f.read())
+
+
+def test_a_lab_recognises_its_stub_by_the_registrys_sha256():
+    from labs import Lab, sha256
+    assert sha256(b"abc") == hashlib.sha256(b"abc").hexdigest()
+    lab = Lab({"number": 1, "dir": "01_x", "target": "x", "title": "X",
+               "stub_sha256": sha256(b"stub\n")})
+    assert lab.is_stub(b"stub\n")
+    assert not lab.is_stub(b"stub \n")
+    unrecorded = Lab({"number": 1, "dir": "01_x", "target": "x", "title": "X"})
+    assert not unrecorded.is_stub(b"stub\n") and not unrecorded.is_stub(b"")
+
+
+def test_every_committed_stub_is_recognised():
+    for lab in load_labs():
+        with open(os.path.join(ROOT, lab.learner_file), "rb") as f:
+            assert lab.is_stub(f.read()), lab.learner_file
+
+
+def test_the_graders_stub_is_read_and_checked_once(monkeypatch):
+    import builtins
+    import grade
+    lab = load_labs()[0]
+    ctx = grade.Context.__new__(grade.Context)    # no build: stub() needs only its cache
+    ctx._stubs = {}
+    opened = []
+    real_open = builtins.open
+    monkeypatch.setattr(builtins, "open",
+                        lambda p, *a, **k: opened.append(p) or real_open(p, *a, **k))
+    first = ctx.stub(lab)
+    assert ctx.stub(lab) is first and len(opened) == 1
+    assert lab.is_stub(first)
