@@ -37,18 +37,14 @@ PUBLIC = common.public_golden_dir(__file__)
 INF = np.inf
 
 
-def t64(a):
-    return torch.from_numpy(np.asarray(a, np.float64))
-
-
 def scores_of(q, k, scale):
-    return t64(q) @ t64(k).transpose(-1, -2) * scale
+    return common.t64(q) @ common.t64(k).transpose(-1, -2) * scale
 
 
 def from_scores(scores, v, dim=-1):
     """Softmax over `dim`, fully masked rows zeroed, then weights @ v."""
     w = torch.nan_to_num(torch.softmax(scores, dim=dim), nan=0.0)
-    return (w @ t64(v)).numpy(), w.numpy()
+    return (w @ common.t64(v)).numpy(), w.numpy()
 
 
 def save_case(name, out, w, where=OUT):
@@ -64,7 +60,7 @@ def save_mistake(name, mistake, out, w, where=OUT):
 def scale_mistakes(name, q, k, v, mask=None, where=OUT):
     """Mistakes that do not involve the mask: wrong scale, wrong softmax axis."""
     H, _, d_head = q.shape
-    m = 0.0 if mask is None else t64(mask)
+    m = 0.0 if mask is None else common.t64(mask)
     save_mistake(name, "dmodel_scale", *from_scores(scores_of(q, k, 1 / np.sqrt(H * d_head)) + m, v),
                  where=where)
     save_mistake(name, "no_scale", *from_scores(scores_of(q, k, 1.0) + m, v), where=where)
@@ -77,12 +73,12 @@ def mask_mistakes(name, q, k, v, mask, where=OUT):
     s = scores_of(q, k, 1 / np.sqrt(q.shape[-1]))
     save_mistake(name, "mask_ignored", *from_scores(s, v), where=where)
     # Mask added to the weights after the softmax: -inf weights, inf/NaN outputs.
-    w_after = torch.softmax(s, dim=-1) + t64(mask)
-    save_mistake(name, "mask_after_softmax", (w_after @ t64(v)).numpy(), w_after.numpy(),
+    w_after = torch.softmax(s, dim=-1) + common.t64(mask)
+    save_mistake(name, "mask_after_softmax", (w_after @ common.t64(v)).numpy(), w_after.numpy(),
                  where=where)
     # Fully masked row left as softmax gives it: NaN.
-    w_nan = torch.softmax(s + t64(mask), dim=-1)
-    save_mistake(name, "nan_row", (w_nan @ t64(v)).numpy(), w_nan.numpy(), where=where)
+    w_nan = torch.softmax(s + common.t64(mask), dim=-1)
+    save_mistake(name, "nan_row", (w_nan @ common.t64(v)).numpy(), w_nan.numpy(), where=where)
 
 
 def naive_softmax_mistake(name, q, k, v, where=OUT):
@@ -183,14 +179,14 @@ def softmax():
     # Random rows of moderate size.
     x = common.inputs(241, 4, 6, scale=2.0)
     common.save(OUT, "softmax_random_scores", x)
-    common.save(OUT, "softmax_random_probs", torch.softmax(t64(x), dim=-1).numpy())
+    common.save(OUT, "softmax_random_probs", torch.softmax(common.t64(x), dim=-1).numpy())
 
     # Logits near 1000: exp overflows float32 (and float64) without the max shift.
     x = np.array([[1000.0, 999.0, 990.0, 0.0, -5.0],
                   [300.0, 298.5, 120.0, 299.0, 10.0],
                   [0.5, -1.0, 2.0, 0.0, 1.0]], np.float32)
     common.save(OUT, "softmax_huge_scores", x)
-    common.save(OUT, "softmax_huge_probs", torch.softmax(t64(x), dim=-1).numpy())
+    common.save(OUT, "softmax_huge_probs", torch.softmax(common.t64(x), dim=-1).numpy())
     with np.errstate(over="ignore", invalid="ignore"):
         e = np.exp(x)  # float32, as the C++ computes it
         naive = e / e.sum(axis=-1, keepdims=True)
@@ -202,7 +198,7 @@ def softmax():
                   [-INF, -INF, -INF, -INF],
                   [2.0, 1.0, -INF, -0.5]], np.float32)
     common.save(OUT, "softmax_masked_scores", x)
-    p = torch.softmax(t64(x), dim=-1)
+    p = torch.softmax(common.t64(x), dim=-1)
     common.save(OUT, "softmax_masked_probs", torch.nan_to_num(p, nan=0.0).numpy())
     common.save(OUT, "softmax_masked_probs_mistake_nan_row", p.numpy())
 
@@ -268,7 +264,7 @@ def public():
                   [2.0, 1.0, 0.0, -1.0],
                   [120.0, 121.5, 60.0, 119.0]], np.float32)
     common.save(PUBLIC, "softmax_huge_scores", x)
-    common.save(PUBLIC, "softmax_huge_probs", torch.softmax(t64(x), dim=-1).numpy())
+    common.save(PUBLIC, "softmax_huge_probs", torch.softmax(common.t64(x), dim=-1).numpy())
     with np.errstate(over="ignore", invalid="ignore"):
         e = np.exp(x)
         naive = e / e.sum(axis=-1, keepdims=True)
@@ -277,7 +273,7 @@ def public():
     x = np.array([[-INF, -INF, -INF, -INF, -INF],
                   [1.0, -INF, 0.5, 2.0, -INF]], np.float32)
     common.save(PUBLIC, "softmax_masked_scores", x)
-    p = torch.softmax(t64(x), dim=-1)
+    p = torch.softmax(common.t64(x), dim=-1)
     common.save(PUBLIC, "softmax_masked_probs", torch.nan_to_num(p, nan=0.0).numpy())
     common.save(PUBLIC, "softmax_masked_probs_mistake_nan_row", p.numpy())
 

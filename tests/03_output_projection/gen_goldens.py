@@ -51,25 +51,7 @@ D_HEAD = D_MODEL // N_HEADS
 SEED = 7
 
 
-def draws(seed, d_model, count=4):
-    """The first `count` seeded (d_model, d_model) matrices of one generator."""
-    rng = np.random.default_rng(seed)
-    return [common.weights(rng, d_model, d_model, d_model) for _ in range(count)]
-
-
-def split(a, n_heads):
-    """(T, d_model) -> (H, T, d_head): NumPy's reshape then transpose."""
-    t, d = a.shape
-    return a.reshape(t, n_heads, d // n_heads).transpose(1, 0, 2)
-
-
-def combine(heads):
-    """(H, T, d_head) -> (T, H*d_head)."""
-    h, t, dh = heads.shape
-    return heads.transpose(1, 0, 2).reshape(t, h * dh)
-
-
-def per_head(x, W_Q, W_K, W_V, n_heads, mask, scale=None, split_fn=split):
+def per_head(x, W_Q, W_K, W_V, n_heads, mask, scale=None, split_fn=common.split_heads):
     """Per-head attention in float64 torch. `scale` replaces 1/sqrt(d_head)."""
     x64 = x.astype(np.float64)
     q, k, v = (split_fn(x64 @ W.astype(np.float64), n_heads) for W in (W_Q, W_K, W_V))
@@ -100,12 +82,12 @@ def forward_mistakes(x, Ws, mask, n_heads=N_HEADS):
     W_Q, W_K, W_V, W_O = Ws
     t, d_model = x.shape
     out, _ = per_head(x, W_Q, W_K, W_V, n_heads, mask)
-    concat = combine(out)
+    concat = common.combine_heads(out)
     out_dm, _ = per_head(x, W_Q, W_K, W_V, n_heads, mask, scale=1 / np.sqrt(d_model))
     out_rs, _ = per_head(x, W_Q, W_K, W_V, n_heads, mask, split_fn=reshape_split)
     return {
         "no_w_o": concat,
-        "dmodel_scale": combine(out_dm) @ W_O,
+        "dmodel_scale": common.combine_heads(out_dm) @ W_O,
         "w_o_drawn_first": common.torch_mha(x, Ws[1], Ws[2], Ws[3], Ws[0], n_heads, mask),
         "k_drawn_before_q": common.torch_mha(x, Ws[1], Ws[0], Ws[2], Ws[3], n_heads, mask),
         # split and combine both as bare reshapes, no transpose
@@ -141,7 +123,7 @@ def public():
     seed 5), with a random W_O, a causal mask and logits in the hundreds, so
     that every classic mistake changes the numbers."""
     d_model, n_heads, t, seed = 10, 2, 4, 5
-    Ws = draws(seed, d_model)
+    Ws = common.draws(seed, d_model)
     W_Q, W_K, W_V, W_O = Ws
     common.save(PUBLIC, "weights_seed5_d10", np.stack(Ws))
     common.save(PUBLIC, "weights_seed5_d10_mistake_w_o_drawn_first",
@@ -151,8 +133,8 @@ def public():
 
     x = common.inputs(121, t, d_model)
     x_large = common.inputs(122, t, d_model, scale=20.0)
-    q = split(x_large.astype(np.float64) @ W_Q, n_heads)
-    k = split(x_large.astype(np.float64) @ W_K, n_heads)
+    q = common.split_heads(x_large.astype(np.float64) @ W_Q, n_heads)
+    k = common.split_heads(x_large.astype(np.float64) @ W_K, n_heads)
     max_logit = np.abs(q @ k.transpose(0, 2, 1) / np.sqrt(d_model // n_heads)).max()
     assert max_logit > 200, max_logit
     causal = common.causal(t)
@@ -176,21 +158,21 @@ def public():
 
 def main():
     public()
-    Ws = draws(SEED, D_MODEL)
+    Ws = common.draws(SEED, D_MODEL)
     W_Q, W_K, W_V, W_O = Ws
 
     # Seeded weights, bit for bit, plus the stacks two wrong draw orders give.
     common.save(OUT, "weights_seed7_d12", np.stack(Ws))
     common.save(OUT, "weights_seed7_d12_mistake_w_o_drawn_first", np.stack([Ws[1], Ws[2], Ws[3], Ws[0]]))
     common.save(OUT, "weights_seed7_d12_mistake_k_drawn_before_q", np.stack([Ws[1], Ws[0], Ws[2], Ws[3]]))
-    common.save(OUT, "weights_seed0_d6", np.stack(draws(0, 6)))
+    common.save(OUT, "weights_seed0_d6", np.stack(common.draws(0, 6)))
 
     x = common.inputs(101, T, D_MODEL)
     # Scale 20: projections ~ N(0, 400), so logits q.k/sqrt(d_head) have a
     # standard deviation near 400, far beyond float32 exp's overflow at ~88.
     x_large = common.inputs(202, T, D_MODEL, scale=20.0)
-    q = split(x_large.astype(np.float64) @ W_Q, N_HEADS)
-    k = split(x_large.astype(np.float64) @ W_K, N_HEADS)
+    q = common.split_heads(x_large.astype(np.float64) @ W_Q, N_HEADS)
+    k = common.split_heads(x_large.astype(np.float64) @ W_K, N_HEADS)
     max_logit = np.abs(q @ k.transpose(0, 2, 1) / np.sqrt(D_HEAD)).max()
     assert max_logit > 200, max_logit
     print("x_large: max |logit| = %.0f" % max_logit)

@@ -22,8 +22,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "goldens"))
-from common import (causal, golden_dir, inputs, public_golden_dir, save, torch_attention,
-                    weights)
+from common import (causal, f64, golden_dir, inputs, public_golden_dir, save, split_heads,
+                    torch_attention, weights)
 
 OUT = golden_dir(__file__)
 PUBLIC = public_golden_dir(__file__)
@@ -39,10 +39,6 @@ def draw_weights(seed, d, r):
         "W_UV": weights(rng, r, d, r),
         "W_O": weights(rng, d, d, d),
     }
-
-
-def f64(a):
-    return np.asarray(a, dtype=np.float64)
 
 
 def torch_mla(x, w, H, mask):
@@ -63,12 +59,6 @@ def torch_mla(x, w, H, mask):
     return torch.nan_to_num(y[0], nan=0.0).numpy()
 
 
-def heads(M, H):
-    """(T, d) -> (H, T, d/H)."""
-    T, d = M.shape
-    return M.reshape(T, H, d // H).transpose(1, 0, 2)
-
-
 def numpy_mla(x, w, H, mask, k_from="W_UK", v_from="W_UV", scale_dim=None, with_w_o=True):
     """Naive MLA from NumPy projections and common.torch_attention.
 
@@ -78,7 +68,7 @@ def numpy_mla(x, w, H, mask, k_from="W_UK", v_from="W_UV", scale_dim=None, with_
     x = f64(x)
     c = x @ f64(w["W_DKV"])
     Q, K, V = x @ f64(w["W_Q"]), c @ f64(w[k_from]), c @ f64(w[v_from])
-    q, k, v = heads(Q, H), heads(K, H), heads(V, H)
+    q, k, v = split_heads(Q, H), split_heads(K, H), split_heads(V, H)
     d_head = q.shape[-1]
     if scale_dim is not None:  # torch_attention divides by sqrt(d_head)
         q = q * np.sqrt(d_head) / np.sqrt(scale_dim)
@@ -99,7 +89,7 @@ def absorbed_mistake(x, w, H, mask, kind):
     dh = d // H
     r = w["W_DKV"].shape[1]
     c = x @ f64(w["W_DKV"])
-    q = heads(x @ f64(w["W_Q"]), H)
+    q = split_heads(x @ f64(w["W_Q"]), H)
     W_UK, W_UV, W_O = f64(w["W_UK"]), f64(w["W_UV"]), f64(w["W_O"])
     y = np.zeros_like(x)
     for h in range(H):
@@ -138,7 +128,7 @@ def write_case(name, d, H, r, T, seed, x_seed, scale, mask, OUT=OUT):
 
     Q = f64(x) @ f64(w["W_Q"])
     c = f64(x) @ f64(w["W_DKV"])
-    s = np.einsum("htd,hsd->hts", heads(Q, H), heads(c @ f64(w["W_UK"]), H)) / np.sqrt(d // H)
+    s = np.einsum("htd,hsd->hts", split_heads(Q, H), split_heads(c @ f64(w["W_UK"]), H)) / np.sqrt(d // H)
     print(f"{name}: d_model={d} n_heads={H} kv_rank={r} T={T}  max |score| {np.abs(s).max():.1f}")
 
     save(OUT, name + "_x", x)

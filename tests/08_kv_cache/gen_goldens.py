@@ -39,7 +39,6 @@ import os
 import sys
 
 import numpy as np
-import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "goldens"))
 import common  # noqa: E402  (tools/goldens/common.py)
@@ -53,22 +52,6 @@ def schedules(T, chunks):
 
 
 # ----------------------------------------------------------------- references
-
-def f64(a):
-    return np.asarray(a, dtype=np.float64)
-
-
-def heads(M, n):
-    """(T, n*d) -> (n, T, d): NumPy's reshape then transpose."""
-    T, w = M.shape
-    return M.reshape(T, n, w // n).transpose(1, 0, 2)
-
-
-def combine(h):
-    """(n, T, d) -> (T, n*d)."""
-    n, T, d = h.shape
-    return h.transpose(1, 0, 2).reshape(T, n * d)
-
 
 def gqa_as_mha(W, n_heads, n_kv_heads):
     """(d_model, G*d_head) -> (d_model, H*d_head): kv head g's columns repeated
@@ -87,11 +70,11 @@ def torch_gqa(x, w, H, G, mask):
 
 def numpy_mla(x, w, H, mask):
     """Naive MLA in float64: K and V rebuilt from the latent, then attention."""
-    x = f64(x)
-    c = x @ f64(w["W_DKV"])
-    q, k, v = heads(x @ f64(w["W_Q"]), H), heads(c @ f64(w["W_UK"]), H), heads(c @ f64(w["W_UV"]), H)
+    x = common.f64(x)
+    c = x @ common.f64(w["W_DKV"])
+    q, k, v = common.split_heads(x @ common.f64(w["W_Q"]), H), common.split_heads(c @ common.f64(w["W_UK"]), H), common.split_heads(c @ common.f64(w["W_UV"]), H)
     o, _ = common.torch_attention(q, k, v, mask)
-    return combine(o) @ f64(w["W_O"])
+    return common.combine_heads(o) @ common.f64(w["W_O"])
 
 
 # ------------------------------------------------------- the decoder, simulated
@@ -112,11 +95,11 @@ def chunk_mask(P, T_new, S, mistake):
 
 def decode_gqa(x, w, H, G, schedule, mistake=None):
     """Rows a GQA decoder returns when x is fed in chunks of `schedule`."""
-    x = f64(x)
-    K_all, V_all = x @ f64(w["W_K"]), x @ f64(w["W_V"])  # what the cache ends up holding
+    x = common.f64(x)
+    K_all, V_all = x @ common.f64(w["W_K"]), x @ common.f64(w["W_V"])  # what the cache ends up holding
     rows, P = [], 0
     for T_new in schedule:
-        q = heads(x[P:P + T_new] @ f64(w["W_Q"]), H)  # (H, T_new, d_head)
+        q = common.split_heads(x[P:P + T_new] @ common.f64(w["W_Q"]), H)  # (H, T_new, d_head)
         if mistake == "appended_after":
             # attends over what the cache held before this step, no mask: the
             # new tokens see neither themselves nor each other
@@ -125,10 +108,10 @@ def decode_gqa(x, w, H, G, schedule, mistake=None):
         else:
             S = P + T_new
             mask = chunk_mask(P, T_new, S, mistake)
-        k = np.repeat(heads(K_all[:S], G), H // G, axis=0)  # (H, S, d_head)
-        v = np.repeat(heads(V_all[:S], G), H // G, axis=0)
+        k = np.repeat(common.split_heads(K_all[:S], G), H // G, axis=0)  # (H, S, d_head)
+        v = np.repeat(common.split_heads(V_all[:S], G), H // G, axis=0)
         o, _ = common.torch_attention(q, k, v, mask)
-        rows.append(combine(o) @ f64(w["W_O"]))
+        rows.append(common.combine_heads(o) @ common.f64(w["W_O"]))
         P += T_new
     return np.concatenate(rows)
 
@@ -136,11 +119,11 @@ def decode_gqa(x, w, H, G, schedule, mistake=None):
 def decode_mla(x, w, H, schedule, mistake=None):
     """Rows an MLA decoder returns (computed naively; the absorbed form gives
     the same numbers)."""
-    x = f64(x)
-    c_all = x @ f64(w["W_DKV"])
+    x = common.f64(x)
+    c_all = x @ common.f64(w["W_DKV"])
     rows, P = [], 0
     for T_new in schedule:
-        q = heads(x[P:P + T_new] @ f64(w["W_Q"]), H)
+        q = common.split_heads(x[P:P + T_new] @ common.f64(w["W_Q"]), H)
         if mistake == "appended_after":
             S = P
             mask = np.zeros((T_new, S))
@@ -148,12 +131,12 @@ def decode_mla(x, w, H, schedule, mistake=None):
             S = P + T_new
             mask = chunk_mask(P, T_new, S, mistake)
         c = c_all[:S]
-        k, v = heads(c @ f64(w["W_UK"]), H), heads(c @ f64(w["W_UV"]), H)
+        k, v = common.split_heads(c @ common.f64(w["W_UK"]), H), common.split_heads(c @ common.f64(w["W_UV"]), H)
         if mistake == "kv_rank_scale":  # torch_attention divides by sqrt(d_head)
             r = c.shape[1]
             q = q * np.sqrt(q.shape[-1]) / np.sqrt(r)
         o, _ = common.torch_attention(q, k, v, mask)
-        rows.append(combine(o) @ f64(w["W_O"]))
+        rows.append(common.combine_heads(o) @ common.f64(w["W_O"]))
         P += T_new
     return np.concatenate(rows)
 
@@ -187,7 +170,7 @@ def gqa_case(out, case, d, H, G, T, seed, x_seed, chunks, scale=1.0):
          "W_V": common.weights(rng, d, G * dh, d), "W_O": common.weights(rng, d, d, d)}
     x = common.inputs(x_seed, T, d, scale=scale)
     y = torch_gqa(x, w, H, G, common.causal(T))
-    s = heads(f64(x) @ f64(w["W_Q"]), H) @ np.repeat(heads(f64(x) @ f64(w["W_K"]), G), H // G,
+    s = common.split_heads(common.f64(x) @ common.f64(w["W_Q"]), H) @ np.repeat(common.split_heads(common.f64(x) @ common.f64(w["W_K"]), G), H // G,
                                                     axis=0).transpose(0, 2, 1) / np.sqrt(dh)
     print("%s: max |score| %.0f" % (case, np.abs(s).max()))
     # Two independent routes to the same rows: torch's module, and per-head
@@ -197,8 +180,8 @@ def gqa_case(out, case, d, H, G, T, seed, x_seed, chunks, scale=1.0):
         common.save(out, case + "_" + name, w_)
     common.save(out, case + "_x", x)
     common.save(out, case + "_forward", y)
-    common.save(out, case + "_keys", heads(f64(x) @ f64(w["W_K"]), G))
-    common.save(out, case + "_values", heads(f64(x) @ f64(w["W_V"]), G))
+    common.save(out, case + "_keys", common.split_heads(common.f64(x) @ common.f64(w["W_K"]), G))
+    common.save(out, case + "_values", common.split_heads(common.f64(x) @ common.f64(w["W_V"]), G))
     for sched_name, sched in schedules(T, chunks).items():
         assert sum(sched) == T
         assert np.allclose(decode_gqa(x, w, H, G, sched), y, atol=1e-9, rtol=1e-9), (case, sched)
@@ -218,7 +201,7 @@ def mla_case(out, case, d, H, r, T, seed, x_seed, chunks, scale=1.0):
         common.save(out, case + "_" + name, w_)
     common.save(out, case + "_x", x)
     common.save(out, case + "_forward", y)
-    common.save(out, case + "_latents", f64(x) @ f64(w["W_DKV"]))
+    common.save(out, case + "_latents", common.f64(x) @ common.f64(w["W_DKV"]))
     for sched_name, sched in schedules(T, chunks).items():
         assert sum(sched) == T
         assert np.allclose(decode_mla(x, w, H, sched), y, atol=1e-9, rtol=1e-9), (case, sched)

@@ -71,16 +71,12 @@ LAYER_MISTAKES = {
 
 # ---------------------------------------------------------------- autograd (the goldens)
 
-def t64(a):
-    return torch.from_numpy(np.asarray(a, np.float64))
-
-
 def torch_attention(q, k, v, mask):
     """out (H, T, d), with the suite's convention for a query that sees no key."""
     scores = q @ k.transpose(-1, -2) / np.sqrt(q.shape[-1])
     if mask is None:
         return torch.softmax(scores, dim=-1) @ v
-    m = t64(mask)
+    m = common.t64(mask)
     sees_a_key = torch.isfinite(m).any(dim=-1, keepdim=True)  # (T, 1), constant
     scores = torch.where(sees_a_key, scores + m, torch.zeros_like(scores))
     w = torch.softmax(scores, dim=-1) * sees_a_key  # an empty row: zeros, no NaN
@@ -89,37 +85,27 @@ def torch_attention(q, k, v, mask):
 
 def autograd_attention(q, k, v, mask, d_output):
     """(dq, dk, dv) of sum(out * d_output), float64 NumPy."""
-    q, k, v = (t64(a).requires_grad_() for a in (q, k, v))
+    q, k, v = (common.t64(a).requires_grad_() for a in (q, k, v))
     out = torch_attention(q, k, v, mask)
-    out.backward(t64(d_output))
+    out.backward(common.t64(d_output))
     return q.grad.numpy(), k.grad.numpy(), v.grad.numpy()
-
-
-def split_t(a, n_heads):
-    t, d = a.shape
-    return a.reshape(t, n_heads, d // n_heads).transpose(0, 1)
-
-
-def combine_t(a):
-    h, t, dh = a.shape
-    return a.transpose(0, 1).reshape(t, h * dh)
 
 
 def torch_layer(x, Ws, n_heads, mask):
     W_Q, W_K, W_V, W_O = Ws
-    q, k, v = (split_t(x @ W, n_heads) for W in (W_Q, W_K, W_V))
-    return combine_t(torch_attention(q, k, v, mask)) @ W_O
+    q, k, v = (common.split_heads(x @ W, n_heads) for W in (W_Q, W_K, W_V))
+    return common.combine_heads(torch_attention(q, k, v, mask)) @ W_O
 
 
 def autograd_layer(x, Ws, n_heads, mask, d_y):
     """{dx, dW_Q, dW_K, dW_V, dW_O} of sum(y * d_y), float64 NumPy."""
-    x = t64(x).requires_grad_()
-    W = [t64(w).requires_grad_() for w in Ws]
+    x = common.t64(x).requires_grad_()
+    W = [common.t64(w).requires_grad_() for w in Ws]
     y = torch_layer(x, W, n_heads, mask)
     # The same layer as torch.nn.MultiheadAttention (lab 3's goldens).
     assert np.allclose(y.detach().numpy(), common.torch_mha(x.detach().numpy(), *Ws, n_heads, mask),
                        atol=1e-10)
-    y.backward(t64(d_y))
+    y.backward(common.t64(d_y))
     grads = {"dx": x.grad.numpy()}
     for name, w in zip(("dW_Q", "dW_K", "dW_V", "dW_O"), W):
         grads[name] = w.grad.numpy()
@@ -131,11 +117,11 @@ def autograd_nn_mha(x, Ws, n_heads, mask, d_y):
     d = x.shape[1]
     mha = torch.nn.MultiheadAttention(d, n_heads, bias=False, batch_first=True)
     with torch.no_grad():
-        mha.in_proj_weight.copy_(t64(np.concatenate([Ws[0].T, Ws[1].T, Ws[2].T])))
-        mha.out_proj.weight.copy_(t64(Ws[3].T))
-    xt = t64(x)[None].requires_grad_()
-    y, _ = mha(xt, xt, xt, attn_mask=None if mask is None else t64(mask), need_weights=False)
-    y[0].backward(t64(d_y))
+        mha.in_proj_weight.copy_(common.t64(np.concatenate([Ws[0].T, Ws[1].T, Ws[2].T])))
+        mha.out_proj.weight.copy_(common.t64(Ws[3].T))
+    xt = common.t64(x)[None].requires_grad_()
+    y, _ = mha(xt, xt, xt, attn_mask=None if mask is None else common.t64(mask), need_weights=False)
+    y[0].backward(common.t64(d_y))
     w_in = mha.in_proj_weight.grad.numpy()  # (3d, d), (out, in)
     return {"dx": xt.grad[0].numpy(), "dW_Q": w_in[:d].T, "dW_K": w_in[d:2 * d].T,
             "dW_V": w_in[2 * d:].T, "dW_O": mha.out_proj.weight.grad.numpy().T}
@@ -176,28 +162,18 @@ def manual_attention_backward(q, k, v, mask, dO, mistake=None):
     return {"dq": dq, "dk": dk, "dv": dv}
 
 
-def split(a, n_heads):
-    t, d = a.shape
-    return a.reshape(t, n_heads, d // n_heads).transpose(1, 0, 2)
-
-
-def combine(a):
-    h, t, dh = a.shape
-    return a.transpose(1, 0, 2).reshape(t, h * dh)
-
-
 def manual_layer_backward(x, Ws, n_heads, mask, d_y, mistake=None):
     x, d_y = np.asarray(x, np.float64), np.asarray(d_y, np.float64)
     W_Q, W_K, W_V, W_O = (np.asarray(w, np.float64) for w in Ws)
-    q, k, v = (split(x @ W, n_heads) for W in (W_Q, W_K, W_V))
+    q, k, v = (common.split_heads(x @ W, n_heads) for W in (W_Q, W_K, W_V))
     scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
     if mask is not None:
         scores = scores + mask
-    concat = combine(softmax_rows(scores) @ v)
+    concat = common.combine_heads(softmax_rows(scores) @ v)
     dW_O = d_y.T @ concat if mistake == "w_o_grad_transposed" else concat.T @ d_y
-    d_heads = split(d_y @ W_O.T, n_heads)
+    d_heads = common.split_heads(d_y @ W_O.T, n_heads)
     g = manual_attention_backward(q, k, v, mask, d_heads, mistake)
-    dQ, dK, dV = combine(g["dq"]), combine(g["dk"]), combine(g["dv"])
+    dQ, dK, dV = common.combine_heads(g["dq"]), common.combine_heads(g["dk"]), common.combine_heads(g["dv"])
     if mistake == "dx_query_path_only":
         dx = dQ @ W_Q.T
     elif mistake == "dx_weights_not_transposed":
@@ -257,12 +233,6 @@ def layer_case(out, case, x, Ws, n_heads, mask, d_y, with_mistakes=True):
     return grads
 
 
-def draws(seed, d_model, count=4):
-    """W_Q, W_K, W_V, W_O of MultiHeadAttention(d_model, H, seed): one generator."""
-    rng = np.random.default_rng(seed)
-    return [common.weights(rng, d_model, d_model, d_model) for _ in range(count)]
-
-
 def main():
     inp = common.inputs
 
@@ -270,7 +240,7 @@ def main():
     attention_case(PUBLIC, "pub", inp(11, 2, 3, 5, scale=1.5), inp(12, 2, 4, 5, scale=1.5),
                    inp(13, 2, 4, 5), common.causal(3, 4), inp(14, 2, 3, 5))
     # ---- public: the layer d_model=8, n_heads=2, seed 3, T=4, causal
-    Ws = draws(3, 8)
+    Ws = common.draws(3, 8)
     x, d_y = inp(15, 4, 8), inp(16, 4, 8)
     common.save(PUBLIC, "pub_mha_x", x)
     common.save(PUBLIC, "pub_mha_d_y", d_y)
@@ -296,7 +266,7 @@ def main():
                    None, inp(110, 1, 4, 6))
 
     # ---- hidden: the layer d_model=12, n_heads=3, seed 7, T=5
-    Ws = draws(7, 12)
+    Ws = common.draws(7, 12)
     x, d_y = inp(201, 5, 12), inp(202, 5, 12)
     causal = common.causal(5)
     empty_row = causal.copy()

@@ -61,6 +61,36 @@ def inputs(seed, *shape, scale=1.0):
     return (np.random.default_rng(seed).standard_normal(shape) * scale).astype(np.float32)
 
 
+def f64(a):
+    """A float64 NumPy copy of `a`, for references computed in double."""
+    return np.asarray(a, dtype=np.float64)
+
+
+def t64(a):
+    """A float64 torch tensor of `a`."""
+    return torch.from_numpy(np.asarray(a, np.float64))
+
+
+def split_heads(a, n_heads):
+    """(T, n_heads*d_head) -> (n_heads, T, d_head): head h owns columns
+    [h*d_head, (h+1)*d_head). NumPy arrays and torch tensors alike."""
+    t, d = a.shape
+    return a.reshape(t, n_heads, d // n_heads).swapaxes(0, 1)
+
+
+def combine_heads(heads):
+    """(H, T, d_head) -> (T, H*d_head), the inverse of split_heads."""
+    h, t, dh = heads.shape
+    return heads.swapaxes(0, 1).reshape(t, h * dh)
+
+
+def draws(seed, d_model, count=4):
+    """The first `count` seeded (d_model, d_model) matrices of one generator:
+    W_Q, W_K, W_V, W_O of MultiHeadAttention(d_model, H, seed)."""
+    rng = np.random.default_rng(seed)
+    return [weights(rng, d_model, d_model, d_model) for _ in range(count)]
+
+
 def causal(T, S=None):
     """(T, S) additive causal mask aligned bottom-right (the last T of S positions)."""
     S = T if S is None else S
