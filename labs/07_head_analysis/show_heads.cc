@@ -154,12 +154,6 @@ mha::Tensor2 embed(const std::vector<std::string>& tokens) {
 
 // ----------------------------------------------------------------- trained model
 
-// The repository: where `bazel run` was started, else the current directory.
-std::filesystem::path workspace_root() {
-  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  return std::filesystem::path(ws ? ws : ".");
-}
-
 // What labs/07_head_analysis/train_toy_model.py saved; only what show_heads needs.
 struct TrainedModel {
   std::vector<std::string> vocab;  // row i of embed is vocab[i]
@@ -461,7 +455,7 @@ int run(const Options& o) {
   mha::MultiHeadAttention layer(kDModel, kHeads, o.seed);
   if (o.trained) {
     // The weights are public: overwrite the seeded ones with the trained ones.
-    const TrainedModel m = load_trained(workspace_root() / kTrainedDir);
+    const TrainedModel m = load_trained(mha::WorkspaceRoot() / kTrainedDir);
     x = embed_trained(tokens, m);
     layer.W_Q = m.W_Q;
     layer.W_K = m.W_K;
@@ -510,7 +504,7 @@ int run(const Options& o) {
   }
 
   std::filesystem::path dir = o.out;
-  if (dir.empty()) dir = workspace_root() / "out" / "heads";
+  if (dir.empty()) dir = mha::WorkspaceRoot() / "out" / "heads";
   std::vector<std::string> labels;
   for (int t = 0; t < T; ++t) labels.push_back(std::to_string(t) + " " + tokens[t]);
   const std::string heading =

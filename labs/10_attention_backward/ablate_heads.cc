@@ -108,11 +108,6 @@ Options parse_args(int argc, char** argv) {
   return o;
 }
 
-std::filesystem::path workspace_root() {
-  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  return std::filesystem::path(ws ? ws : ".");
-}
-
 // ----------------------------------------------------------------- the lab 7 toy model
 
 struct ToyModelError : std::runtime_error {
@@ -287,7 +282,7 @@ std::string fixed(double v, int digits) {
 }
 
 mha::charts::BarGroup ablate_toy(const Options& o, std::ofstream& csv) {
-  const auto dir = o.trained.empty() ? workspace_root() / "labs/07_head_analysis/trained"
+  const auto dir = o.trained.empty() ? mha::WorkspaceRoot() / "labs/07_head_analysis/trained"
                                      : std::filesystem::path(o.trained);
   const ToyModel toy = load_toy_model(dir);
   const std::vector<Example> examples = toy_examples(toy.vocab, o.toy_sentences, /*seed=*/1);
@@ -365,7 +360,7 @@ int run(const Options& o) {
   std::printf("(built without -c opt: training the copy model takes about twenty times longer)\n");
 #endif
   const std::filesystem::path dir =
-      o.out.empty() ? workspace_root() / "out" / "ablate_heads" : std::filesystem::path(o.out);
+      o.out.empty() ? mha::WorkspaceRoot() / "out" / "ablate_heads" : std::filesystem::path(o.out);
   std::filesystem::create_directories(dir);
   const auto csv_path = dir / "ablation.csv";
   std::ofstream csv(csv_path);
