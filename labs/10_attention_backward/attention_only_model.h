@@ -83,9 +83,6 @@ Evaluation evaluate(const AttentionOnlyModel& model, const std::vector<Example>&
 // One?" calls masking a head).
 AttentionOnlyModel without_head(const AttentionOnlyModel& model, int head);
 
-// (T, T) additive causal mask: 0 where key j <= query i, -inf above.
-Tensor2 causal(std::size_t T);
-
 }  // namespace training
 }  // namespace mha
 
