@@ -186,12 +186,15 @@ struct ToyScores {
 
 ToyScores score_toy(const AttentionOnlyModel& model, const std::vector<std::string>& vocab,
                     const std::vector<Example>& examples) {
+  std::vector<mha::Tensor2> all_logits;  // one forward per sentence, read twice below
+  for (const Example& ex : examples) all_logits.push_back(model.logits(ex.inputs));  // (T, V)
   ToyScores s;
-  s.eval = mha::training::evaluate(model, examples);
+  s.eval = mha::training::evaluate_logits(all_logits, examples);
   const int comma = index_of(vocab, ",");
   std::size_t agree_n = 0, agree_ok = 0, copy_n = 0, copy_ok = 0;
-  for (const Example& ex : examples) {
-    const mha::Tensor2 logits = model.logits(ex.inputs);  // (T, V)
+  for (std::size_t i = 0; i < examples.size(); ++i) {
+    const Example& ex = examples[i];
+    const mha::Tensor2& logits = all_logits[i];  // (T, V)
     bool after_comma = false;
     for (std::size_t t = 0; t < ex.inputs.size(); ++t) {
       const std::string& in = vocab[ex.inputs[t]];
@@ -285,8 +288,7 @@ mha::charts::BarGroup ablate_copy(const Options& o, std::ofstream& csv) {
               c.d_model, o.copy_heads, c.steps, c.batch, static_cast<unsigned long long>(c.seed));
   std::fflush(stdout);
   const mha::training::TrainResult r = mha::training::train_copy_model(c, o.copy_heads);
-  const std::vector<Example> examples =
-      mha::training::copy_examples(c, c.eval_examples, c.seed + 1000);
+  const std::vector<Example>& examples = r.held_out;
   std::printf("%-17s %11s %11s %14s\n", "silenced", "loss", "increase", "copy accuracy");
   const Evaluation base = r.eval;
   auto row = [&](const std::string& name, const Evaluation& e) {

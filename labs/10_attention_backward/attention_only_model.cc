@@ -174,11 +174,24 @@ std::vector<Param> parameters(AttentionOnlyModel& model, const ModelGrads& grads
 }
 
 Evaluation evaluate(const AttentionOnlyModel& model, const std::vector<Example>& examples) {
+  std::vector<Tensor2> logits;
+  logits.reserve(examples.size());
+  for (const Example& ex : examples) logits.push_back(model.logits(ex.inputs));  // (T, V) each
+  return evaluate_logits(logits, examples);
+}
+
+Evaluation evaluate_logits(const std::vector<Tensor2>& all_logits,
+                           const std::vector<Example>& examples) {
+  if (all_logits.size() != examples.size()) {
+    throw std::invalid_argument("evaluate_logits: " + std::to_string(all_logits.size()) +
+                                " logits for " + std::to_string(examples.size()) + " examples");
+  }
   Evaluation e;
   std::size_t correct = 0;
   double loss = 0.0;
-  for (const Example& ex : examples) {
-    const Tensor2 logits = model.logits(ex.inputs);  // (T, V)
+  for (std::size_t i = 0; i < examples.size(); ++i) {
+    const Example& ex = examples[i];
+    const Tensor2& logits = all_logits[i];  // (T, V)
     const std::size_t V = logits.shape(1);
     for (std::size_t t = 0; t < ex.inputs.size(); ++t) {
       const int target = ex.targets[t];
