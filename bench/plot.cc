@@ -46,13 +46,6 @@ void draw_filled_square(Canvas& c, int x, int y, int half, Rgb colour) {
   c.fill_rect(x - half, y - half, 2 * half + 1, 2 * half + 1, colour);
 }
 
-// Thick line: three parallel one-pixel lines.
-void draw_thick_line(Canvas& c, int x0, int y0, int x1, int y1, Rgb colour) {
-  for (int d = -1; d <= 1; ++d) {
-    c.draw_line(x0, y0 + d, x1, y1 + d, colour);
-  }
-}
-
 void plot_lines(const std::string& title, const std::string& xlabel, const std::string& ylabel,
                 const std::string& in, const std::string& out) {
   // series -> [(x label, y)] in file order; x categories in first-seen order.
@@ -99,14 +92,12 @@ void plot_lines(const std::string& title, const std::string& xlabel, const std::
     for (const auto& [x, y] : pts) {
       const std::size_t i = std::find(xs.begin(), xs.end(), x) - xs.begin();
       const int cx = x_px(i), cy = y_px(y);
-      if (px >= 0) draw_thick_line(c, px, py, cx, cy, colour);
+      if (px >= 0) c.draw_thick_line(px, py, cx, cy, colour, 3);
       draw_filled_square(c, cx, cy, 3, colour);
       px = cx;
       py = cy;
     }
-    const int ly = H + 14 * static_cast<int>(s) - 8;
-    c.fill_rect(left, ly, 24, 4, colour);
-    c.draw_text(left + 32, ly - 2, series_order[s], kBlack);
+    draw_legend_entry(c, left, H + 14 * static_cast<int>(s) - 8, colour, series_order[s]);
   }
   c.save_png(out);
 }

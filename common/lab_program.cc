@@ -36,6 +36,11 @@ int RunLabProgram(const LabProgram& program, const std::function<int()>& body) {
   return 1;
 }
 
+std::filesystem::path WorkspaceRoot() {
+  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  return std::filesystem::path(ws ? ws : ".");
+}
+
 Flags::Flags(int argc, char** argv, std::string usage)
     : Flags(std::vector<std::string>(argv + 1, argv + argc), std::move(usage)) {}
 

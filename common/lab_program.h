@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -33,6 +34,11 @@ struct LabProgram {
 };
 
 int RunLabProgram(const LabProgram& program, const std::function<int()>& body);
+
+// The repository: where `bazel run` was started (BUILD_WORKSPACE_DIRECTORY),
+// else the current directory. The programs read the repository's files and
+// write their out/ folders relative to it.
+std::filesystem::path WorkspaceRoot();
 
 // The flags of a lab program, one at a time: `--name value` or `--name=value`.
 //

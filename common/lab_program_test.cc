@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -126,6 +127,13 @@ TEST_F(FlagsTest, AnArgumentThatIsNotAFlagIsRefused) {
 TEST_F(FlagsTest, HelpPrintsTheUsageAndExitsWithZero) {
   Flags flags = Make({"--help"});
   EXPECT_EXIT(flags.Next(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST(WorkspaceRoot, IsWhereBazelRunWasStartedElseTheCurrentDirectory) {
+  ASSERT_EQ(setenv("BUILD_WORKSPACE_DIRECTORY", "/home/learner/mha", 1), 0);
+  EXPECT_EQ(WorkspaceRoot(), std::filesystem::path("/home/learner/mha"));
+  ASSERT_EQ(unsetenv("BUILD_WORKSPACE_DIRECTORY"), 0);
+  EXPECT_EQ(WorkspaceRoot(), std::filesystem::path("."));
 }
 
 }  // namespace

@@ -261,6 +261,12 @@ void Canvas::draw_line(int x0, int y0, int x1, int y1, Rgb colour) {
   }
 }
 
+void Canvas::draw_thick_line(int x0, int y0, int x1, int y1, Rgb colour, int thickness) {
+  for (int d = -(thickness - 1) / 2; d <= thickness / 2; ++d) {
+    draw_line(x0, y0 + d, x1, y1 + d, colour);
+  }
+}
+
 int Canvas::text_width(const std::string& text, int scale) {
   return kCellW * static_cast<int>(printable(text).size()) * scale;
 }
@@ -319,6 +325,11 @@ void Canvas::save_png(const std::string& path) const {
   png_write_end(png, nullptr);
   png_destroy_write_struct(&png, &info);
   if (std::fflush(file.get()) != 0) throw std::runtime_error("cannot finish writing " + path);
+}
+
+void draw_legend_entry(Canvas& c, int x, int y, Rgb colour, const std::string& label) {
+  c.fill_rect(x, y, 24, 4, colour);
+  c.draw_text(x + 32, y - 2, label, kBlack);
 }
 
 }  // namespace mha

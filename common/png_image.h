@@ -75,6 +75,10 @@ class Canvas {
   void draw_rect(int x, int y, int w, int h, Rgb colour);
   // A one-pixel line from (x0, y0) to (x1, y1), both ends included.
   void draw_line(int x0, int y0, int x1, int y1, Rgb colour);
+  // The same line `thickness` pixels thick, for the lines of a chart: copies
+  // of it shifted down by -(thickness - 1) / 2 .. thickness / 2 pixels
+  // (2: 0 and +1; 3: -1, 0 and +1).
+  void draw_thick_line(int x0, int y0, int x1, int y1, Rgb colour, int thickness);
 
   // Text whose top-left corner is (x, y), each font pixel a scale x scale
   // square. Returns the width drawn, text_width(text, scale).
@@ -95,6 +99,11 @@ class Canvas {
   int width_, height_;
   std::vector<std::uint8_t> rgb_;  // row-major, 3 bytes a pixel
 };
+
+// One entry of a chart's legend: a 24 x 4 swatch of the series' colour with
+// its top-left corner at (x, y), and the label 32 pixels to the right, 2
+// pixels higher.
+void draw_legend_entry(Canvas& c, int x, int y, Rgb colour, const std::string& label);
 
 }  // namespace mha
 

@@ -33,6 +33,33 @@ TEST(Canvas, DrawLineIncludesBothEnds) {
   EXPECT_EQ(c.pixel(0, 0), kWhite);
 }
 
+TEST(Canvas, ThickLineIsTheLineRepeatedBelowAndAboveIt) {
+  Canvas two(6, 6), three(6, 6);
+  two.draw_thick_line(0, 2, 5, 2, kBlack, 2);
+  three.draw_thick_line(0, 2, 5, 2, kBlack, 3);
+  for (int x = 0; x < 6; ++x) {
+    EXPECT_EQ(two.pixel(x, 1), kWhite) << x;
+    EXPECT_EQ(two.pixel(x, 2), kBlack) << x;
+    EXPECT_EQ(two.pixel(x, 3), kBlack) << x;
+    EXPECT_EQ(two.pixel(x, 4), kWhite) << x;
+    EXPECT_EQ(three.pixel(x, 0), kWhite) << x;
+    for (int y = 1; y <= 3; ++y) EXPECT_EQ(three.pixel(x, y), kBlack) << x << "," << y;
+    EXPECT_EQ(three.pixel(x, 4), kWhite) << x;
+  }
+}
+
+TEST(Charts, LegendEntryIsASwatchWithItsLabelBeside) {
+  Canvas c(60, 12);
+  const Rgb colour = series_colour(1);
+  draw_legend_entry(c, 2, 4, colour, "H");
+  EXPECT_EQ(c.pixel(2, 4), colour);    // swatch: 24 x 4 from (2, 4)
+  EXPECT_EQ(c.pixel(25, 7), colour);
+  EXPECT_EQ(c.pixel(26, 4), kWhite);
+  EXPECT_EQ(c.pixel(2, 8), kWhite);
+  EXPECT_EQ(c.pixel(34, 2), kBlack);   // "H" from (34, 2): its left stem
+  EXPECT_EQ(c.pixel(34, 8), kBlack);
+}
+
 TEST(Canvas, TextTakesSixBySevenCellsPerCharacter) {
   Canvas c(40, 10);
   EXPECT_EQ(c.draw_text(0, 0, "Hi", kBlack), 12);

@@ -30,7 +30,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -38,7 +37,6 @@
 #include <string>
 #include <vector>
 #include <xtensor/xmath.hpp>
-#include <xtensor/xnpy.hpp>
 #include <xtensor/xoperation.hpp>
 #include <xtensor/xview.hpp>
 
@@ -49,6 +47,7 @@
 #include "labs/03_output_projection/multi_head_attention.h"
 #include "labs/04_causal_mask/causal_mask.h"
 #include "labs/07_head_analysis/head_analysis.h"
+#include "labs/07_head_analysis/trained_model.h"
 
 namespace {
 
@@ -154,86 +153,12 @@ mha::Tensor2 embed(const std::vector<std::string>& tokens) {
 
 // ----------------------------------------------------------------- trained model
 
-// The repository: where `bazel run` was started, else the current directory.
-std::filesystem::path workspace_root() {
-  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  return std::filesystem::path(ws ? ws : ".");
-}
-
-// What labs/07_head_analysis/train_toy_model.py saved; only what show_heads needs.
-struct TrainedModel {
-  std::vector<std::string> vocab;  // row i of embed is vocab[i]
-  mha::Tensor2 embed;              // (V, d_model)
-  mha::Tensor2 pos;                // (T_max, d_model), learned positions
-  mha::Tensor2 W_Q, W_K, W_V, W_O; // (d_model, d_model), (in, out) like lab 3
-};
-
-// A problem with the trained files or a sentence they cannot embed:
-// reported without the usage text.
-struct TrainedModelError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-const char* const kRegenerate = " (regenerate with /usr/bin/python3 labs/07_head_analysis/train_toy_model.py)";
-
-// A float32 matrix of the expected shape, or an error naming the file.
-// rows < 0: any number of rows.
-mha::Tensor2 load_matrix(const std::filesystem::path& path, int rows, int cols) {
-  if (!std::filesystem::is_regular_file(path)) {
-    throw TrainedModelError("cannot find " + path.string() + kRegenerate);
-  }
-  xt::xarray<float> a;
-  try {
-    a = xt::load_npy<float>(path.string());
-  } catch (const std::exception& e) {
-    throw TrainedModelError("cannot read " + path.string() + ": " + e.what() + kRegenerate);
-  }
-  const auto& s = a.shape();
-  if (s.size() != 2 || (rows >= 0 && static_cast<int>(s[0]) != rows) ||
-      static_cast<int>(s[1]) != cols) {
-    std::string shape;
-    for (auto d : s) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
-    throw TrainedModelError(path.string() + " has shape (" + shape + "), expected (" +
-                             (rows >= 0 ? std::to_string(rows) : std::string("n")) + ", " +
-                             std::to_string(cols) + ")" + kRegenerate);
-  }
-  // load_npy does not notice a file cut short: the float32 data must fill it.
-  const auto bytes = std::filesystem::file_size(path);
-  if (bytes < a.size() * sizeof(float) + 10) {
-    throw TrainedModelError(path.string() + " is truncated: " + std::to_string(bytes) +
-                         " bytes for " + std::to_string(a.size()) + " floats" + kRegenerate);
-  }
-  if (!xt::all(xt::isfinite(a))) {
-    throw TrainedModelError(path.string() + " holds NaN or infinite values" + kRegenerate);
-  }
-  return a;
-}
-
-TrainedModel load_trained(const std::filesystem::path& dir) {
-  TrainedModel m;
-  const auto vocab_path = dir / "vocab.txt";
-  std::ifstream in(vocab_path);
-  if (!in) throw TrainedModelError("cannot open " + vocab_path.string() + kRegenerate);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) m.vocab.push_back(line);
-  }
-  const int V = static_cast<int>(m.vocab.size());
-  if (V == 0) throw TrainedModelError(vocab_path.string() + " is empty" + kRegenerate);
-  m.embed = load_matrix(dir / "embed.npy", V, kDModel);
-  m.pos = load_matrix(dir / "pos.npy", -1, kDModel);
-  m.W_Q = load_matrix(dir / "W_Q.npy", kDModel, kDModel);
-  m.W_K = load_matrix(dir / "W_K.npy", kDModel, kDModel);
-  m.W_V = load_matrix(dir / "W_V.npy", kDModel, kDModel);
-  m.W_O = load_matrix(dir / "W_O.npy", kDModel, kDModel);
-  return m;
-}
-
 // (T, d_model): the trained token vector plus the trained position vector,
 // exactly as the training script feeds its layer.
-mha::Tensor2 embed_trained(const std::vector<std::string>& tokens, const TrainedModel& m) {
+mha::Tensor2 embed_trained(const std::vector<std::string>& tokens, const mha::TrainedModel& m) {
   const std::size_t T = tokens.size();
   if (T > m.pos.shape(0)) {
-    throw TrainedModelError("the trained model was trained on at most " +
+    throw mha::TrainedModelError("the trained model was trained on at most " +
                              std::to_string(m.pos.shape(0)) + " tokens; the sentence has " +
                              std::to_string(T));
   }
@@ -243,7 +168,7 @@ mha::Tensor2 embed_trained(const std::vector<std::string>& tokens, const Trained
     if (it == m.vocab.end()) {
       std::string known;
       for (const auto& v : m.vocab) known += " " + v;
-      throw TrainedModelError("unknown token \"" + tokens[t] + "\" at position " +
+      throw mha::TrainedModelError("unknown token \"" + tokens[t] + "\" at position " +
                                std::to_string(t) + "; the trained model knows only:" + known);
     }
     const std::size_t id = static_cast<std::size_t>(it - m.vocab.begin());
@@ -461,7 +386,7 @@ int run(const Options& o) {
   mha::MultiHeadAttention layer(kDModel, kHeads, o.seed);
   if (o.trained) {
     // The weights are public: overwrite the seeded ones with the trained ones.
-    const TrainedModel m = load_trained(workspace_root() / kTrainedDir);
+    const mha::TrainedModel m = mha::load_trained_model(mha::WorkspaceRoot() / kTrainedDir);
     x = embed_trained(tokens, m);
     layer.W_Q = m.W_Q;
     layer.W_K = m.W_K;
@@ -510,7 +435,7 @@ int run(const Options& o) {
   }
 
   std::filesystem::path dir = o.out;
-  if (dir.empty()) dir = workspace_root() / "out" / "heads";
+  if (dir.empty()) dir = mha::WorkspaceRoot() / "out" / "heads";
   std::vector<std::string> labels;
   for (int t = 0; t < T; ++t) labels.push_back(std::to_string(t) + " " + tokens[t]);
   const std::string heading =

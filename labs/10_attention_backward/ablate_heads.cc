@@ -31,12 +31,11 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include <xtensor/xmath.hpp>
-#include <xtensor/xnpy.hpp>
-
 #include "common/lab_program.h"
+#include "labs/07_head_analysis/trained_model.h"
 #include "labs/10_attention_backward/charts.h"
 #include "labs/10_attention_backward/copy_task.h"
 
@@ -108,43 +107,7 @@ Options parse_args(int argc, char** argv) {
   return o;
 }
 
-std::filesystem::path workspace_root() {
-  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  return std::filesystem::path(ws ? ws : ".");
-}
-
 // ----------------------------------------------------------------- the lab 7 toy model
-
-struct ToyModelError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-const char* const kRegenerate =
-    " (regenerate with /usr/bin/python3 labs/07_head_analysis/train_toy_model.py)";
-
-// A float32 matrix of the expected shape (rows < 0: any), or an error naming the file.
-mha::Tensor2 load_matrix(const std::filesystem::path& path, int rows, int cols) {
-  if (!std::filesystem::is_regular_file(path)) {
-    throw ToyModelError("cannot find " + path.string() + kRegenerate);
-  }
-  xt::xarray<float> a;
-  try {
-    a = xt::load_npy<float>(path.string());
-  } catch (const std::exception& e) {
-    throw ToyModelError("cannot read " + path.string() + ": " + e.what() + kRegenerate);
-  }
-  if (a.dimension() != 2 || (rows >= 0 && static_cast<int>(a.shape(0)) != rows) ||
-      static_cast<int>(a.shape(1)) != cols) {
-    throw ToyModelError(path.string() + " does not have the shape (" +
-                        (rows >= 0 ? std::to_string(rows) : std::string("n")) + ", " +
-                        std::to_string(cols) + ")" + kRegenerate);
-  }
-  if (std::filesystem::file_size(path) < a.size() * sizeof(float) + 10 ||
-      !xt::all(xt::isfinite(a))) {
-    throw ToyModelError(path.string() + " is truncated or holds NaN" + kRegenerate);
-  }
-  return a;
-}
 
 struct ToyModel {
   std::vector<std::string> vocab;
@@ -155,24 +118,17 @@ struct ToyModel {
 // MultiHeadAttention(x, causal) with 4 heads, logits = y @ unembed: exactly
 // AttentionOnlyModel, so the files go straight into one.
 ToyModel load_toy_model(const std::filesystem::path& dir) {
-  constexpr int kDModel = 32, kHeads = 4;
-  std::vector<std::string> vocab;
-  std::ifstream in(dir / "vocab.txt");
-  if (!in) throw ToyModelError("cannot open " + (dir / "vocab.txt").string() + kRegenerate);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) vocab.push_back(line);
-  }
-  const int V = static_cast<int>(vocab.size());
-  if (V == 0) throw ToyModelError((dir / "vocab.txt").string() + " is empty" + kRegenerate);
-  const mha::Tensor2 pos = load_matrix(dir / "pos.npy", -1, kDModel);
-  ToyModel t{vocab, AttentionOnlyModel(V, static_cast<int>(pos.shape(0)), kDModel, kHeads, 0)};
-  t.model.embed = load_matrix(dir / "embed.npy", V, kDModel);
-  t.model.pos = pos;
-  t.model.layer.W_Q = load_matrix(dir / "W_Q.npy", kDModel, kDModel);
-  t.model.layer.W_K = load_matrix(dir / "W_K.npy", kDModel, kDModel);
-  t.model.layer.W_V = load_matrix(dir / "W_V.npy", kDModel, kDModel);
-  t.model.layer.W_O = load_matrix(dir / "W_O.npy", kDModel, kDModel);
-  t.model.unembed = load_matrix(dir / "unembed.npy", kDModel, V);
+  mha::TrainedModel m = mha::load_trained_model(dir, /*with_unembed=*/true);
+  ToyModel t{m.vocab, AttentionOnlyModel(static_cast<int>(m.vocab.size()),
+                                         static_cast<int>(m.pos.shape(0)), mha::kTrainedDModel,
+                                         mha::kTrainedHeads, 0)};
+  t.model.embed = std::move(m.embed);
+  t.model.pos = std::move(m.pos);
+  t.model.layer.W_Q = std::move(m.W_Q);
+  t.model.layer.W_K = std::move(m.W_K);
+  t.model.layer.W_V = std::move(m.W_V);
+  t.model.layer.W_O = std::move(m.W_O);
+  t.model.unembed = std::move(m.unembed);
   return t;
 }
 
@@ -202,7 +158,7 @@ std::vector<std::string> toy_sentence(std::mt19937_64& gen) {
 
 int index_of(const std::vector<std::string>& vocab, const std::string& word) {
   const auto it = std::find(vocab.begin(), vocab.end(), word);
-  if (it == vocab.end()) throw ToyModelError("the toy vocabulary has no \"" + word + "\"");
+  if (it == vocab.end()) throw mha::TrainedModelError("the toy vocabulary has no \"" + word + "\"");
   return static_cast<int>(it - vocab.begin());
 }
 
@@ -230,12 +186,15 @@ struct ToyScores {
 
 ToyScores score_toy(const AttentionOnlyModel& model, const std::vector<std::string>& vocab,
                     const std::vector<Example>& examples) {
+  std::vector<mha::Tensor2> all_logits;  // one forward per sentence, read twice below
+  for (const Example& ex : examples) all_logits.push_back(model.logits(ex.inputs));  // (T, V)
   ToyScores s;
-  s.eval = mha::training::evaluate(model, examples);
+  s.eval = mha::training::evaluate_logits(all_logits, examples);
   const int comma = index_of(vocab, ",");
   std::size_t agree_n = 0, agree_ok = 0, copy_n = 0, copy_ok = 0;
-  for (const Example& ex : examples) {
-    const mha::Tensor2 logits = model.logits(ex.inputs);  // (T, V)
+  for (std::size_t i = 0; i < examples.size(); ++i) {
+    const Example& ex = examples[i];
+    const mha::Tensor2& logits = all_logits[i];  // (T, V)
     bool after_comma = false;
     for (std::size_t t = 0; t < ex.inputs.size(); ++t) {
       const std::string& in = vocab[ex.inputs[t]];
@@ -287,7 +246,7 @@ std::string fixed(double v, int digits) {
 }
 
 mha::charts::BarGroup ablate_toy(const Options& o, std::ofstream& csv) {
-  const auto dir = o.trained.empty() ? workspace_root() / "labs/07_head_analysis/trained"
+  const auto dir = o.trained.empty() ? mha::WorkspaceRoot() / "labs/07_head_analysis/trained"
                                      : std::filesystem::path(o.trained);
   const ToyModel toy = load_toy_model(dir);
   const std::vector<Example> examples = toy_examples(toy.vocab, o.toy_sentences, /*seed=*/1);
@@ -329,8 +288,7 @@ mha::charts::BarGroup ablate_copy(const Options& o, std::ofstream& csv) {
               c.d_model, o.copy_heads, c.steps, c.batch, static_cast<unsigned long long>(c.seed));
   std::fflush(stdout);
   const mha::training::TrainResult r = mha::training::train_copy_model(c, o.copy_heads);
-  const std::vector<Example> examples =
-      mha::training::copy_examples(c, c.eval_examples, c.seed + 1000);
+  const std::vector<Example>& examples = r.held_out;
   std::printf("%-17s %11s %11s %14s\n", "silenced", "loss", "increase", "copy accuracy");
   const Evaluation base = r.eval;
   auto row = [&](const std::string& name, const Evaluation& e) {
@@ -365,7 +323,7 @@ int run(const Options& o) {
   std::printf("(built without -c opt: training the copy model takes about twenty times longer)\n");
 #endif
   const std::filesystem::path dir =
-      o.out.empty() ? workspace_root() / "out" / "ablate_heads" : std::filesystem::path(o.out);
+      o.out.empty() ? mha::WorkspaceRoot() / "out" / "ablate_heads" : std::filesystem::path(o.out);
   std::filesystem::create_directories(dir);
   const auto csv_path = dir / "ablation.csv";
   std::ofstream csv(csv_path);

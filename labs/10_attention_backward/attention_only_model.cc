@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -16,6 +15,9 @@
 namespace mha {
 namespace training {
 
+namespace {
+
+// (T, T) additive causal mask: 0 where key j <= query i, -inf above.
 Tensor2 causal(std::size_t T) {
   Tensor2 mask = xt::zeros<float>({T, T});
   for (std::size_t i = 0; i < T; ++i)
@@ -23,14 +25,24 @@ Tensor2 causal(std::size_t T) {
   return mask;
 }
 
-namespace {
+// Cross-entropy of one row of logits against its target, computed around the
+// row's largest logit so that exp never overflows:
+//   loss = log sum_c exp(row[c] - max) - (row[target] - max)
+struct RowLoss {
+  double loss;
+  double sum;          // sum_c exp(row[c] - max), softmax's denominator
+  float max;           // row[argmax]
+  std::size_t argmax;  // the predicted token
+};
 
-// The causal masks already built, by length (they never change).
-const Tensor2& causal_cached(std::size_t T) {
-  static std::map<std::size_t, Tensor2> masks;
-  auto it = masks.find(T);
-  if (it == masks.end()) it = masks.emplace(T, causal(T)).first;
-  return it->second;
+RowLoss cross_entropy(const float* row, std::size_t V, int target) {
+  RowLoss r;
+  r.argmax = std::max_element(row, row + V) - row;
+  r.max = row[r.argmax];
+  r.sum = 0.0;
+  for (std::size_t c = 0; c < V; ++c) r.sum += std::exp(double(row[c]) - r.max);
+  r.loss = std::log(r.sum) - (double(row[target]) - r.max);
+  return r;
 }
 
 void check_sequence(const AttentionOnlyModel& model, const std::vector<int>& inputs) {
@@ -78,7 +90,7 @@ AttentionOnlyModel::AttentionOnlyModel(int vocab, int max_len, int d_model, int 
 Tensor2 AttentionOnlyModel::logits(const std::vector<int>& inputs) const {
   check_sequence(*this, inputs);
   const Tensor2 x = embed_sequence(*this, inputs);                          // (T, d)
-  const Tensor2 y = x + layer.forward(x, causal_cached(inputs.size()));     // (T, d)
+  const Tensor2 y = x + layer.forward(x, causal(inputs.size()));            // (T, d)
   return xt::linalg::dot(y, unembed);                                       // (T, V)
 }
 
@@ -105,7 +117,7 @@ double accumulate_gradients(const AttentionOnlyModel& model, const Example& exam
                                 " targets");
   }
   const std::size_t T = ids.size(), V = model.embed.shape(0);
-  const Tensor2& mask = causal_cached(T);
+  const Tensor2 mask = causal(T);
 
   // forward, keeping what the backward needs
   const Tensor2 x = embed_sequence(model, ids);               // (T, d)
@@ -121,15 +133,12 @@ double accumulate_gradients(const AttentionOnlyModel& model, const Example& exam
       std::fill(row, row + V, 0.0f);  // not scored: no gradient
       continue;
     }
-    const std::size_t best = std::max_element(row, row + V) - row;
-    const float max = row[best];
-    double sum = 0.0;
-    for (std::size_t c = 0; c < V; ++c) sum += std::exp(double(row[c]) - max);
-    loss += std::log(sum) - (double(row[target]) - max);
+    const RowLoss r = cross_entropy(row, V, target);
+    loss += r.loss;
     if (scored) ++*scored;
-    if (correct && best == static_cast<std::size_t>(target)) ++*correct;
+    if (correct && r.argmax == static_cast<std::size_t>(target)) ++*correct;
     for (std::size_t c = 0; c < V; ++c) {
-      row[c] = weight * static_cast<float>(std::exp(double(row[c]) - max) / sum);
+      row[c] = weight * static_cast<float>(std::exp(double(row[c]) - r.max) / r.sum);
     }
     row[target] -= weight;
   }
@@ -165,22 +174,32 @@ std::vector<Param> parameters(AttentionOnlyModel& model, const ModelGrads& grads
 }
 
 Evaluation evaluate(const AttentionOnlyModel& model, const std::vector<Example>& examples) {
+  std::vector<Tensor2> logits;
+  logits.reserve(examples.size());
+  for (const Example& ex : examples) logits.push_back(model.logits(ex.inputs));  // (T, V) each
+  return evaluate_logits(logits, examples);
+}
+
+Evaluation evaluate_logits(const std::vector<Tensor2>& all_logits,
+                           const std::vector<Example>& examples) {
+  if (all_logits.size() != examples.size()) {
+    throw std::invalid_argument("evaluate_logits: " + std::to_string(all_logits.size()) +
+                                " logits for " + std::to_string(examples.size()) + " examples");
+  }
   Evaluation e;
   std::size_t correct = 0;
   double loss = 0.0;
-  for (const Example& ex : examples) {
-    const Tensor2 logits = model.logits(ex.inputs);  // (T, V)
+  for (std::size_t i = 0; i < examples.size(); ++i) {
+    const Example& ex = examples[i];
+    const Tensor2& logits = all_logits[i];  // (T, V)
     const std::size_t V = logits.shape(1);
     for (std::size_t t = 0; t < ex.inputs.size(); ++t) {
       const int target = ex.targets[t];
       if (target < 0) continue;
-      const float* row = &logits(t, 0);
-      const std::size_t best = std::max_element(row, row + V) - row;
-      double sum = 0.0;
-      for (std::size_t c = 0; c < V; ++c) sum += std::exp(double(row[c]) - row[best]);
-      loss += std::log(sum) - (double(row[target]) - row[best]);
+      const RowLoss r = cross_entropy(&logits(t, 0), V, target);
+      loss += r.loss;
       ++e.scored;
-      if (best == static_cast<std::size_t>(target)) ++correct;
+      if (r.argmax == static_cast<std::size_t>(target)) ++correct;
     }
   }
   if (e.scored > 0) {

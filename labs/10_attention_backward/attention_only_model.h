@@ -77,14 +77,15 @@ struct Evaluation {
   std::size_t scored = 0;
 };
 Evaluation evaluate(const AttentionOnlyModel& model, const std::vector<Example>& examples);
+// The same from logits already computed, logits[i] = model.logits(examples[i].inputs),
+// for a caller that also reads them.
+Evaluation evaluate_logits(const std::vector<Tensor2>& logits,
+                           const std::vector<Example>& examples);
 
 // A copy of the model with head h silenced: its rows of W_O are zeroed, so
 // its output never reaches y (what "Are Sixteen Heads Really Better than
 // One?" calls masking a head).
 AttentionOnlyModel without_head(const AttentionOnlyModel& model, int head);
-
-// (T, T) additive causal mask: 0 where key j <= query i, -inf above.
-Tensor2 causal(std::size_t T);
 
 }  // namespace training
 }  // namespace mha

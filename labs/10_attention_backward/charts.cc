@@ -10,14 +10,6 @@
 
 namespace mha {
 namespace charts {
-namespace {
-
-void thick_line(Canvas& c, int x0, int y0, int x1, int y1, Rgb colour) {
-  for (int d = 0; d <= 1; ++d) c.draw_line(x0, y0 + d, x1, y1 + d, colour);
-}
-
-}  // namespace
-
 void loss_curves(const std::string& path, const std::string& title, const std::string& subtitle,
                  const std::string& y_label, const std::vector<Curve>& curves) {
   double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
@@ -81,13 +73,11 @@ void loss_curves(const std::string& path, const std::string& title, const std::s
     for (std::size_t i = 0; i < ys.size(); ++i) {
       if (!(ys[i] > 0) || !std::isfinite(ys[i])) continue;
       const int cx = x_px(double(i)), cy = y_px(ys[i]);
-      if (px >= 0) thick_line(c, px, py, cx, cy, colour);
+      if (px >= 0) c.draw_thick_line(px, py, cx, cy, colour, 2);
       px = cx;
       py = cy;
     }
-    const int ly = H + 16 * static_cast<int>(s) - 6;
-    c.fill_rect(left, ly, 24, 4, colour);
-    c.draw_text(left + 32, ly - 2, curves[s].label, kBlack);
+    draw_legend_entry(c, left, H + 16 * static_cast<int>(s) - 6, colour, curves[s].label);
   }
   c.save_png(path);
 }

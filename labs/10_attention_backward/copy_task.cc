@@ -32,7 +32,7 @@ std::vector<Example> copy_examples(const CopyTaskConfig& config, int count, std:
 TrainResult train_copy_model(const CopyTaskConfig& config, int n_heads) {
   TrainResult r{AttentionOnlyModel(config.alphabet + 1, 2 * config.length, config.d_model, n_heads,
                                    config.seed),
-                {}, {}, 0.0};
+                {}, {}, {}, 0.0};
   ModelGrads grads(r.model);
   Adam adam(config.learning_rate);
   std::mt19937_64 data(config.seed);  // the same batches whatever n_heads is
@@ -54,7 +54,8 @@ TrainResult train_copy_model(const CopyTaskConfig& config, int n_heads) {
     adam.step(parameters(r.model, grads));
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.eval = evaluate(r.model, copy_examples(config, config.eval_examples, config.seed + 1000));
+  r.held_out = copy_examples(config, config.eval_examples, config.seed + 1000);
+  r.eval = evaluate(r.model, r.held_out);
   return r;
 }
 

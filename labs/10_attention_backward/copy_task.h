@@ -40,7 +40,8 @@ std::vector<Example> copy_examples(const CopyTaskConfig& config, int count, std:
 struct TrainResult {
   AttentionOnlyModel model;
   std::vector<double> loss_curve;  // training loss (mean per scored token) at each step
-  Evaluation eval;                 // on the held-out sequences, after the last step
+  std::vector<Example> held_out;   // config.eval_examples sequences drawn from seed + 1000
+  Evaluation eval;                 // on held_out, after the last step
   double seconds = 0.0;            // wall time of the training loop
 };
 

@@ -106,11 +106,6 @@ Options parse_args(int argc, char** argv) {
   return o;
 }
 
-std::filesystem::path workspace_root() {
-  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  return std::filesystem::path(ws ? ws : ".");
-}
-
 // Moving average over a centred window, for a readable chart.
 std::vector<double> smooth(const std::vector<double>& v, std::size_t window) {
   std::vector<double> out(v.size());
@@ -210,7 +205,7 @@ int run(const Options& o) {
       std::log(double(c.alphabet)), 1.0 / c.alphabet);
 
   const std::filesystem::path dir =
-      o.out.empty() ? workspace_root() / "out" / "heads_sweep" : std::filesystem::path(o.out);
+      o.out.empty() ? mha::WorkspaceRoot() / "out" / "heads_sweep" : std::filesystem::path(o.out);
   std::filesystem::create_directories(dir);
   // The CSV: one row per step, one column per head count and seed.
   const auto csv_path = dir / "loss_curves.csv";
