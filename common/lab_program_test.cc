@@ -130,8 +130,8 @@ TEST_F(FlagsTest, HelpPrintsTheUsageAndExitsWithZero) {
 }
 
 TEST(WorkspaceRoot, IsWhereBazelRunWasStartedElseTheCurrentDirectory) {
-  ASSERT_EQ(setenv("BUILD_WORKSPACE_DIRECTORY", "/home/learner/mha", 1), 0);
-  EXPECT_EQ(WorkspaceRoot(), std::filesystem::path("/home/learner/mha"));
+  ASSERT_EQ(setenv("BUILD_WORKSPACE_DIRECTORY", "where-bazel-run-started", 1), 0);
+  EXPECT_EQ(WorkspaceRoot(), std::filesystem::path("where-bazel-run-started"));
   ASSERT_EQ(unsetenv("BUILD_WORKSPACE_DIRECTORY"), 0);
   EXPECT_EQ(WorkspaceRoot(), std::filesystem::path("."));
 }
