@@ -5,8 +5,7 @@ attention, written to be read next to the C++ labs.
 
 prints a few rows of a multi-head layer's and a grouped-query layer's output
 for a fixed seed and input. `bazel run //labs/05_grouped_query_attention:print_numbers`
-prints the same rows from your C++ labs, to the printed precision (in the
-instructors' repository, --config=solutions prints the reference ones).
+prints the same rows from your C++ labs 1-5, to the printed precision.
 
 Everything follows the conventions of the C++ headers:
   * activations are (T, d_model), one row per token; per-head tensors are
@@ -18,9 +17,18 @@ Everything follows the conventions of the C++ headers:
   * seeded weights: one np.random.default_rng(seed) draws the matrices in the
     documented order; an (r, c) matrix with fan-in f is
     standard_normal((r, c)).astype(float32) * float32(1 / sqrt(f)).
-Only NumPy is needed. Everything is float32, as in the C++ labs.
+Only NumPy is needed (on Debian 12: sudo apt-get install python3-numpy; or
+pip install numpy in a virtual environment, see README.md). Everything is
+float32, as in the C++ labs.
 """
-import numpy as np
+import sys
+
+try:
+    import numpy as np
+except ImportError:
+    sys.exit("docs/numpy/mha.py needs NumPy: on Debian 12, sudo apt-get install python3-numpy "
+             "(then run it with /usr/bin/python3); or python3 -m venv ~/venv-numpy && "
+             "~/venv-numpy/bin/pip install numpy, then run it with ~/venv-numpy/bin/python")
 
 
 def weight(rng, rows, cols, fan_in):
