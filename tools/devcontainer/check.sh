@@ -10,7 +10,7 @@
 #      and ./lab grade.
 #
 # It prints the time of each step and the image's size. Needs root, podman and
-# debootstrap (apt-get install podman debootstrap); the Debian archive is the
+# debootstrap (apt-get install podman runc debootstrap); the Debian archive is the
 # only network it uses. Not part of ./lab test (it takes several minutes and
 # downloads the packages twice); ./lab test checks the Dockerfile's package
 # list instead. Usage: tools/devcontainer/check.sh [WORK_DIR]
@@ -18,11 +18,14 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 work=${1:-/var/tmp/mha-devcontainer-check}
 mirror=${MHA_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# cgroupfs and a file event log: no systemd needed. runc where it exists:
+# crun refuses a host with cgroup v1 controllers mounted ("hybrid mode").
 podman=(podman --cgroup-manager=cgroupfs --events-backend=file)
+if command -v runc >/dev/null 2>&1; then podman+=(--runtime "$(command -v runc)"); fi
 
 for tool in podman debootstrap git; do
   if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "check: $tool is missing: apt-get install -y podman debootstrap git" >&2
+    echo "check: $tool is missing: apt-get install -y podman runc debootstrap git" >&2
     exit 1
   fi
 done
