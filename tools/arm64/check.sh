@@ -38,11 +38,19 @@ find . -name '*.cc' | sort > "$work/files.txt"
 compile_one() {  # $1: a .cc file of the kit; writes obj/<path>.o or a .err
   local out="$2/obj/${1#./}.o"
   mkdir -p "$(dirname "$out")"
-  if ! "$3" "${@:4}" -I. -c "$1" -o "$out" 2>"$out.err"; then
-    echo "FAILED $1"
-  else
-    rm -f "$out.err"
+  # A remote interface is compiled twice by Bazel (common/lab.bzl): as the
+  # client and as the server.
+  local sides=("")
+  if grep -q "MHA_REMOTE_\(FUNCTION\|CONSTRUCTOR\|METHOD\|CONST_METHOD\)(" "$1"; then
+    sides=(-DMHA_REMOTE_CLIENT -DMHA_REMOTE_SERVER)
   fi
+  for side in "${sides[@]}"; do
+    if ! "$3" "${@:4}" $side -I. -c "$1" -o "$out${side:+.${side#-DMHA_REMOTE_}}" 2>"$out.err"; then
+      echo "FAILED $1 $side"
+      return
+    fi
+  done
+  rm -f "$out.err"
 }
 export -f compile_one
 t0=$(date +%s)

@@ -68,7 +68,13 @@ image() {
 
 # What a learner does in the container: the kit, one lab's tests, status, grade.
 learner() {
-  "${podman[@]}" run --rm --network=none -v "$work/src:/src:ro" mha-labs bash -c '
+  # Limits at or below this shell's: a host without CAP_SYS_RESOURCE (as
+  # here) refuses podman's defaults, and runc refuses even equal ones for nproc.
+  local limits=() n
+  n=$(ulimit -n); [[ $n =~ ^[0-9]+$ ]] && limits+=(--ulimit "nofile=$n:$n")
+  n=$(ulimit -u); [[ $n =~ ^[0-9]+$ ]] && limits+=(--ulimit "nproc=$((n / 2)):$((n / 2))")
+  "${podman[@]}" run --rm --network=none "${limits[@]}" \
+    -v "$work/src:/src:ro" mha-labs bash -c '
     set -u
     cp -a /src /tmp/repo && cd /tmp/repo
     git init -q && git add -A && git -c user.name=c -c user.email=c@c commit -qm tree
