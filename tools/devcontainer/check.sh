@@ -69,10 +69,11 @@ image() {
 # What a learner does in the container: the kit, one lab's tests, status, grade.
 learner() {
   # Limits at or below this shell's: a host without CAP_SYS_RESOURCE (as
-  # here) refuses podman's defaults, and runc refuses even equal ones for nproc.
+  # here) refuses podman's defaults, and runc refused nproc above 32768 here.
   local limits=() n
   n=$(ulimit -n); [[ $n =~ ^[0-9]+$ ]] && limits+=(--ulimit "nofile=$n:$n")
-  n=$(ulimit -u); [[ $n =~ ^[0-9]+$ ]] && limits+=(--ulimit "nproc=$((n / 2)):$((n / 2))")
+  n=$(ulimit -u); [[ $n =~ ^[0-9]+$ ]] || n=65536
+  n=$(( n / 2 < 32768 ? n / 2 : 32768 )); limits+=(--ulimit "nproc=$n:$n")
   "${podman[@]}" run --rm --network=none "${limits[@]}" \
     -v "$work/src:/src:ro" mha-labs bash -c '
     set -u
