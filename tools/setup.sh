@@ -39,10 +39,21 @@ if [[ ${#missing[@]} -eq 0 ]]; then
   exit 0   # everything is installed: say nothing
 fi
 
-echo "setup: installing ${missing[*]}"
+container_help() {
+  # The same advice wherever this machine cannot install the packages itself.
+  echo "setup: or work in the dev container, which has everything installed:" >&2
+  echo "setup:   with VS Code: install Docker (or Podman) and the Dev Containers extension, open" >&2
+  echo "setup:   this folder and choose \"Reopen in Container\" (GitHub Codespaces works the same);" >&2
+  echo "setup:   without VS Code, from this folder:" >&2
+  echo "setup:     docker build -t mha-labs -f .devcontainer/Dockerfile ." >&2
+  echo "setup:     docker run --rm -it -v \"\$PWD\":/workspaces/mha -w /workspaces/mha mha-labs" >&2
+  echo "setup:   (README.md, \"On macOS, Windows, or Linux without root\")." >&2
+}
+
 if ! command -v apt-get >/dev/null 2>&1; then
-  echo "setup: error: apt-get not found. This suite needs a Debian 12 (bookworm) machine;" >&2
-  echo "setup: install these packages by hand: ${missing[*]}" >&2
+  echo "setup: error: apt-get not found: this suite installs its tools from Debian 12 (bookworm)" >&2
+  echo "setup: packages, and this machine is not Debian. Missing: ${missing[*]}" >&2
+  container_help
   exit 1
 fi
 sudo=()
@@ -50,11 +61,14 @@ if [[ $(id -u) -ne 0 ]]; then
   if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
     sudo=(sudo -n)
   else
-    echo "setup: error: installing packages needs root, and you are $(id -un) without passwordless sudo." >&2
-    echo "setup: ask an administrator to run: apt-get install -y ${missing[*]}" >&2
+    echo "setup: error: installing packages needs root, and you are ${USER:-uid $(id -u)} without passwordless sudo." >&2
+    echo "setup: nothing was installed. Ask an administrator to run exactly:" >&2
+    echo "setup:   apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    container_help
     exit 1
   fi
 fi
+echo "setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 if ! "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >/tmp/mha-setup.log 2>&1; then
   # A fresh machine may have no package lists yet.

@@ -32,7 +32,7 @@ import time
 from labs import ROOT, load_labs
 
 _TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", ".gitignore", "lab"]
-_DIRS = ["common", "labs", "docs", "third_party", "tools/lab"]
+_DIRS = ["common", "labs", "docs", "third_party", "tools/lab", ".devcontainer"]
 _SKIP_FILES = {"docs/INSTRUCTORS.md", "docs/SCALING.md", "docs/PERFORMANCE.md",
                "docs/AUTHORING.md"}
 _SKIP_DIRS = {"__pycache__"}
@@ -57,6 +57,18 @@ On Debian 12 (bookworm), from this folder:
     tools/setup.sh          # installs Bazel, a compiler, GoogleTest, xtensor, OpenBLAS
 
 (every `./lab` command runs it first; it says nothing when all is installed).
+Without root it installs nothing: it prints the `apt-get install` line to
+hand to an administrator, and the dev-container alternative.
+
+On macOS, Windows, or any machine that is not Debian 12: use the dev
+container in `.devcontainer/` (Debian 12 with everything installed; arm64
+too, so Apple silicon runs it natively). Install Docker or Podman, then
+either open this folder in VS Code with the Dev Containers extension and
+choose "Reopen in Container" (GitHub Codespaces works the same), or run,
+from this folder:
+
+    docker build -t mha-labs -f .devcontainer/Dockerfile .
+    docker run --rm -it -v "$PWD":/workspaces/mha -w /workspaces/mha mha-labs
 
 ## The loop
 

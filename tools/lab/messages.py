@@ -37,13 +37,17 @@ _DIAGNOSTIC = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?:(?P<col>\d+):
 _REQUIRED = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)?\s+required from ")
 
 
+_GCC_INCLUDE = re.compile(r"^/usr/lib/gcc/[^/]+/\d+/include/")
+
+
 def _short(path):
     """A library header's path as a reader knows it: xtensor/xfunction.hpp."""
-    for prefix in ("external/system/include/", "/usr/include/", "external/system/",
-                   "/usr/lib/gcc/x86_64-linux-gnu/12/include/"):
+    for prefix in ("external/system/include/", "/usr/include/", "external/system/"):
         if path.startswith(prefix):
             return path[len(prefix):]
-    return path
+    # GCC's own headers, on any architecture: /usr/lib/gcc/<triplet>/<version>/include/.
+    m = _GCC_INCLUDE.match(path)
+    return path[m.end():] if m else path
 
 
 def _first_error(output, own_file, learner_files=()):

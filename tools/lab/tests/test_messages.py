@@ -83,3 +83,9 @@ def test_link_error_falls_back_on_the_linkers_error_line():
     assert messages.link_error("collect2: error: ld returned 1 exit status") == (
         "does not link: collect2: error: ld returned 1 exit status")
     assert messages.link_error("") == "does not link (the linker gave no message)"
+
+
+def test_gcc_own_headers_are_shortened_on_any_architecture():
+    assert messages._short("/usr/lib/gcc/aarch64-linux-gnu/12/include/arm_neon.h") == "arm_neon.h"
+    assert messages._short("/usr/lib/gcc/x86_64-linux-gnu/12/include/avxintrin.h") == "avxintrin.h"
+    assert messages._short("labs/01_split_heads/split_heads.cc") == "labs/01_split_heads/split_heads.cc"
