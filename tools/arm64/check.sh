@@ -6,7 +6,8 @@
 #      reference solutions (what a finished lab looks like), with Debian's
 #      aarch64 cross compiler;
 #   2. with --run, links the public tests of labs 1-3 against the reference
-#      solutions and runs them under qemu-user-static.
+#      solutions, and common/rng_test (NumpyRng against NumPy's draws), and
+#      runs them under qemu-user-static.
 #
 # Set-up (root): dpkg --add-architecture arm64 && apt-get update &&
 #   apt-get install g++-aarch64-linux-gnu qemu-user-static \
@@ -40,12 +41,16 @@ compile_one() {  # $1: a .cc file of the kit; writes obj/<path>.o or a .err
   mkdir -p "$(dirname "$out")"
   # A remote interface is compiled twice by Bazel (common/lab.bzl): as the
   # client and as the server.
+  # The one file whose BUILD flags change its numbers: NumpyRng must not fuse
+  # multiply-adds (aarch64 would by default), to match NumPy bit for bit.
+  local extra=()
+  [[ "$1" == ./common/rng.cc ]] && extra=(-ffp-contract=off)
   local sides=("")
   if grep -q "MHA_REMOTE_\(FUNCTION\|CONSTRUCTOR\|METHOD\|CONST_METHOD\)(" "$1"; then
     sides=(-DMHA_REMOTE_CLIENT -DMHA_REMOTE_SERVER)
   fi
   for side in "${sides[@]}"; do
-    if ! "$3" "${@:4}" $side -I. -c "$1" -o "$out${side:+.${side#-DMHA_REMOTE_}}" 2>"$out.err"; then
+    if ! "$3" "${@:4}" "${extra[@]}" $side -I. -c "$1" -o "$out${side:+.${side#-DMHA_REMOTE_}}" 2>"$out.err"; then
       echo "FAILED $1 $side"
       return
     fi
@@ -84,9 +89,18 @@ for lab in 01_split_heads 02_batched_attention 03_output_projection; do
   "$cxx" -pthread -o "$bin" "$o/labs/$lab/${t}_public_test.cc.o" "${solutions[@]}" \
     "${common_objs[@]}" -lgtest_main -lgtest -lopenblas -lpthread
   echo "== $lab: $(file -b "$bin" | cut -d, -f1,2) under qemu-aarch64-static"
-  if ! qemu-aarch64-static -L /usr/aarch64-linux-gnu "$bin" --gtest_brief=1 > "$work/$t.log" 2>&1; then
+  # One OpenBLAS thread: its worker threads spin for minutes under qemu-user.
+  if ! OPENBLAS_NUM_THREADS=1 timeout 600 qemu-aarch64-static -L /usr/aarch64-linux-gnu "$bin" \
+      --gtest_brief=1 > "$work/$t.log" 2>&1; then
     status=1
   fi
   tail -n 3 "$work/$t.log"
 done
+# NumpyRng's draws bit for bit against NumPy's (every seeded weight rests on them).
+"$cxx" -pthread -o "$work/rng_test" "$o/common/rng_test.cc.o" "$o/common/rng.cc.o" \
+  -lgtest_main -lgtest -lpthread
+echo "== common/rng_test under qemu-aarch64-static"
+qemu-aarch64-static -L /usr/aarch64-linux-gnu "$work/rng_test" --gtest_brief=1 \
+  > "$work/rng_test.log" 2>&1 || status=1
+tail -n 2 "$work/rng_test.log"
 exit $status
