@@ -39,7 +39,7 @@ inline const MistakeTable kRopeMistakes(
          "frequencies base^(-i/d_head) instead of base^(-2i/d_head), so the slow pairs turn "
          "too fast"},
         {"float_angles",
-         "angles p * theta_i computed in float instead of double (off by up to ~0.03 rad near "
+         "angles p * theta_i computed in float instead of double (off by up to ~0.06 rad near "
          "p = 10^6)"},
         {"sin_sign",
          "sin with the wrong sign: every pair turned by -p * theta_i instead of +p * theta_i"},

@@ -215,7 +215,7 @@ TEST(RotaryAttention, DrawsTheWeightsOfMultiHeadAttentionFromTheSameSeed) {
     EXPECT_EQ(layer.d_model, 24);
     EXPECT_EQ(layer.n_heads, n_heads);
     EXPECT_EQ(layer.d_head, 24 / n_heads);
-    EXPECT_EQ(layer.base, 500000.0);
+    EXPECT_EQ(layer.base, 500000.0);  // stored as given, no arithmetic
     EXPECT_EQ(layer.parameter_count(), 4u * 24u * 24u) << "RoPE adds no parameter";
     for (const auto& [w, file] : {std::pair<const Tensor2*, std::string>{&layer.W_Q, "W_Q"},
                                   {&layer.W_K, "W_K"},
