@@ -30,6 +30,8 @@ TEST(RemoteCodec, RoundTripsScalarsStringsAndContainers) {
   EXPECT_EQ(RoundTrip(std::numeric_limits<std::uint64_t>::max()),
             std::numeric_limits<std::uint64_t>::max());
   EXPECT_EQ(RoundTrip(1.5f), 1.5f);
+  EXPECT_EQ(RoundTrip(500000.0), 500000.0);  // lab 11's RoPE base, not rounded to float
+  EXPECT_EQ(RoundTrip(0.1), 0.1);
   EXPECT_EQ(RoundTrip(std::string("heads")), "heads");
   EXPECT_EQ(RoundTrip(std::vector<bool>{true, false, true}), (std::vector<bool>{true, false, true}));
   EXPECT_FALSE(RoundTrip(std::optional<Tensor2>()).has_value());

@@ -69,6 +69,7 @@ class KVCache {
  private:
   friend struct remote::Access;
   friend class GqaDecoder;  // so that its blank default constructor can build a blank cache
+  friend class RotaryDecoder;  // lab 11's decoder, likewise
   KVCache() = default;
 
   int n_kv_heads_ = 0;

@@ -1,0 +1,222 @@
+// Public tests for lab 11. Run: bazel test //labs/11_rotary_embeddings/...
+//
+// The rotation and the layer are checked against PyTorch, which rotates the
+// way Hugging Face's Llama does (rotate_half; tests/11_rotary_embeddings/
+// gen_goldens.py, in the instructors' repository, wrote
+// labs/11_rotary_embeddings/golden/), and against the properties every
+// correct RoPE has: each pair keeps its norm, one pair is the 2-D rotation by
+// p radians, the layer does not care where the sequence starts, and a decoder
+// fed in steps gives the full forward. The grading tests check more (other
+// shapes, Llama 3's base, random chunkings, fresh random inputs).
+#include "labs/11_rotary_embeddings/rotary_embeddings.h"
+
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xview.hpp>
+
+#include "common/testing.h"
+#include "labs/04_causal_mask/causal_mask.h"
+#include "labs/11_rotary_embeddings/rotary_embeddings_test_util.h"
+
+namespace mha {
+namespace {
+
+using testing::AllClose;
+using testing::Decode;
+using testing::LoadGolden;
+using testing::MatchesGolden;
+using testing::ThrowsInvalidArgument;
+using testing::kExact;
+using testing::kLayer;
+using testing::kRopeMistakes;
+using testing::kRowOp;
+
+const std::string kGolden = "labs/11_rotary_embeddings/golden/";
+
+std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
+
+const std::vector<std::string> kRotationAxes = {"head", "position", "feature"};
+
+// The public layer: d_model 16, 2 heads of d_head 8, base 10000, the draws of seed 111.
+RotaryAttention Layer() { return testing::LoadRotaryLayer(kGolden + "layer", 16, 2, 10000.0); }
+
+// --------------------------------------------------------------- rope_angles
+
+TEST(RopeAnglesPublic, RowPColumnIIsPTimesThetaI) {
+  // 6 positions, d_head 8: 4 pairs turning at 1, 0.1, 0.01, 0.001 rad per position.
+  EXPECT_TRUE(MatchesGolden(rope_angles(6, 8), Golden("small_angles"), kRowOp,
+                            {"position", "pair"},
+                            kRopeMistakes.Of(kGolden + "small_angles", {"exponent_i"})));
+}
+
+TEST(RopeAnglesPublic, RejectsBadArgumentsNamingThem) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { rope_angles(0, 8); }, {"n_positions=0"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { rope_angles(4, 5); }, {"d_head=5"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { rope_angles(4, 8, 1.0); }, {"base=1"}));
+}
+
+// ---------------------------------------------------------------- apply_rope
+
+TEST(ApplyRopePublic, RotatesLikeHuggingFacesLlama) {
+  // 2 heads, 6 tokens at positions 3 .. 8, d_head 8.
+  const Tensor3 x = LoadGolden<3>(Golden("rope_x"));
+  EXPECT_TRUE(MatchesGolden(apply_rope(x, /*start=*/3), Golden("rope_out"), kRowOp,
+                            kRotationAxes, testing::RotationMistakes(kGolden + "rope")));
+}
+
+TEST(ApplyRopePublic, OnePairIsTheTwoDimensionalRotationByPRadians) {
+  // d_head 2: one pair, theta_0 = base^0 = 1, so position p turns by p radians:
+  // (1, 0) goes to (cos p, sin p).
+  const std::size_t T = 5;
+  Tensor3 x = xt::zeros<float>({std::size_t{1}, T, std::size_t{2}});
+  xt::view(x, 0, xt::all(), 0) = 1.0f;
+  const int start = 2;
+  Tensor3 expected = xt::zeros<float>(x.shape()), mirrored = xt::zeros<float>(x.shape());
+  for (std::size_t t = 0; t < T; ++t) {
+    const double p = static_cast<double>(start + static_cast<int>(t));
+    expected(0, t, 0) = mirrored(0, t, 0) = static_cast<float>(std::cos(p));
+    expected(0, t, 1) = static_cast<float>(std::sin(p));
+    mirrored(0, t, 1) = static_cast<float>(-std::sin(p));
+  }
+  const Tensor3 y = apply_rope(x, start);
+  EXPECT_TRUE(AllClose(y, expected, kRowOp, kRotationAxes))
+      << (AllClose(y, mirrored, kRowOp) ? "looks like " + kRopeMistakes.Message("sin_sign")
+                                        : std::string("(1, 0) at position p must become "
+                                                      "(cos p, sin p)"));
+}
+
+TEST(ApplyRopePublic, KeepsTheNormOfEveryHalfSplitPair) {
+  const Tensor3 x = LoadGolden<3>(Golden("rope_x"));
+  EXPECT_TRUE(AllClose(testing::PairNorms(apply_rope(x, 3)), testing::PairNorms(x), kRowOp,
+                       {"head", "position", "pair"}))
+      << "a rotation keeps the length of each pair (feature i, feature i + d_head/2); "
+         "if it does not, the pairs may be "
+      << kRopeMistakes.Message("adjacent_pairs");
+}
+
+TEST(ApplyRopePublic, PositionsNearAMillionMatchADoubleReference) {
+  // One head, 4 tokens at positions 999998 .. 1000001, d_head 16.
+  const Tensor3 x = LoadGolden<3>(Golden("far_x"));
+  EXPECT_TRUE(MatchesGolden(apply_rope(x, /*start=*/999998), Golden("far_out"), kRowOp,
+                            kRotationAxes, testing::RotationMistakes(kGolden + "far")))
+      << testing::kFarPositionsHint;
+}
+
+TEST(ApplyRopePublic, RejectsBadArgumentsNamingThem) {
+  const Tensor3 odd = xt::zeros<float>({1, 2, 5});
+  const Tensor3 even = xt::zeros<float>({1, 2, 4});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { apply_rope(odd); }, {"d_head=5"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { apply_rope(even, -1); }, {"start=-1"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { apply_rope(even, 0, 0.5); }, {"base=0.5"}));
+}
+
+// ----------------------------------------------------------- RotaryAttention
+
+TEST(RotaryAttentionPublic, DrawsTheWeightsOfMultiHeadAttentionFromTheSameSeed) {
+  const RotaryAttention layer(16, 2, /*seed=*/111);
+  EXPECT_EQ(layer.d_head, 8);
+  EXPECT_EQ(layer.parameter_count(), 4u * 16u * 16u) << "RoPE adds no parameter";
+  EXPECT_TRUE(AllClose(layer.W_Q, LoadGolden<2>(Golden("layer_W_Q")), kExact, {"in", "out"}));
+  EXPECT_TRUE(AllClose(layer.W_K, LoadGolden<2>(Golden("layer_W_K")), kExact, {"in", "out"}));
+  EXPECT_TRUE(AllClose(layer.W_V, LoadGolden<2>(Golden("layer_W_V")), kExact, {"in", "out"}));
+  EXPECT_TRUE(AllClose(layer.W_O, LoadGolden<2>(Golden("layer_W_O")), kExact, {"in", "out"}));
+}
+
+TEST(RotaryAttentionPublic, CausalForwardMatchesPyTorch) {
+  const RotaryAttention layer = Layer();
+  const Tensor2 x = LoadGolden<2>(Golden("layer_x"));  // (8, 16)
+  EXPECT_TRUE(MatchesGolden(layer.forward(x, causal_mask(8)), Golden("layer_forward"), kLayer,
+                            {"token", "column"}, testing::LayerMistakes(kGolden + "layer")));
+}
+
+TEST(RotaryAttentionPublic, ForwardDoesNotDependOnWhereTheSequenceStarts) {
+  // Scores depend on m - n only, so shifting every position changes nothing.
+  const RotaryAttention layer = Layer();
+  const Tensor2 x = LoadGolden<2>(Golden("layer_x"));
+  const Tensor2 at_zero = layer.forward(x, causal_mask(8), 0);
+  for (int start : {1, 40, 5000}) {
+    SCOPED_TRACE("start=" + std::to_string(start));
+    EXPECT_TRUE(AllClose(layer.forward(x, causal_mask(8), start), at_zero, kLayer,
+                         {"token", "column"}))
+        << "rotating q and k by their positions must leave only m - n in each score";
+  }
+}
+
+TEST(RotaryAttentionPublic, RejectsBadArgumentsNamingThem) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { RotaryAttention(10, 4); }, {"d_model=10", "n_heads=4"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { RotaryAttention(6, 2); }, {"d_head=3"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { RotaryAttention(8, 2, 0, 1.0); }, {"base=1"}));
+  const RotaryAttention layer(8, 2);
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { layer.forward(xt::zeros<float>({3, 7})); },
+                                    {"(3, 7)"}));
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] { layer.forward(xt::zeros<float>({3, 8}), Tensor2(xt::zeros<float>({3, 4}))); },
+      {"(3, 4)"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { layer.forward(xt::zeros<float>({3, 8}), {}, -2); },
+                                    {"start=-2"}));
+}
+
+// ------------------------------------------------------------- RotaryDecoder
+
+void ExpectDecodes(const std::string& schedule, const std::vector<int>& chunks) {
+  const RotaryAttention layer = Layer();
+  RotaryDecoder decoder(layer, /*capacity=*/8);
+  const std::optional<Tensor2> rows = Decode(decoder, LoadGolden<2>(Golden("layer_x")), chunks);
+  ASSERT_TRUE(rows.has_value());
+  EXPECT_TRUE(MatchesGolden(*rows, Golden("layer_forward"), kLayer, {"token", "column"},
+                            testing::DecoderMistakes(kGolden + "layer", schedule)));
+}
+
+TEST(RotaryDecoderPublic, APrefillGivesTheFullCausalForward) { ExpectDecodes("prefill", {8}); }
+
+TEST(RotaryDecoderPublic, OneTokenAtATimeGivesTheFullCausalForward) {
+  ExpectDecodes("single", {1, 1, 1, 1, 1, 1, 1, 1});
+}
+
+TEST(RotaryDecoderPublic, UnevenChunksGiveTheFullCausalForward) {
+  ExpectDecodes("chunks", {3, 1, 4});
+}
+
+TEST(RotaryDecoderPublic, CachedKeysAreRotatedAtTheirOwnPositions) {
+  const RotaryAttention layer = Layer();
+  RotaryDecoder decoder(layer, /*capacity=*/10);
+  ASSERT_TRUE(Decode(decoder, LoadGolden<2>(Golden("layer_x")), {3, 1, 4}).has_value());
+  const KVCache& cache = decoder.cache();
+  EXPECT_EQ(cache.length(), 8);
+  EXPECT_TRUE(MatchesGolden(cache.keys(), Golden("layer_keys"), kLayer,
+                            {"head", "position", "feature"},
+                            testing::CacheMistakes(kGolden + "layer", "keys")));
+  EXPECT_TRUE(MatchesGolden(decoder.cache().values(), Golden("layer_values"), kLayer,
+                            {"head", "position", "feature"},
+                            testing::CacheMistakes(kGolden + "layer", "values")));
+}
+
+TEST(RotaryDecoderPublic, AStepOverCapacityThrowsAndLeavesTheCacheUnchanged) {
+  const RotaryAttention layer = Layer();
+  RotaryDecoder decoder(layer, /*capacity=*/4);
+  const Tensor2 x = LoadGolden<2>(Golden("layer_x"));
+  ASSERT_TRUE(Decode(decoder, xt::view(x, xt::range(0, 3), xt::all()), {3}).has_value());
+  const Tensor3 keys = decoder.cache().keys();
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] { decoder.step(xt::view(x, xt::range(3, 5), xt::all())); }, {"capacity=4"}));
+  EXPECT_EQ(decoder.cache().length(), 3) << "the failed step left the cache changed";
+  EXPECT_TRUE(AllClose(decoder.cache().keys(), keys, kExact, {"head", "position", "feature"}))
+      << "the failed step left the cache changed";
+}
+
+TEST(RotaryDecoderPublic, AStepOfTheWrongWidthThrowsNamingItsShape) {
+  const RotaryAttention layer = Layer();
+  RotaryDecoder decoder(layer, /*capacity=*/4);
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(xt::zeros<float>({2, 15})); },
+                                    {"(2, 15)"}));
+  EXPECT_EQ(decoder.cache().length(), 0);
+}
+
+}  // namespace
+}  // namespace mha

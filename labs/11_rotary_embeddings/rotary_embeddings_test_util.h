@@ -1,0 +1,152 @@
+// Helpers of lab 11's tests: the public tests here and the grading tests (in
+// the instructors' repository) build the golden layers, feed a decoder and
+// name each classic mistake in the same way.
+//
+//   const RotaryAttention layer = LoadRotaryLayer(dir + "layer", 16, 2, 10000.0);
+//   RotaryDecoder decoder(layer, /*capacity=*/8);
+//   const std::optional<Tensor2> rows = Decode(decoder, x, {3, 1, 4});
+//   EXPECT_TRUE(MatchesGolden(*rows, dir + "layer_forward.npy", kLayer, axes,
+//                             DecoderMistakes(dir + "layer", "chunks")));
+#ifndef MHA_LABS_11_ROTARY_EMBEDDINGS_ROTARY_EMBEDDINGS_TEST_UTIL_H_
+#define MHA_LABS_11_ROTARY_EMBEDDINGS_ROTARY_EMBEDDINGS_TEST_UTIL_H_
+
+#include <cstddef>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xview.hpp>
+
+#include "common/shape_string.h"
+#include "common/testing.h"
+#include "labs/11_rotary_embeddings/rotary_embeddings.h"
+
+namespace mha {
+namespace testing {
+
+// The classic mistakes of docs/11_rotary_embeddings.md, by the names the
+// golden generator gives what each one computes (<case>_mistake_<name>.npy).
+inline const MistakeTable kRopeMistakes(
+    "docs/11_rotary_embeddings.md",
+    {
+        {"adjacent_pairs",
+         "adjacent pairs (feature 2i with 2i + 1, as Meta's original Llama code) instead of "
+         "half-split pairs (feature i with i + d_head/2, rotate_half)"},
+        {"exponent_i",
+         "frequencies base^(-i/d_head) instead of base^(-2i/d_head), so the slow pairs turn "
+         "too fast"},
+        {"float_angles",
+         "angles p * theta_i computed in float instead of double (off by up to ~0.06 rad near "
+         "p = 10^6)"},
+        {"sin_sign",
+         "sin with the wrong sign: every pair turned by -p * theta_i instead of +p * theta_i"},
+        {"values_rotated", "values rotated too; only the queries and keys turn"},
+        {"before_split",
+         "RoPE applied over d_model before split_heads instead of to each head's d_head "
+         "features after it"},
+        {"restart_positions",
+         "decoder positions restarting at 0 at every step instead of continuing at P = "
+         "cache().length()"},
+        {"rotated_twice",
+         "cached keys rotated again at every step, though they were cached rotated already"},
+        {"unrotated_cache", "keys cached before they were rotated; the cache holds rotated keys"},
+    });
+
+// What each kind of golden can tell apart (the generator writes them all).
+// A rotation case ("rope", "far"): mistakes of apply_rope itself.
+inline std::vector<KnownMistake> RotationMistakes(const std::string& golden) {
+  return kRopeMistakes.Of(golden + "_out",
+                          {"adjacent_pairs", "exponent_i", "sin_sign", "float_angles"});
+}
+
+// The full forward of a layer case.
+inline std::vector<KnownMistake> LayerMistakes(const std::string& golden) {
+  return kRopeMistakes.Of(golden + "_forward", {"adjacent_pairs", "exponent_i", "sin_sign",
+                                                "values_rotated", "before_split"});
+}
+
+// A decoder fed the layer case's x with `schedule` ("prefill", "single", "chunks").
+inline std::vector<KnownMistake> DecoderMistakes(const std::string& golden,
+                                                 const std::string& schedule) {
+  std::vector<std::string> names;
+  if (schedule != "prefill") names.push_back("restart_positions");  // right from an empty cache
+  for (const char* n : {"rotated_twice", "values_rotated", "before_split"}) names.push_back(n);
+  return kRopeMistakes.Of(golden + "_" + schedule, names);
+}
+
+// What the cache holds after the "chunks" schedule (`what`: "keys" or "values").
+inline std::vector<KnownMistake> CacheMistakes(const std::string& golden,
+                                               const std::string& what) {
+  return kRopeMistakes.Of(golden + "_" + what,
+                          {"restart_positions", "unrotated_cache", "values_rotated"});
+}
+
+// Said under a failure at positions near 10^6 that no golden mistake explained.
+inline const std::string kFarPositionsHint =
+    "\nif the same rotation is right at small positions, look at the precision of the "
+    "angles: " +
+    kRopeMistakes.Message("float_angles");
+
+// A golden layer case: the public constructor, then the generator's weights
+// <case>_W_Q.npy ... (`golden`: the folder and the case, "dir/layer").
+inline RotaryAttention LoadRotaryLayer(const std::string& golden, int d_model, int n_heads,
+                                       double base) {
+  RotaryAttention layer(d_model, n_heads, /*seed=*/0, base);
+  layer.W_Q = LoadGolden<2>(golden + "_W_Q.npy");  // (d_model, d_model)
+  layer.W_K = LoadGolden<2>(golden + "_W_K.npy");
+  layer.W_V = LoadGolden<2>(golden + "_W_V.npy");
+  layer.W_O = LoadGolden<2>(golden + "_W_O.npy");
+  return layer;
+}
+
+// Feeds x (T, d_model) to the decoder in chunks of the given sizes and stacks
+// the rows the steps return: (T, d_model). A step that throws on these valid
+// inputs, or returns the wrong shape, is reported and gives no rows.
+inline std::optional<Tensor2> Decode(RotaryDecoder& decoder, const Tensor2& x,
+                                     const std::vector<int>& chunks) {
+  Tensor2 rows = xt::zeros<float>(x.shape());
+  int P = 0;
+  for (int t : chunks) {
+    const Tensor2 x_new = xt::view(x, xt::range(P, P + t), xt::all());  // (t, d_model)
+    Tensor2 y;
+    try {
+      y = decoder.step(x_new);
+    } catch (const std::invalid_argument& e) {
+      ADD_FAILURE() << "step threw std::invalid_argument on a valid input (" << t
+                    << " new tokens after " << P << "): " << e.what();
+      return std::nullopt;
+    }
+    if (y.shape(0) != static_cast<std::size_t>(t) || y.shape(1) != x.shape(1)) {
+      ADD_FAILURE() << "step of " << t << " tokens after " << P << " returned shape "
+                    << shape_string(y) << ", expected (" << t << ", " << x.shape(1) << ")";
+      return std::nullopt;
+    }
+    xt::view(rows, xt::range(P, P + t), xt::all()) = y;
+    P += t;
+  }
+  return rows;
+}
+
+// (H, T, d) holding the pairs' squared norms: (H, T, d/2), entry i is
+// x[i]^2 + x[i + d/2]^2 (half-split pairs).
+inline Tensor3 PairNorms(const Tensor3& x) {
+  const std::size_t H = x.shape(0), T = x.shape(1), half = x.shape(2) / 2;
+  Tensor3 n = xt::zeros<float>({H, T, half});
+  for (std::size_t h = 0; h < H; ++h) {
+    for (std::size_t t = 0; t < T; ++t) {
+      for (std::size_t i = 0; i < half; ++i) {
+        const float a = x(h, t, i), b = x(h, t, i + half);
+        n(h, t, i) = a * a + b * b;
+      }
+    }
+  }
+  return n;
+}
+
+}  // namespace testing
+}  // namespace mha
+
+#endif  // MHA_LABS_11_ROTARY_EMBEDDINGS_ROTARY_EMBEDDINGS_TEST_UTIL_H_

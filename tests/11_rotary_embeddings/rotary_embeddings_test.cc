@@ -1,0 +1,413 @@
+// Hidden tests for lab 11: rope_angles, apply_rope, RotaryAttention, RotaryDecoder.
+//
+// Goldens from PyTorch, rotating the way Hugging Face's Llama does
+// (rotate_half; tests/11_rotary_embeddings/gen_goldens.py). Cases:
+//
+//   rope        3 heads, 5 tokens at positions 17 .., d_head 6, base 500000 (Llama 3)
+//   far         2 heads, 3 tokens at positions 1048570 .., d_head 32
+//   far_llama3  1 head, 5 tokens at positions 654321 .., d_head 12, base 500000
+//   wide        rope_angles(9, 10, 500000)
+//   layer       d_model 24, 3 heads (d_head 8), seed 112, T 9, chunks 2, 4, 1, 2
+//   llama3      d_model 24, 4 heads (d_head 6), seed 113, base 500000, T 10, chunks 5, 1, 1, 3
+//
+// and the properties of the header: each pair keeps its norm, one pair is the
+// 2-D rotation by p radians, scores depend on m - n only, a decoder fed in any
+// chunking gives the full forward, the cache holds keys rotated at their own
+// positions; then fresh random cases against tests/11_rotary_embeddings/reference.h.
+#include "labs/11_rotary_embeddings/rotary_embeddings.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xview.hpp>
+
+#include "common/testing.h"
+#include "labs/04_causal_mask/causal_mask.h"
+#include "labs/11_rotary_embeddings/rotary_embeddings_test_util.h"
+#include "tests/11_rotary_embeddings/reference.h"
+
+namespace mha {
+namespace {
+
+using testing::AllClose;
+using testing::Decode;
+using testing::LoadGolden;
+using testing::MatchesGolden;
+using testing::ThrowsInvalidArgument;
+using testing::kExact;
+using testing::kLayer;
+using testing::kRopeMistakes;
+using testing::kRowOp;
+
+const std::string kGolden = "tests/11_rotary_embeddings/golden/";
+
+std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
+
+const std::vector<std::string> kRotationAxes = {"head", "position", "feature"};
+
+RotaryAttention LayerCase() {
+  return testing::LoadRotaryLayer(kGolden + "layer", 24, 3, 10000.0);
+}
+RotaryAttention Llama3Case() {
+  return testing::LoadRotaryLayer(kGolden + "llama3", 24, 4, 500000.0);
+}
+
+// Chunk sizes that add up to T, drawn from `gen`: 1 to 4 tokens each.
+std::vector<int> RandomChunks(int T, std::mt19937& gen) {
+  std::vector<int> chunks;
+  for (int done = 0; done < T;) {
+    const int t = std::min(T - done, std::uniform_int_distribution<int>(1, 4)(gen));
+    chunks.push_back(t);
+    done += t;
+  }
+  return chunks;
+}
+
+std::string ChunksString(const std::vector<int>& chunks) {
+  std::string s = "chunks";
+  for (int c : chunks) s += " " + std::to_string(c);
+  return s;
+}
+
+// --------------------------------------------------------------- rope_angles
+
+TEST(RopeAngles, MatchTheFrequenciesAtLlama3sBase) {
+  EXPECT_TRUE(MatchesGolden(rope_angles(9, 10, 500000.0), Golden("wide_angles"), kRowOp,
+                            {"position", "pair"},
+                            kRopeMistakes.Of(kGolden + "wide_angles", {"exponent_i"})));
+}
+
+TEST(RopeAngles, HaveOneColumnPerPairAndOneRowPerPosition) {
+  const Tensor2 a = rope_angles(3, 12);
+  EXPECT_EQ(a.shape(0), 3u);
+  EXPECT_EQ(a.shape(1), 6u);
+  EXPECT_TRUE(AllClose(xt::view(a, 0, xt::all()), xt::zeros<float>({6}), kExact, {"pair"}))
+      << "position 0 has angle 0 in every pair";
+}
+
+TEST(RopeAngles, RejectEveryBadArgumentNamingIt) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { rope_angles(-3, 8); }, {"n_positions=-3"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { rope_angles(2, 0); }, {"d_head=0"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { rope_angles(2, 7); }, {"d_head=7"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { rope_angles(2, 8, 0.9); }, {"base=0.9"}));
+}
+
+// ---------------------------------------------------------------- apply_rope
+
+TEST(ApplyRope, RotatesLikeHuggingFacesLlamaAtLlama3sBase) {
+  const Tensor3 x = LoadGolden<3>(Golden("rope_x"));
+  EXPECT_TRUE(MatchesGolden(apply_rope(x, 17, 500000.0), Golden("rope_out"), kRowOp,
+                            kRotationAxes, testing::RotationMistakes(kGolden + "rope")));
+}
+
+TEST(ApplyRope, OnePairIsTheTwoDimensionalRotationByPRadians) {
+  // d_head 2: theta_0 = 1. Random pairs at positions 0 .. 6 and near 10^6.
+  for (int start : {0, 999990}) {
+    SCOPED_TRACE("start=" + std::to_string(start));
+    const Tensor3 x = testing::RandomTensor3(2, 7, 2, /*seed=*/1121 + start);
+    Tensor3 expected = xt::zeros<float>(x.shape()), mirrored = xt::zeros<float>(x.shape());
+    for (std::size_t h = 0; h < 2; ++h) {
+      for (std::size_t t = 0; t < 7; ++t) {
+        const double p = static_cast<double>(start) + static_cast<double>(t);
+        const double c = std::cos(p), s = std::sin(p), a = x(h, t, 0), b = x(h, t, 1);
+        expected(h, t, 0) = static_cast<float>(a * c - b * s);
+        expected(h, t, 1) = static_cast<float>(b * c + a * s);
+        mirrored(h, t, 0) = static_cast<float>(a * c + b * s);
+        mirrored(h, t, 1) = static_cast<float>(b * c - a * s);
+      }
+    }
+    const Tensor3 y = apply_rope(x, start);
+    EXPECT_TRUE(AllClose(y, expected, kRowOp, kRotationAxes))
+        << (AllClose(y, mirrored, kRowOp) ? "looks like " + kRopeMistakes.Message("sin_sign")
+                                          : std::string("one pair at position p must turn by "
+                                                        "p radians, counter-clockwise"));
+  }
+}
+
+TEST(ApplyRope, KeepsTheNormOfEveryHalfSplitPair) {
+  const Tensor3 x = testing::RandomTensor3(3, 6, 10, /*seed=*/1122, 3.0f);
+  EXPECT_TRUE(AllClose(testing::PairNorms(apply_rope(x, 250)), testing::PairNorms(x), kRowOp,
+                       {"head", "position", "pair"}))
+      << "a rotation keeps the length of each pair (feature i, feature i + d_head/2); if "
+         "it does not, the pairs may be "
+      << kRopeMistakes.Message("adjacent_pairs");
+}
+
+TEST(ApplyRope, PositionsNearTwoToTheTwentyMatchADoubleReference) {
+  const Tensor3 x = LoadGolden<3>(Golden("far_x"));
+  EXPECT_TRUE(MatchesGolden(apply_rope(x, 1048570), Golden("far_out"), kRowOp, kRotationAxes,
+                            testing::RotationMistakes(kGolden + "far")))
+      << testing::kFarPositionsHint;
+}
+
+TEST(ApplyRope, FarPositionsAtLlama3sBaseMatchADoubleReference) {
+  const Tensor3 x = LoadGolden<3>(Golden("far_llama3_x"));
+  EXPECT_TRUE(MatchesGolden(apply_rope(x, 654321, 500000.0), Golden("far_llama3_out"), kRowOp,
+                            kRotationAxes, testing::RotationMistakes(kGolden + "far_llama3")))
+      << testing::kFarPositionsHint;
+}
+
+TEST(ApplyRope, PositionZeroIsTheIdentity) {
+  const Tensor3 x = testing::RandomTensor3(2, 1, 8, /*seed=*/1123);
+  EXPECT_TRUE(AllClose(apply_rope(x, 0), x, kExact, kRotationAxes))
+      << "every angle is 0 at position 0: cos 1, sin 0";
+}
+
+TEST(ApplyRope, ADotProductDependsOnTheDistanceOnly) {
+  // q at position m, k at position n: q_m . k_n is the same for (m, n) and (m + s, n + s).
+  const Tensor3 q = testing::RandomTensor3(1, 1, 8, /*seed=*/1124);
+  const Tensor3 k = testing::RandomTensor3(1, 1, 8, /*seed=*/1125);
+  auto dot = [&](int m, int n) {
+    const Tensor3 a = apply_rope(q, m), b = apply_rope(k, n);
+    float s = 0.0f;
+    for (std::size_t f = 0; f < 8; ++f) s += a(0, 0, f) * b(0, 0, f);
+    return s;
+  };
+  const Tensor1 near = {dot(7, 3), dot(3, 7), dot(12, 12)};
+  const Tensor1 shifted = {dot(107, 103), dot(1003, 1007), dot(40, 40)};
+  EXPECT_TRUE(AllClose(shifted, near, kRowOp, {"pair of positions"}))
+      << "rotating q by m theta and k by n theta must leave only m - n in their dot product";
+}
+
+TEST(ApplyRope, RejectsEveryBadArgumentNamingIt) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { apply_rope(xt::zeros<float>({2, 3, 7})); },
+                                    {"d_head=7"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { apply_rope(xt::zeros<float>({2, 3, 0})); },
+                                    {"d_head=0"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { apply_rope(xt::zeros<float>({1, 2, 4}), -5); },
+                                    {"start=-5"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { apply_rope(xt::zeros<float>({1, 2, 4}), 0, 1.0); },
+                                    {"base=1"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { apply_rope(xt::zeros<float>({1, 2, 4}), 0, -2.0); },
+                                    {"base=-2"}));
+}
+
+// ----------------------------------------------------------- RotaryAttention
+
+TEST(RotaryAttention, CausalForwardMatchesPyTorch) {
+  const RotaryAttention layer = LayerCase();
+  const Tensor2 x = LoadGolden<2>(Golden("layer_x"));  // (9, 24)
+  EXPECT_TRUE(MatchesGolden(layer.forward(x, causal_mask(9)), Golden("layer_forward"), kLayer,
+                            {"token", "column"}, testing::LayerMistakes(kGolden + "layer")));
+}
+
+TEST(RotaryAttention, CausalForwardAtLlama3sBaseMatchesPyTorch) {
+  const RotaryAttention layer = Llama3Case();
+  const Tensor2 x = LoadGolden<2>(Golden("llama3_x"));  // (10, 24)
+  EXPECT_TRUE(MatchesGolden(layer.forward(x, causal_mask(10)), Golden("llama3_forward"),
+                            kLayer, {"token", "column"},
+                            testing::LayerMistakes(kGolden + "llama3")));
+}
+
+TEST(RotaryAttention, DrawsTheWeightsOfMultiHeadAttentionFromTheSameSeed) {
+  for (const auto& [name, seed, n_heads] :
+       {std::tuple<std::string, int, int>{"layer", 112, 3}, {"llama3", 113, 4}}) {
+    SCOPED_TRACE(name);
+    const RotaryAttention layer(24, n_heads, static_cast<std::uint64_t>(seed), 500000.0);
+    EXPECT_EQ(layer.d_model, 24);
+    EXPECT_EQ(layer.n_heads, n_heads);
+    EXPECT_EQ(layer.d_head, 24 / n_heads);
+    EXPECT_EQ(layer.base, 500000.0);  // stored as given, no arithmetic
+    EXPECT_EQ(layer.parameter_count(), 4u * 24u * 24u) << "RoPE adds no parameter";
+    for (const auto& [w, file] : {std::pair<const Tensor2*, std::string>{&layer.W_Q, "W_Q"},
+                                  {&layer.W_K, "W_K"},
+                                  {&layer.W_V, "W_V"},
+                                  {&layer.W_O, "W_O"}}) {
+      EXPECT_TRUE(AllClose(*w, LoadGolden<2>(Golden(name + "_" + file)), kExact, {"in", "out"}))
+          << file << " must be the same draw as MultiHeadAttention's";
+    }
+  }
+}
+
+TEST(RotaryAttention, ForwardDoesNotDependOnWhereTheSequenceStarts) {
+  const RotaryAttention layer = Llama3Case();
+  const Tensor2 x = LoadGolden<2>(Golden("llama3_x"));
+  for (const bool causal : {true, false}) {
+    const std::optional<Tensor2> mask =
+        causal ? std::optional<Tensor2>(causal_mask(10)) : std::nullopt;
+    const Tensor2 at_zero = layer.forward(x, mask, 0);
+    for (int start : {3, 4096, 999000}) {
+      SCOPED_TRACE("start=" + std::to_string(start) + (causal ? ", causal" : ", no mask"));
+      EXPECT_TRUE(AllClose(layer.forward(x, mask, start), at_zero, kLayer, {"token", "column"}))
+          << "scores must depend on m - n only";
+    }
+  }
+}
+
+TEST(RotaryAttention, ReadsTheWeightsAtEveryCall) {
+  RotaryAttention layer = LayerCase();
+  const Tensor2 x = LoadGolden<2>(Golden("layer_x"));
+  const Tensor2 before = layer.forward(x, causal_mask(9));
+  layer.W_V = xt::zeros<float>({24, 24});
+  EXPECT_TRUE(AllClose(layer.forward(x, causal_mask(9)), xt::zeros<float>({9, 24}), kExact,
+                       {"token", "column"}))
+      << "with W_V = 0 every output is 0: the new weights must be used";
+  (void)before;
+}
+
+TEST(RotaryAttention, RejectsEveryBadArgumentNamingIt) {
+  EXPECT_TRUE(ThrowsInvalidArgument([] { RotaryAttention(0, 2); }, {"d_model=0"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { RotaryAttention(8, 0); }, {"n_heads=0"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { RotaryAttention(12, 5); }, {"d_model=12", "n_heads=5"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { RotaryAttention(15, 3); }, {"d_head=5"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([] { RotaryAttention(8, 2, 0, 0.5); }, {"base=0.5"}));
+  const RotaryAttention layer(12, 3);
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { layer.forward(xt::zeros<float>({4, 11})); },
+                                    {"(4, 11)"}));
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] { layer.forward(xt::zeros<float>({4, 12}), Tensor2(xt::zeros<float>({4, 5}))); },
+      {"(4, 5)"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { layer.forward(xt::zeros<float>({4, 12}), {}, -1); },
+                                    {"start=-1"}));
+}
+
+// ------------------------------------------------------------- RotaryDecoder
+
+void ExpectDecodes(const std::string& c, const RotaryAttention& layer, const std::string& schedule,
+                   const std::vector<int>& chunks) {
+  const Tensor2 x = LoadGolden<2>(Golden(c + "_x"));
+  RotaryDecoder decoder(layer, static_cast<int>(x.shape(0)));
+  const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
+  ASSERT_TRUE(rows.has_value());
+  EXPECT_TRUE(MatchesGolden(*rows, Golden(c + "_forward"), kLayer, {"token", "column"},
+                            testing::DecoderMistakes(kGolden + c, schedule)));
+}
+
+TEST(RotaryDecoder, APrefillGivesTheFullCausalForward) {
+  ExpectDecodes("layer", LayerCase(), "prefill", {9});
+  ExpectDecodes("llama3", Llama3Case(), "prefill", {10});
+}
+
+TEST(RotaryDecoder, OneTokenAtATimeGivesTheFullCausalForward) {
+  ExpectDecodes("layer", LayerCase(), "single", std::vector<int>(9, 1));
+  ExpectDecodes("llama3", Llama3Case(), "single", std::vector<int>(10, 1));
+}
+
+TEST(RotaryDecoder, UnevenChunksGiveTheFullCausalForward) {
+  ExpectDecodes("layer", LayerCase(), "chunks", {2, 4, 1, 2});
+  ExpectDecodes("llama3", Llama3Case(), "chunks", {5, 1, 1, 3});
+}
+
+TEST(RotaryDecoder, RandomChunkingsGiveTheFullCausalForward) {
+  const RotaryAttention layer = Llama3Case();
+  const Tensor2 x = LoadGolden<2>(Golden("llama3_x"));
+  std::mt19937 gen(1126);
+  for (int trial = 0; trial < 4; ++trial) {
+    const std::vector<int> chunks = RandomChunks(10, gen);
+    SCOPED_TRACE(ChunksString(chunks));
+    RotaryDecoder decoder(layer, 10);
+    const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
+    ASSERT_TRUE(rows.has_value());
+    EXPECT_TRUE(MatchesGolden(*rows, Golden("llama3_forward"), kLayer, {"token", "column"},
+                              testing::DecoderMistakes(kGolden + "llama3", "chunks")));
+  }
+}
+
+TEST(RotaryDecoder, CachedKeysAreRotatedAtTheirOwnPositions) {
+  for (const auto& [c, chunks] :
+       {std::pair<std::string, std::vector<int>>{"layer", {2, 4, 1, 2}}, {"llama3", {5, 1, 1, 3}}}) {
+    SCOPED_TRACE(c);
+    const RotaryAttention layer = c == "layer" ? LayerCase() : Llama3Case();
+    const Tensor2 x = LoadGolden<2>(Golden(c + "_x"));
+    RotaryDecoder decoder(layer, 12);
+    ASSERT_TRUE(Decode(decoder, x, chunks).has_value());
+    EXPECT_EQ(decoder.cache().length(), static_cast<int>(x.shape(0)));
+    EXPECT_EQ(decoder.cache().capacity(), 12);
+    EXPECT_TRUE(MatchesGolden(decoder.cache().keys(), Golden(c + "_keys"), kLayer,
+                              {"head", "position", "feature"},
+                              testing::CacheMistakes(kGolden + c, "keys")));
+    EXPECT_TRUE(MatchesGolden(decoder.cache().values(), Golden(c + "_values"), kLayer,
+                              {"head", "position", "feature"},
+                              testing::CacheMistakes(kGolden + c, "values")));
+  }
+}
+
+TEST(RotaryDecoder, AStepOverCapacityThrowsAndLeavesTheCacheUnchanged) {
+  const RotaryAttention layer = LayerCase();
+  const Tensor2 x = LoadGolden<2>(Golden("layer_x"));
+  RotaryDecoder decoder(layer, 5);
+  ASSERT_TRUE(Decode(decoder, xt::view(x, xt::range(0, 4), xt::all()), {2, 2}).has_value());
+  const Tensor3 keys = decoder.cache().keys(), values = decoder.cache().values();
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(xt::view(x, xt::range(4, 7), xt::all())); },
+                                    {"capacity=5"}));
+  EXPECT_EQ(decoder.cache().length(), 4) << "the failed step left the cache changed";
+  EXPECT_TRUE(AllClose(decoder.cache().keys(), keys, kExact, {"head", "position", "feature"}));
+  EXPECT_TRUE(AllClose(decoder.cache().values(), values, kExact, {"head", "position", "feature"}));
+  // The one position left is still usable, and gives row 4 of the full forward.
+  const Tensor2 row = decoder.step(xt::view(x, xt::range(4, 5), xt::all()));
+  const Tensor2 full = LoadGolden<2>(Golden("layer_forward"));
+  EXPECT_TRUE(AllClose(row, xt::view(full, xt::range(4, 5), xt::all()), kLayer,
+                       {"token", "column"}));
+}
+
+TEST(RotaryDecoder, RejectsBadStepsNamingThemAndLeavesTheCacheUnchanged) {
+  const RotaryAttention layer = LayerCase();
+  RotaryDecoder decoder(layer, 4);
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(xt::zeros<float>({1, 23})); },
+                                    {"(1, 23)"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(xt::zeros<float>({0, 24})); },
+                                    {"(0, 24)"}));
+  EXPECT_EQ(decoder.cache().length(), 0);
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { RotaryDecoder(layer, 0); }, {"capacity=0"}));
+}
+
+// ------------------------------------------------------- fresh random inputs
+
+TEST(FreshRandomInputs, ApplyRopeMatchesADoubleReference) {
+  const auto seed = testing::FreshSeed();
+  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
+  std::mt19937 gen(static_cast<std::uint32_t>(seed ^ (seed >> 32)));
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  const int H = pick(1, 3), T = pick(1, 6), d_head = 2 * pick(1, 8);
+  const int start = pick(0, 2000000);
+  const double base = pick(0, 1) ? 10000.0 : 500000.0;
+  SCOPED_TRACE("H=" + std::to_string(H) + " T=" + std::to_string(T) + " d_head=" +
+               std::to_string(d_head) + " start=" + std::to_string(start) + " base=" +
+               std::to_string(base));
+  const Tensor3 x = testing::RandomTensor3(H, T, d_head, gen(), 2.0f);
+  EXPECT_TRUE(AllClose(apply_rope(x, start, base), reference::Rope(x, start, base), kRowOp,
+                       kRotationAxes));
+}
+
+TEST(FreshRandomInputs, LayerAndDecoderMatchADoubleReference) {
+  const auto seed = testing::FreshSeed();
+  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
+  std::mt19937 gen(static_cast<std::uint32_t>(seed ^ (seed >> 32)));
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  const int n_heads = pick(1, 4), d_head = 2 * pick(1, 4), d_model = n_heads * d_head;
+  const int T = pick(3, 12);
+  const double base = pick(0, 1) ? 10000.0 : 500000.0;
+  RotaryAttention layer(d_model, n_heads, gen(), base);
+  const std::size_t d = d_model;
+  const float s = 1.0f / std::sqrt(static_cast<float>(d_model));
+  layer.W_Q = testing::RandomTensor2(d, d, gen(), s);
+  layer.W_K = testing::RandomTensor2(d, d, gen(), s);
+  layer.W_V = testing::RandomTensor2(d, d, gen(), s);
+  layer.W_O = testing::RandomTensor2(d, d, gen(), s);
+  const Tensor2 x = testing::RandomTensor2(T, d, gen(), 2.0f);
+  const std::vector<int> chunks = RandomChunks(T, gen);
+  const int start = pick(0, 100000);
+  SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(n_heads) +
+               " T=" + std::to_string(T) + " base=" + std::to_string(base) + " start=" +
+               std::to_string(start) + ", " + ChunksString(chunks));
+  const Tensor2 expected =
+      reference::RotaryForward(layer.W_Q, layer.W_K, layer.W_V, layer.W_O, n_heads, base, x,
+                               /*causal=*/true, /*start=*/0);
+  EXPECT_TRUE(AllClose(layer.forward(x, causal_mask(T), start), expected, kLayer,
+                       {"token", "column"}));
+  RotaryDecoder decoder(layer, T);
+  const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
+  ASSERT_TRUE(rows.has_value());
+  EXPECT_TRUE(AllClose(*rows, expected, kLayer, {"token", "column"}));
+}
+
+}  // namespace
+}  // namespace mha
