@@ -282,7 +282,7 @@ void sweep(const Task& task, const Options& o, const std::filesystem::path& dir)
     curves.push_back({label, smooth(row.mean_curve, window)});
   }
   char subtitle[240];
-  std::snprintf(subtitle, sizeof subtitle, "%s; mean of %d seed%s, moving average of %zu steps",
+  std::snprintf(subtitle, sizeof subtitle, "%s; mean of %d seed%s, %zu-step average",
                 task.subtitle.c_str(), task.seeds, task.seeds == 1 ? "" : "s", window);
   const auto png_path = dir / (task.name == "copy" ? "loss_curves.png"
                                                    : task.name + "_loss_curves.png");
@@ -341,8 +341,8 @@ int run(const Options& o) {
                   c.steps, c.batch, static_cast<unsigned long long>(o.seed),
                   static_cast<unsigned long long>(o.seed + o.order_seeds - 1));
     task.description = text;
-    std::snprintf(text, sizeof text, "order: %d marks of %d symbols in T=%d, d_model=%d, Adam %g, "
-                  "%d steps x %d", c.marks, c.symbols, c.length, kDModel, c.learning_rate,
+    std::snprintf(text, sizeof text, "order: %d marked of T=%d, %d symbols, d_model=%d, Adam %g, "
+                  "%d steps x %d", c.marks, c.length, c.symbols, kDModel, c.learning_rate,
                   c.steps, c.batch);
     task.subtitle = text;
     task.steps = c.steps;
