@@ -29,34 +29,47 @@ std::vector<Example> copy_examples(const CopyTaskConfig& config, int count, std:
   return out;
 }
 
-TrainResult train_copy_model(const CopyTaskConfig& config, int n_heads) {
-  TrainResult r{AttentionOnlyModel(config.alphabet + 1, 2 * config.length, config.d_model, n_heads,
-                                   config.seed),
-                {}, {}, {}, 0.0};
+TrainResult train_model(AttentionOnlyModel model, const Schedule& schedule,
+                        const std::function<Example(std::mt19937_64&)>& draw,
+                        std::vector<Example> held_out) {
+  TrainResult r{std::move(model), {}, std::move(held_out), {}, 0.0};
   ModelGrads grads(r.model);
-  Adam adam(config.learning_rate);
-  std::mt19937_64 data(config.seed);  // the same batches whatever n_heads is
+  Adam adam(schedule.learning_rate);
+  std::mt19937_64 data(schedule.seed);  // the same batches whatever n_heads is
+  std::vector<Example> batch(static_cast<std::size_t>(schedule.batch));
   const auto start = std::chrono::steady_clock::now();
-  for (int step = 0; step < config.steps; ++step) {
+  for (int step = 0; step < schedule.steps; ++step) {
+    std::size_t to_score = 0;
+    for (Example& ex : batch) {
+      ex = draw(data);
+      for (int t : ex.targets) to_score += t >= 0;
+    }
     grads.zero();
     double loss = 0.0;
     std::size_t scored = 0;
-    const float weight = 1.0f / static_cast<float>(config.batch * config.length);
-    for (int b = 0; b < config.batch; ++b) {
-      loss += accumulate_gradients(r.model, copy_example(config, data), weight, grads, &scored,
-                                   nullptr);
+    const float weight = 1.0f / static_cast<float>(to_score);
+    for (const Example& ex : batch) {
+      loss += accumulate_gradients(r.model, ex, weight, grads, &scored, nullptr);
     }
     r.loss_curve.push_back(loss / static_cast<double>(scored));
     // Cosine decay from the learning rate to 0 over the run.
-    const double progress = static_cast<double>(step) / config.steps;
+    const double progress = static_cast<double>(step) / schedule.steps;
     adam.set_learning_rate(
-        static_cast<float>(config.learning_rate * 0.5 * (1.0 + std::cos(M_PI * progress))));
+        static_cast<float>(schedule.learning_rate * 0.5 * (1.0 + std::cos(M_PI * progress))));
     adam.step(parameters(r.model, grads));
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.held_out = copy_examples(config, config.eval_examples, config.seed + 1000);
   r.eval = evaluate(r.model, r.held_out);
   return r;
+}
+
+TrainResult train_copy_model(const CopyTaskConfig& config, int n_heads) {
+  return train_model(
+      AttentionOnlyModel(config.alphabet + 1, 2 * config.length, config.d_model, n_heads,
+                         config.seed),
+      {config.steps, config.batch, config.learning_rate, config.seed},
+      [&](std::mt19937_64& gen) { return copy_example(config, gen); },
+      copy_examples(config, config.eval_examples, config.seed + 1000));
 }
 
 }  // namespace training

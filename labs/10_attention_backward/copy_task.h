@@ -15,6 +15,7 @@
 #define MHA_LABS_10_ATTENTION_BACKWARD_COPY_TASK_H_
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -45,8 +46,22 @@ struct TrainResult {
   double seconds = 0.0;            // wall time of the training loop
 };
 
+// The training loop of every task: Adam with a cosine decay from
+// learning_rate to 0, `steps` steps of `batch` examples drawn by `draw` from
+// mt19937_64(seed), the loss of a step being the mean cross-entropy over the
+// batch's scored positions; then evaluate() on held_out.
+struct Schedule {
+  int steps;
+  int batch;
+  float learning_rate;
+  std::uint64_t seed;
+};
+TrainResult train_model(AttentionOnlyModel model, const Schedule& schedule,
+                        const std::function<Example(std::mt19937_64&)>& draw,
+                        std::vector<Example> held_out);
+
 // Trains AttentionOnlyModel(alphabet + 1, 2 * length, d_model, n_heads, seed)
-// on the copy task with Adam. The same config gives the same weights, the
+// on the copy task with Adam (train_model). The same config gives the same weights, the
 // same batches in the same order and the same numbers for every n_heads.
 TrainResult train_copy_model(const CopyTaskConfig& config, int n_heads);
 
