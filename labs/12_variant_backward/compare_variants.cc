@@ -32,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "common/lab_program.h"
 #include "common/png_image.h"
 #include "labs/12_variant_backward/variant_model.h"
@@ -44,7 +46,7 @@ using mha::variants::Variant;
 
 struct Options {
   RecallConfig config;
-  std::vector<int> ranks = {16, 8, 4};
+  std::vector<int> ranks = {16, 8, 4, 2};
   std::uint64_t seed = 0;
   int seeds = 3;
   std::string out;
@@ -52,18 +54,18 @@ struct Options {
 
 const char* const kUsage =
     "usage: compare_variants [--steps N] [--batch B] [--lr LR] [--seed S] [--seeds N]\n"
-    "                        [--ranks 16,8,4] [--pairs P] [--keys K] [--out DIR] [--quick]\n"
+    "                        [--ranks 16,8,4,2] [--pairs P] [--keys K] [--out DIR] [--quick]\n"
     "  --steps   Adam steps per model (default 1500)\n"
     "  --batch   sequences per step (default 32)\n"
     "  --lr      peak learning rate, cosine decay to 0 (default 0.003)\n"
     "  --seed    first seed of the weights and data (default 0)\n"
     "  --seeds   seeds per variant, from --seed on (default 3)\n"
-    "  --ranks   MLA latent ranks, comma separated, each 1..64 (default 16,8,4)\n"
+    "  --ranks   MLA latent ranks, comma separated, each 1..64 (default 16,8,4,2)\n"
     "  --pairs   (key, value) pairs per sequence, 2..--keys (default 8)\n"
     "  --keys    distinct keys, and distinct values (default 16)\n"
     "  --out     where the PNG and CSV go (default: out/compare_variants in the\n"
     "            repository when started with bazel run, else ./out/compare_variants)\n"
-    "  --quick   a small run for tests: 2 seeds, 150 steps of 16, ranks 16 and 4\n";
+    "  --quick   a smaller run (about a minute): 2 seeds, 600 steps, ranks 16 and 4\n";
 
 Options parse_args(int argc, char** argv) {
   Options o;
@@ -90,9 +92,8 @@ Options parse_args(int argc, char** argv) {
       o.out = flags.String();
     } else if (flags.Is("--quick")) {
       flags.Switch();
-      o.config.steps = 150;
-      o.config.batch = 16;
-      o.config.eval_examples = 100;
+      o.config.steps = 600;
+      o.config.eval_examples = 200;
       o.seeds = 2;
       o.ranks = {16, 4};
     } else {
@@ -113,10 +114,12 @@ struct Row {
   double loss = 0, lo = 1e300, hi = 0, accuracy = 0, seconds = 0;
 };
 
-// The progress line of the run being trained (train_recall_model calls it).
+// The progress line of the run being trained (train_recall_model calls it):
+// rewritten in place on a terminal, left out of a log.
 std::string g_current;
 void print_progress(int step, double loss) {
-  std::printf("  %-24s step %5d  training loss %.3f\r", g_current.c_str(), step, loss);
+  if (!isatty(fileno(stdout))) return;
+  std::printf("\r  %-24s step %6d  training loss %.3f", g_current.c_str(), step, loss);
   std::fflush(stdout);
 }
 
@@ -197,8 +200,7 @@ int run(const Options& o) {
 #ifndef NDEBUG
   std::printf("(built without -c opt: this takes about twenty times longer than it needs to)\n");
 #endif
-  std::printf("\n%-18s %7s %7s %7s %8s %17s %9s %8s\n", "variant", "cache", "of MHA", "params",
-              "loss", "(min-max)", "accuracy", "cpu s");
+  std::printf("\n");
 
   std::vector<Row> rows;
   for (const Variant& v : variants) {
@@ -209,20 +211,27 @@ int run(const Options& o) {
       row.runs.push_back(mha::variants::train_recall_model(c, v, std::max(1, c.steps / 10),
                                                            print_progress));
       const TrainResult& r = row.runs.back();
+      std::printf("%s  %-24s held-out loss %.3f, accuracy %.3f, %.1f s\n",
+                  isatty(fileno(stdout)) ? "\r" : "", g_current.c_str(), r.eval.loss,
+                  r.eval.accuracy, r.seconds);
+      std::fflush(stdout);
       row.loss += r.eval.loss / o.seeds;
       row.lo = std::min(row.lo, r.eval.loss);
       row.hi = std::max(row.hi, r.eval.loss);
       row.accuracy += r.eval.accuracy / o.seeds;
       row.seconds += r.seconds / o.seeds;
     }
+    rows.push_back(std::move(row));
+  }
+  std::printf("\n%-18s %7s %7s %7s %8s %17s %9s %8s\n", "variant", "cache", "of MHA", "params",
+              "loss", "(min-max)", "accuracy", "cpu s");
+  for (const Row& row : rows) {
     const std::size_t cache = row.runs[0].cache_floats;
-    const double share = double(cache) / double(rows.empty() ? cache : rows[0].runs[0].cache_floats);
     char range[40];
     std::snprintf(range, sizeof range, "(%.3f-%.3f)", row.lo, row.hi);
-    std::printf("%-60s\r%-18s %7zu %7.4f %7zu %8.3f %17s %9.3f %8.1f\n", "", v.name.c_str(), cache,
-                share, row.runs[0].parameters, row.loss, range, row.accuracy, row.seconds);
-    std::fflush(stdout);
-    rows.push_back(std::move(row));
+    std::printf("%-18s %7zu %7.4f %7zu %8.3f %17s %9.3f %8.1f\n", row.variant.name.c_str(), cache,
+                double(cache) / double(rows[0].runs[0].cache_floats), row.runs[0].parameters,
+                row.loss, range, row.accuracy, row.seconds);
   }
   const double mha_loss = rows[0].loss;
   const std::size_t mha_cache = rows[0].runs[0].cache_floats;
