@@ -170,7 +170,8 @@ void draw_chart(const std::string& path, const std::vector<Row>& rows, double mh
   c.draw_text(x8 + 4, top + 4, "1/8 of MHA", red);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
-    const mha::Rgb colour = mha::series_colour(i);
+    // The six series colours, then black (seven variants by default).
+    const mha::Rgb colour = i < 6 ? mha::series_colour(i) : mha::kBlack;
     const int x = px(std::log2(double(r.runs[0].cache_floats))) + int(i % 3) * 4 - 4;
     for (const TrainResult& run : r.runs) c.fill_rect(x - 2, py(run.eval.loss) - 2, 5, 5, colour);
     c.draw_rect(x - 5, py(r.loss) - 5, 11, 11, colour);
