@@ -1,0 +1,307 @@
+// compare_variants: what does a smaller KV cache cost? An experiment, run
+// with your own forwards (labs 5, 6) and backwards (lab 12).
+//
+//   bazel run -c opt //labs/12_variant_backward:compare_variants
+//   bazel run -c opt //labs/12_variant_backward:compare_variants -- --steps 3000 --seeds 5
+//   bazel run -c opt //labs/12_variant_backward:compare_variants -- --quick
+//
+// It trains lab 10's one-layer attention-only model (variant_model.h) with
+// the layer as MHA (8 heads), GQA (8 query heads, 2 kv heads), MQA (1 kv
+// head) and MLA at the ranks of --ranks, all at d_model = 64, on
+// associative recall (pairs (key, value), then queries of keys: the answer
+// must be fetched from the keys and values seen earlier). Every variant gets
+// the same embeddings, the same batches in the same order and the same
+// steps, for each seed. It prints, per variant, the held-out loss (mean and
+// min-max over seeds), the accuracy, the KV-cache floats per token, the
+// parameters and the CPU time of training, answers the question "can the
+// cache fall to 1/8 of MHA's while the held-out loss stays within 1 bit
+// (ln 2 = 0.693 nats) of MHA's?", and writes a PNG of held-out loss against
+// cache size (and a CSV) under out/compare_variants/ in the repository.
+//
+// Deterministic: the same flags give the same numbers (times aside). It
+// runs your labs: while one it needs is still a stub it says which and
+// exits with status 1.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "common/lab_program.h"
+#include "common/png_image.h"
+#include "labs/12_variant_backward/variant_model.h"
+
+namespace {
+
+using mha::variants::RecallConfig;
+using mha::variants::TrainResult;
+using mha::variants::Variant;
+
+struct Options {
+  RecallConfig config;
+  std::vector<int> ranks = {16, 8, 4, 2};
+  std::uint64_t seed = 0;
+  int seeds = 3;
+  std::string out;
+};
+
+const char* const kUsage =
+    "usage: compare_variants [--steps N] [--batch B] [--lr LR] [--seed S] [--seeds N]\n"
+    "                        [--ranks 16,8,4,2] [--pairs P] [--keys K] [--out DIR] [--quick]\n"
+    "  --steps   Adam steps per model (default 1500)\n"
+    "  --batch   sequences per step (default 32)\n"
+    "  --lr      peak learning rate, cosine decay to 0 (default 0.003)\n"
+    "  --seed    first seed of the weights and data (default 0)\n"
+    "  --seeds   seeds per variant, from --seed on (default 3)\n"
+    "  --ranks   MLA latent ranks, comma separated, each 1..64 (default 16,8,4,2)\n"
+    "  --pairs   (key, value) pairs per sequence, 2..--keys (default 8)\n"
+    "  --keys    distinct keys, and distinct values (default 16)\n"
+    "  --out     where the PNG and CSV go (default: out/compare_variants in the\n"
+    "            repository when started with bazel run, else ./out/compare_variants)\n"
+    "  --quick   a smaller run (about a minute): 2 seeds, 600 steps, ranks 16 and 4\n";
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  mha::Flags flags(argc, argv, kUsage);
+  while (flags.Next()) {
+    if (flags.Is("--steps")) {
+      o.config.steps = static_cast<int>(flags.Int(2, 1000000));
+    } else if (flags.Is("--batch")) {
+      o.config.batch = static_cast<int>(flags.Int(1, 4096));
+    } else if (flags.Is("--lr")) {
+      o.config.learning_rate = static_cast<float>(flags.Number(1e-6, 10.0));
+    } else if (flags.Is("--seed")) {
+      o.seed = flags.UInt64();
+    } else if (flags.Is("--seeds")) {
+      o.seeds = static_cast<int>(flags.Int(1, 1000));
+    } else if (flags.Is("--ranks")) {
+      o.ranks.clear();
+      for (long long r : flags.IntList(1, 64)) o.ranks.push_back(static_cast<int>(r));
+    } else if (flags.Is("--pairs")) {
+      o.config.n_pairs = static_cast<int>(flags.Int(2, 1000));
+    } else if (flags.Is("--keys")) {
+      o.config.n_keys = o.config.n_values = static_cast<int>(flags.Int(2, 1000));
+    } else if (flags.Is("--out")) {
+      o.out = flags.String();
+    } else if (flags.Is("--quick")) {
+      flags.Switch();
+      o.config.steps = 600;
+      o.config.eval_examples = 200;
+      o.seeds = 2;
+      o.ranks = {16, 4};
+    } else {
+      flags.Unknown();
+    }
+  }
+  if (o.config.n_pairs > o.config.n_keys) {
+    throw std::invalid_argument("--pairs " + std::to_string(o.config.n_pairs) +
+                                " is more than --keys " + std::to_string(o.config.n_keys) +
+                                ": the keys of a sequence are distinct");
+  }
+  return o;
+}
+
+struct Row {
+  Variant variant;
+  std::vector<TrainResult> runs;  // one per seed
+  double loss = 0, lo = 1e300, hi = 0, accuracy = 0, seconds = 0;
+};
+
+// The progress line of the run being trained (train_recall_model calls it):
+// rewritten in place on a terminal, left out of a log.
+std::string g_current;
+void print_progress(int step, double loss) {
+  if (!isatty(fileno(stdout))) return;
+  std::printf("\r  %-24s step %6d  training loss %.3f", g_current.c_str(), step, loss);
+  std::fflush(stdout);
+}
+
+// Held-out loss against cache size: x = log2(floats per token), one dot per
+// seed, a ring at the mean; a dashed line at MHA's loss + ln 2 and one at
+// 1/8 of MHA's cache.
+void draw_chart(const std::string& path, const std::vector<Row>& rows, double mha_loss,
+                std::size_t mha_cache, const std::string& subtitle) {
+  const int W = 900, H = 560, left = 80, right = 250, top = 60, bottom = 60;
+  mha::Canvas c(W, H);
+  const int pw = W - left - right, ph = H - top - bottom;
+  double x_lo = 1e300, x_hi = -1e300, y_hi = mha_loss + std::log(2.0);
+  for (const Row& r : rows) {
+    const double x = std::log2(double(r.runs[0].cache_floats));
+    x_lo = std::min(x_lo, x);
+    x_hi = std::max(x_hi, x);
+    y_hi = std::max(y_hi, r.hi);
+  }
+  x_lo -= 0.5, x_hi += 0.5;
+  y_hi *= 1.1;
+  const double y_lo = 0.0;
+  auto px = [&](double x) { return left + int((x - x_lo) / (x_hi - x_lo) * pw); };
+  auto py = [&](double y) { return top + ph - int((y - y_lo) / (y_hi - y_lo) * ph); };
+  c.draw_text(left, 12, "Held-out loss against KV-cache size (associative recall)", mha::kBlack, 2);
+  c.draw_text(left, 36, subtitle, mha::kGrey);
+  c.draw_rect(left, top, pw, ph, mha::kBlack);
+  for (int e = int(std::ceil(x_lo)); e <= int(std::floor(x_hi)); ++e) {  // x ticks: 2^e
+    c.draw_line(px(e), top + ph, px(e), top + ph + 4, mha::kBlack);
+    const std::string t = std::to_string(1 << e);
+    c.draw_text(px(e) - mha::Canvas::text_width(t) / 2, top + ph + 8, t, mha::kBlack);
+  }
+  c.draw_text(left + pw / 2 - 120, H - 24, "KV-cache floats per token (log scale)", mha::kBlack);
+  const double step = mha::nice_step(y_hi - y_lo);
+  for (double y = 0; y <= y_hi; y += step) {
+    c.draw_line(left - 4, py(y), left, py(y), mha::kBlack);
+    const std::string t = mha::format_number(y);
+    c.draw_text(left - 8 - mha::Canvas::text_width(t), py(y) - 4, t, mha::kBlack);
+  }
+  c.draw_text_up(20, top + ph / 2 + 80, "held-out loss (nats)", mha::kBlack);
+  // the question's two bounds, dashed
+  const mha::Rgb red{200, 40, 40};
+  for (int x = left; x < left + pw; x += 8) {
+    c.draw_line(x, py(mha_loss + std::log(2.0)), x + 4, py(mha_loss + std::log(2.0)), red);
+  }
+  const int x8 = px(std::log2(double(mha_cache) / 8.0));
+  for (int y = top; y < top + ph; y += 8) c.draw_line(x8, y, x8, y + 4, red);
+  c.draw_text(left + 6, py(mha_loss + std::log(2.0)) - 12, "MHA + ln 2", red);
+  c.draw_text(x8 + 4, top + 4, "1/8 of MHA", red);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    // The six series colours, then black (seven variants by default).
+    const mha::Rgb colour = i < 6 ? mha::series_colour(i) : mha::kBlack;
+    const int x = px(std::log2(double(r.runs[0].cache_floats))) + int(i % 3) * 4 - 4;
+    for (const TrainResult& run : r.runs) c.fill_rect(x - 2, py(run.eval.loss) - 2, 5, 5, colour);
+    c.draw_rect(x - 5, py(r.loss) - 5, 11, 11, colour);
+    char label[80];
+    std::snprintf(label, sizeof label, "%s: %.3f nats", r.variant.name.c_str(), r.loss);
+    mha::draw_legend_entry(c, left + pw + 16, top + 10 + int(i) * 20, colour, label);
+  }
+  c.save_png(path);
+}
+
+int run(const Options& o) {
+  RecallConfig c = o.config;
+  std::vector<Variant> variants = {{"MHA (8 kv heads)", 8, 0},
+                                   {"GQA (2 kv heads)", 2, 0},
+                                   {"MQA (1 kv head)", 1, 0}};
+  for (int r : o.ranks) variants.push_back({"MLA rank " + std::to_string(r), 0, r});
+
+  std::printf("associative recall: %d (key, value) pairs of %d keys x %d values, then %d queries"
+              " (T=%d)\n",
+              c.n_pairs, c.n_keys, c.n_values, c.n_queries, mha::variants::recall_length(c));
+  std::printf("model: embed + pos -> x + attention(d_model=%d, %d query heads, causal) -> "
+              "unembed\n",
+              c.d_model, c.n_heads);
+  std::printf("training: Adam lr %g (cosine to 0), %d steps of %d sequences, seeds %llu..%llu\n",
+              c.learning_rate, c.steps, c.batch, static_cast<unsigned long long>(o.seed),
+              static_cast<unsigned long long>(o.seed + o.seeds - 1));
+#ifndef NDEBUG
+  std::printf("(built without -c opt: this takes about twenty times longer than it needs to)\n");
+#endif
+  std::printf("\n");
+
+  std::vector<Row> rows;
+  for (const Variant& v : variants) {
+    Row row{v, {}};
+    for (int s = 0; s < o.seeds; ++s) {
+      c.seed = o.seed + static_cast<std::uint64_t>(s);
+      g_current = v.name + ", seed " + std::to_string(c.seed);
+      row.runs.push_back(mha::variants::train_recall_model(c, v, std::max(1, c.steps / 10),
+                                                           print_progress));
+      const TrainResult& r = row.runs.back();
+      std::printf("%s  %-24s held-out loss %.3f, accuracy %.3f, %.1f s\n",
+                  isatty(fileno(stdout)) ? "\r" : "", g_current.c_str(), r.eval.loss,
+                  r.eval.accuracy, r.seconds);
+      std::fflush(stdout);
+      row.loss += r.eval.loss / o.seeds;
+      row.lo = std::min(row.lo, r.eval.loss);
+      row.hi = std::max(row.hi, r.eval.loss);
+      row.accuracy += r.eval.accuracy / o.seeds;
+      row.seconds += r.seconds / o.seeds;
+    }
+    rows.push_back(std::move(row));
+  }
+  std::printf("\n%-18s %7s %7s %7s %8s %17s %9s %8s\n", "variant", "cache", "of MHA", "params",
+              "loss", "(min-max)", "accuracy", "cpu s");
+  for (const Row& row : rows) {
+    const std::size_t cache = row.runs[0].cache_floats;
+    char range[40];
+    std::snprintf(range, sizeof range, "(%.3f-%.3f)", row.lo, row.hi);
+    std::printf("%-18s %7zu %7.4f %7zu %8.3f %17s %9.3f %8.1f\n", row.variant.name.c_str(), cache,
+                double(cache) / double(rows[0].runs[0].cache_floats), row.runs[0].parameters,
+                row.loss, range, row.accuracy, row.seconds);
+  }
+  const double mha_loss = rows[0].loss;
+  const std::size_t mha_cache = rows[0].runs[0].cache_floats;
+  std::printf(
+      "(means over %d seed%s; loss: held-out cross-entropy per answer, %d sequences x %d queries "
+      "per seed;\n cache: floats per token of one layer; cpu s: training CPU time per seed; a "
+      "uniform guess\n over %d values has loss ln %d = %.3f and accuracy %.3f)\n",
+      o.seeds, o.seeds == 1 ? "" : "s", c.eval_examples, c.n_queries, c.n_values, c.n_values,
+      std::log(double(c.n_values)), 1.0 / c.n_values);
+
+  // The question: cache at most 1/8 of MHA's, loss within ln 2 of MHA's?
+  const Row* best = nullptr;  // the smallest cache within 1 bit
+  const Row* closest = nullptr;  // among caches <= 1/8, the lowest loss
+  for (const Row& r : rows) {
+    if (r.runs[0].cache_floats * 8 > mha_cache) continue;
+    if (!closest || r.loss < closest->loss) closest = &r;
+    if (r.loss - mha_loss <= std::log(2.0) &&
+        (!best || r.runs[0].cache_floats < best->runs[0].cache_floats))
+      best = &r;
+  }
+  std::printf("\nCan the cache fall to 1/8 of MHA's (%zu floats per token) while the held-out "
+              "loss stays within\n1 bit (ln 2 = 0.693 nats) of MHA's %.3f?\n",
+              mha_cache / 8, mha_loss);
+  if (best) {
+    std::printf("Yes: %s keeps %zu floats per token (1/%zu of MHA's %zu) at %.3f nats, %.3f above "
+                "MHA's %.3f (within 0.693).\n",
+                best->variant.name.c_str(), best->runs[0].cache_floats,
+                mha_cache / best->runs[0].cache_floats, mha_cache, best->loss,
+                best->loss - mha_loss, mha_loss);
+  } else if (closest) {
+    std::printf("No: the best variant with at most 1/8 of the cache, %s (%zu floats per token), "
+                "has %.3f nats, %.3f above MHA's %.3f (more than 0.693).\n",
+                closest->variant.name.c_str(), closest->runs[0].cache_floats, closest->loss,
+                closest->loss - mha_loss, mha_loss);
+  } else {
+    std::printf("Not measured: no variant here has at most 1/8 of MHA's cache (see --ranks).\n");
+  }
+
+  const std::filesystem::path dir = o.out.empty()
+                                        ? mha::WorkspaceRoot() / "out" / "compare_variants"
+                                        : std::filesystem::path(o.out);
+  std::filesystem::create_directories(dir);
+  const auto csv_path = dir / "variants.csv";
+  std::ofstream csv(csv_path);
+  csv << "variant,seed,kv_cache_floats_per_token,parameters,held_out_loss,accuracy\n";
+  for (const Row& r : rows) {
+    for (int s = 0; s < o.seeds; ++s) {
+      const TrainResult& run = r.runs[s];
+      csv << r.variant.name << "," << o.seed + s << "," << run.cache_floats << ","
+          << run.parameters << "," << run.eval.loss << "," << run.eval.accuracy << "\n";
+    }
+  }
+  char subtitle[200];
+  std::snprintf(subtitle, sizeof subtitle,
+                "d_model %d, %d query heads; %d pairs of %d keys; Adam %g, %d steps x %d; "
+                "dots: seeds, squares: means of %d",
+                c.d_model, c.n_heads, c.n_pairs, c.n_keys, c.learning_rate, c.steps, c.batch,
+                o.seeds);
+  const auto png_path = dir / "loss_vs_cache.png";
+  draw_chart(png_path.string(), rows, mha_loss, mha_cache, subtitle);
+  std::cout << "\nwrote\n  " << png_path.string() << "\n  " << csv_path.string() << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return mha::RunLabProgram(
+      {"compare_variants", "your labs 1-6, 10 and 12",
+       "bazel run -c opt --config=solutions //labs/12_variant_backward:compare_variants", kUsage},  // in the instructors' repository
+      [&] { return run(parse_args(argc, argv)); });
+}

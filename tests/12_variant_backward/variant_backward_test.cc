@@ -1,0 +1,392 @@
+// Hidden tests for lab 12: gqa_backward and mla_backward.
+//
+// Layers under test unless said otherwise: GroupedQueryAttention(d_model=12,
+// n_heads=4, n_kv_heads=2, seed=7) and MultiHeadLatentAttention(d_model=12,
+// n_heads=3, kv_rank=5, seed=7), on T=5 tokens. Expected gradients come from
+// PyTorch's autograd in float64 (tests/12_variant_backward/gen_goldens.py);
+// the *_mistake_* goldens hold what a classic mistake computes, so a failure
+// can name it.
+//
+// The finite-difference tests need no golden: they differentiate a plain
+// double-precision forward (reference.h; central differences, step 1e-5) and
+// compare the learner's float gradients with it, on fixed inputs and on fresh
+// random ones.
+#include "labs/12_variant_backward/variant_backward.h"
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xview.hpp>
+
+#include "common/testing.h"
+#include "labs/12_variant_backward/variant_backward_test_util.h"
+#include "tests/12_variant_backward/reference.h"
+
+namespace mha {
+namespace {
+
+using reference::D2;
+using testing::AllClose;
+using testing::KnownMistake;
+using testing::kLayer;
+using testing::kVariantBackwardMistakes;
+using testing::LoadGolden;
+using testing::MatchesGolden;
+using testing::ThrowsInvalidArgument;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr std::uint64_t kSeed = 7;
+
+const std::string kGolden = "tests/12_variant_backward/golden/";
+const char kSeeDoc[] = "; see docs/12_variant_backward.md, \"Classic mistakes\"";
+const std::vector<std::string> kTokenAxes = {"token", "column"};
+const std::vector<std::string> kWeightAxes = {"row", "column"};
+
+std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
+
+std::vector<KnownMistake> Mistakes(const std::string& golden,
+                                   const std::vector<std::string>& names) {
+  return kVariantBackwardMistakes.Of(kGolden + golden, names);
+}
+
+std::optional<Tensor2> Mask(const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  return LoadGolden<2>(Golden("mask_" + name));
+}
+
+// ---------------------------------------------------------------- GQA goldens
+
+// shared: the layer has 1 < n_kv_heads < n_heads (both summation mistakes
+// apply); mqa: n_kv_heads == 1 (only the one-query-head mistake applies).
+void ExpectGqaCaseMatchesTorch(const GroupedQueryAttention& layer, const std::string& c,
+                               const std::string& mask, bool with_mistakes = true) {
+  const GqaGrads g = gqa_backward(layer, LoadGolden<2>(Golden("x")), Mask(mask),
+                                  LoadGolden<2>(Golden("d_y")));
+  std::vector<std::string> kv;
+  if (layer.n_kv_heads < layer.n_heads) kv.push_back("kv_grad_one_query_head");
+  if (layer.n_kv_heads > 1 && layer.n_kv_heads < layer.n_heads) kv.push_back("kv_grad_tiled");
+  auto mistakes = [&](const std::string& grad, std::vector<std::string> list, bool with_kv) {
+    if (!with_mistakes) return std::vector<KnownMistake>{};
+    if (with_kv) list.insert(list.end(), kv.begin(), kv.end());
+    return Mistakes(c + "_" + grad, list);
+  };
+  EXPECT_TRUE(MatchesGolden(g.dx, Golden(c + "_dx"), kLayer, kTokenAxes,
+                            mistakes("dx", {"no_scale"}, true)));
+  EXPECT_TRUE(MatchesGolden(g.dW_Q, Golden(c + "_dW_Q"), kLayer, kWeightAxes,
+                            mistakes("dW_Q", {"no_scale"}, false)));
+  EXPECT_TRUE(MatchesGolden(g.dW_K, Golden(c + "_dW_K"), kLayer, kWeightAxes,
+                            mistakes("dW_K", {"no_scale"}, true)));
+  EXPECT_TRUE(MatchesGolden(g.dW_V, Golden(c + "_dW_V"), kLayer, kWeightAxes,
+                            mistakes("dW_V", {}, true)));
+  EXPECT_TRUE(MatchesGolden(g.dW_O, Golden(c + "_dW_O"), kLayer, kWeightAxes, {}));
+}
+
+TEST(GqaBackward, MatchesTorchAutogradWithoutAMask) {
+  ExpectGqaCaseMatchesTorch(GroupedQueryAttention(12, 4, 2, kSeed), "gqa_plain", "");
+}
+
+TEST(GqaBackward, MatchesTorchAutogradWithACausalMask) {
+  ExpectGqaCaseMatchesTorch(GroupedQueryAttention(12, 4, 2, kSeed), "gqa_causal", "causal");
+}
+
+TEST(GqaBackward, MatchesTorchWhenAQuerySeesNoKey) {
+  ExpectGqaCaseMatchesTorch(GroupedQueryAttention(12, 4, 2, kSeed), "gqa_empty_row",
+                            "empty_row");
+}
+
+TEST(GqaBackward, MultiQueryAttentionSumsEveryQueryHeadIntoTheOneKvHead) {
+  ExpectGqaCaseMatchesTorch(GroupedQueryAttention(12, 4, 1, kSeed), "mqa_causal", "causal");
+}
+
+TEST(GqaBackward, WithAsManyKvHeadsAsQueryHeadsItMatchesMultiHeadAttentionsGradients) {
+  // The goldens equal torch.nn.MultiheadAttention's gradients (lab 10's mha_backward).
+  ExpectGqaCaseMatchesTorch(GroupedQueryAttention(12, 4, 4, kSeed), "mha_causal", "causal");
+}
+
+TEST(GqaBackward, UsesWeightsOverwrittenAfterAFirstCall) {
+  GroupedQueryAttention layer(12, 4, 2, kSeed);
+  const Tensor2 x = LoadGolden<2>(Golden("x")), d_y = LoadGolden<2>(Golden("d_y"));
+  gqa_backward(layer, x, Mask("causal"), d_y);  // a first call: caching on first use is caught
+  layer.W_K = LoadGolden<2>(Golden("gqa_new_w_k"));
+  const GqaGrads g = gqa_backward(layer, x, Mask("causal"), d_y);
+  const std::string stale =
+      std::string("overwriting W_K had no effect: something derived from the weights was "
+                  "cached") + kSeeDoc;
+  EXPECT_TRUE(MatchesGolden(g.dx, Golden("gqa_overwrite_w_k_dx"), kLayer, kTokenAxes,
+                            {{Golden("gqa_causal_dx"), stale}}));
+  EXPECT_TRUE(MatchesGolden(g.dW_V, Golden("gqa_overwrite_w_k_dW_V"), kLayer, kWeightAxes,
+                            {{Golden("gqa_causal_dW_V"), stale}}));
+}
+
+// ---------------------------------------------------------------- MLA goldens
+
+void ExpectMlaCaseMatchesTorch(const MultiHeadLatentAttention& layer, const std::string& c,
+                               const std::string& mask, bool with_mistakes = true) {
+  const MlaGrads g = mla_backward(layer, LoadGolden<2>(Golden("x")), Mask(mask),
+                                  LoadGolden<2>(Golden("d_y")));
+  auto mistakes = [&](const std::string& grad, const std::vector<std::string>& list) {
+    return with_mistakes ? Mistakes(c + "_" + grad, list) : std::vector<KnownMistake>{};
+  };
+  EXPECT_TRUE(MatchesGolden(g.dx, Golden(c + "_dx"), kLayer, kTokenAxes,
+                            mistakes("dx", {"dx_no_latent_path", "mla_no_w_uk_path",
+                                            "no_scale"})));
+  EXPECT_TRUE(MatchesGolden(g.dW_Q, Golden(c + "_dW_Q"), kLayer, kWeightAxes,
+                            mistakes("dW_Q", {"no_scale"})));
+  EXPECT_TRUE(MatchesGolden(g.dW_DKV, Golden(c + "_dW_DKV"), kLayer, kWeightAxes,
+                            mistakes("dW_DKV", {"mla_no_w_uk_path", "no_scale"})));
+  EXPECT_TRUE(MatchesGolden(g.dW_UK, Golden(c + "_dW_UK"), kLayer, kWeightAxes,
+                            mistakes("dW_UK", {"no_scale"})));
+  EXPECT_TRUE(MatchesGolden(g.dW_UV, Golden(c + "_dW_UV"), kLayer, kWeightAxes, {}));
+  EXPECT_TRUE(MatchesGolden(g.dW_O, Golden(c + "_dW_O"), kLayer, kWeightAxes, {}));
+}
+
+TEST(MlaBackward, MatchesTorchAutogradWithoutAMask) {
+  ExpectMlaCaseMatchesTorch(MultiHeadLatentAttention(12, 3, 5, kSeed), "mla_plain", "");
+}
+
+TEST(MlaBackward, MatchesTorchAutogradWithACausalMask) {
+  ExpectMlaCaseMatchesTorch(MultiHeadLatentAttention(12, 3, 5, kSeed), "mla_causal", "causal");
+}
+
+TEST(MlaBackward, MatchesTorchWhenAQuerySeesNoKey) {
+  ExpectMlaCaseMatchesTorch(MultiHeadLatentAttention(12, 3, 5, kSeed), "mla_empty_row",
+                            "empty_row");
+}
+
+TEST(MlaBackward, ALatentOfRankOneMatchesTorchAutograd) {
+  ExpectMlaCaseMatchesTorch(MultiHeadLatentAttention(12, 3, 1, kSeed), "mla_rank1", "causal");
+}
+
+TEST(MlaBackward, UsesWeightsOverwrittenAfterAFirstCall) {
+  MultiHeadLatentAttention layer(12, 3, 5, kSeed);
+  const Tensor2 x = LoadGolden<2>(Golden("x")), d_y = LoadGolden<2>(Golden("d_y"));
+  mla_backward(layer, x, Mask("causal"), d_y);
+  layer.W_UK = LoadGolden<2>(Golden("mla_new_w_uk"));
+  const MlaGrads g = mla_backward(layer, x, Mask("causal"), d_y);
+  const std::string stale =
+      std::string("overwriting W_UK had no effect: something derived from the weights was "
+                  "cached") + kSeeDoc;
+  EXPECT_TRUE(MatchesGolden(g.dx, Golden("mla_overwrite_w_uk_dx"), kLayer, kTokenAxes,
+                            {{Golden("mla_causal_dx"), stale}}));
+  EXPECT_TRUE(MatchesGolden(g.dW_DKV, Golden("mla_overwrite_w_uk_dW_DKV"), kLayer, kWeightAxes,
+                            {{Golden("mla_causal_dW_DKV"), stale}}));
+}
+
+// ---------------------------------------------------------------- masked rows
+
+// A query that sees no key has output 0 whatever the weights: its row of d_y
+// must reach nothing.
+TEST(GqaBackward, TheUpstreamGradientOfAQueryThatSeesNoKeyReachesNoWeight) {
+  const GroupedQueryAttention layer(12, 4, 2, kSeed);
+  const Tensor2 x = LoadGolden<2>(Golden("x")), d_y = LoadGolden<2>(Golden("d_y"));
+  Tensor2 d_y0 = d_y;
+  xt::view(d_y0, 0, xt::all()) = 0.0f;  // query 0 sees nothing in mask_empty_row
+  const GqaGrads a = gqa_backward(layer, x, Mask("empty_row"), d_y);
+  const GqaGrads b = gqa_backward(layer, x, Mask("empty_row"), d_y0);
+  EXPECT_TRUE(AllClose(a.dW_K, b.dW_K, kLayer, kWeightAxes))
+      << "d_y of a query that sees no key leaked into dW_K" << kSeeDoc;
+  EXPECT_TRUE(AllClose(a.dW_V, b.dW_V, kLayer, kWeightAxes))
+      << "d_y of a query that sees no key leaked into dW_V" << kSeeDoc;
+  EXPECT_TRUE(AllClose(a.dx, b.dx, kLayer, kTokenAxes))
+      << "d_y of a query that sees no key leaked into dx" << kSeeDoc;
+}
+
+TEST(MlaBackward, TheUpstreamGradientOfAQueryThatSeesNoKeyReachesNoWeight) {
+  const MultiHeadLatentAttention layer(12, 3, 5, kSeed);
+  const Tensor2 x = LoadGolden<2>(Golden("x")), d_y = LoadGolden<2>(Golden("d_y"));
+  Tensor2 d_y0 = d_y;
+  xt::view(d_y0, 0, xt::all()) = 0.0f;
+  const MlaGrads a = mla_backward(layer, x, Mask("empty_row"), d_y);
+  const MlaGrads b = mla_backward(layer, x, Mask("empty_row"), d_y0);
+  EXPECT_TRUE(AllClose(a.dW_DKV, b.dW_DKV, kLayer, kWeightAxes))
+      << "d_y of a query that sees no key leaked into dW_DKV" << kSeeDoc;
+  EXPECT_TRUE(AllClose(a.dx, b.dx, kLayer, kTokenAxes))
+      << "d_y of a query that sees no key leaked into dx" << kSeeDoc;
+}
+
+// ---------------------------------------------------------------- finite differences
+
+D2 ToD(const Tensor2& t) { return xt::cast<double>(t); }
+std::optional<D2> ToD(const std::optional<Tensor2>& m) {
+  if (!m) return std::nullopt;
+  return D2(xt::cast<double>(*m));
+}
+Tensor2 ToF(const D2& t) { return xt::cast<float>(t); }
+
+void ExpectGqaMatchesFiniteDifferences(const GroupedQueryAttention& layer, const Tensor2& x,
+                                       const std::optional<Tensor2>& mask, const Tensor2& d_y) {
+  const GqaGrads g = gqa_backward(layer, x, mask, d_y);
+  D2 xd = ToD(x), wq = ToD(layer.W_Q), wk = ToD(layer.W_K), wv = ToD(layer.W_V),
+     wo = ToD(layer.W_O);
+  const D2 dyd = ToD(d_y);
+  const std::optional<D2> md = ToD(mask);
+  auto objective = [&] {
+    return reference::SumOfProducts(
+        reference::GqaForward(xd, wq, wk, wv, wo, layer.n_heads, layer.n_kv_heads, md), dyd);
+  };
+  using reference::CentralDifferences;
+  EXPECT_TRUE(AllClose(g.dx, ToF(CentralDifferences(xd, objective)), kLayer, kTokenAxes))
+      << "dx" << kSeeDoc;
+  EXPECT_TRUE(AllClose(g.dW_Q, ToF(CentralDifferences(wq, objective)), kLayer, kWeightAxes))
+      << "dW_Q" << kSeeDoc;
+  EXPECT_TRUE(AllClose(g.dW_K, ToF(CentralDifferences(wk, objective)), kLayer, kWeightAxes))
+      << "dW_K" << kSeeDoc;
+  EXPECT_TRUE(AllClose(g.dW_V, ToF(CentralDifferences(wv, objective)), kLayer, kWeightAxes))
+      << "dW_V" << kSeeDoc;
+  EXPECT_TRUE(AllClose(g.dW_O, ToF(CentralDifferences(wo, objective)), kLayer, kWeightAxes))
+      << "dW_O" << kSeeDoc;
+}
+
+void ExpectMlaMatchesFiniteDifferences(const MultiHeadLatentAttention& layer, const Tensor2& x,
+                                       const std::optional<Tensor2>& mask, const Tensor2& d_y) {
+  const MlaGrads g = mla_backward(layer, x, mask, d_y);
+  D2 xd = ToD(x), wq = ToD(layer.W_Q), wdkv = ToD(layer.W_DKV), wuk = ToD(layer.W_UK),
+     wuv = ToD(layer.W_UV), wo = ToD(layer.W_O);
+  const D2 dyd = ToD(d_y);
+  const std::optional<D2> md = ToD(mask);
+  auto objective = [&] {
+    return reference::SumOfProducts(
+        reference::MlaForward(xd, wq, wdkv, wuk, wuv, wo, layer.n_heads, md), dyd);
+  };
+  using reference::CentralDifferences;
+  EXPECT_TRUE(AllClose(g.dx, ToF(CentralDifferences(xd, objective)), kLayer, kTokenAxes))
+      << "dx" << kSeeDoc;
+  EXPECT_TRUE(AllClose(g.dW_Q, ToF(CentralDifferences(wq, objective)), kLayer, kWeightAxes))
+      << "dW_Q" << kSeeDoc;
+  EXPECT_TRUE(AllClose(g.dW_DKV, ToF(CentralDifferences(wdkv, objective)), kLayer, kWeightAxes))
+      << "dW_DKV" << kSeeDoc;
+  EXPECT_TRUE(AllClose(g.dW_UK, ToF(CentralDifferences(wuk, objective)), kLayer, kWeightAxes))
+      << "dW_UK" << kSeeDoc;
+  EXPECT_TRUE(AllClose(g.dW_UV, ToF(CentralDifferences(wuv, objective)), kLayer, kWeightAxes))
+      << "dW_UV" << kSeeDoc;
+  EXPECT_TRUE(AllClose(g.dW_O, ToF(CentralDifferences(wo, objective)), kLayer, kWeightAxes))
+      << "dW_O" << kSeeDoc;
+}
+
+Tensor2 Causal(int T) {
+  Tensor2 m = xt::zeros<float>({std::size_t(T), std::size_t(T)});
+  for (int i = 0; i < T; ++i)
+    for (int j = i + 1; j < T; ++j) m(i, j) = -kInf;
+  return m;
+}
+
+TEST(GqaBackward, MatchesFiniteDifferencesInDouble) {
+  const GroupedQueryAttention layer(/*d_model=*/12, /*n_heads=*/6, /*n_kv_heads=*/3, /*seed=*/11);
+  ExpectGqaMatchesFiniteDifferences(layer, testing::RandomTensor2(6, 12, 51), Causal(6),
+                                    testing::RandomTensor2(6, 12, 52));
+}
+
+TEST(MlaBackward, MatchesFiniteDifferencesInDouble) {
+  const MultiHeadLatentAttention layer(/*d_model=*/8, /*n_heads=*/4, /*kv_rank=*/3, /*seed=*/11);
+  ExpectMlaMatchesFiniteDifferences(layer, testing::RandomTensor2(6, 8, 53), Causal(6),
+                                    testing::RandomTensor2(6, 8, 54));
+}
+
+// Fresh random sizes and inputs that no file can predict (replay a failure
+// with MHA_TEST_SEED=<seed>).
+TEST(GqaBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
+  const auto seed = testing::FreshSeed();
+  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
+  std::mt19937_64 gen(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  const int n_kv = pick(1, 3), group = pick(1, 3), d_head = pick(1, 3), T = pick(1, 7);
+  const int H = n_kv * group, d_model = H * d_head;
+  const GroupedQueryAttention layer(d_model, H, n_kv, gen());
+  const auto s = static_cast<std::uint32_t>(gen());
+  std::optional<Tensor2> mask;
+  if (pick(0, 1)) mask = Causal(T);
+  SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(H) +
+               " n_kv_heads=" + std::to_string(n_kv) + " T=" + std::to_string(T) +
+               (mask ? " causal" : " no mask"));
+  ExpectGqaMatchesFiniteDifferences(layer, testing::RandomTensor2(T, d_model, s), mask,
+                                    testing::RandomTensor2(T, d_model, s + 1));
+}
+
+TEST(MlaBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
+  const auto seed = testing::FreshSeed();
+  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
+  std::mt19937_64 gen(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  const int H = pick(1, 4), d_head = pick(1, 3), rank = pick(1, 6), T = pick(1, 7);
+  const int d_model = H * d_head;
+  const MultiHeadLatentAttention layer(d_model, H, rank, gen());
+  const auto s = static_cast<std::uint32_t>(gen());
+  std::optional<Tensor2> mask;
+  if (pick(0, 1)) mask = Causal(T);
+  SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(H) +
+               " kv_rank=" + std::to_string(rank) + " T=" + std::to_string(T) +
+               (mask ? " causal" : " no mask"));
+  ExpectMlaMatchesFiniteDifferences(layer, testing::RandomTensor2(T, d_model, s), mask,
+                                    testing::RandomTensor2(T, d_model, s + 1));
+}
+
+// ---------------------------------------------------------------- bad arguments
+
+TEST(GqaBackwardArguments, RejectsAnXWhoseWidthIsNotDModel) {
+  const GroupedQueryAttention layer(12, 4, 2, kSeed);
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] {
+        gqa_backward(layer, testing::RandomTensor2(5, 10, 1), std::nullopt,
+                     testing::RandomTensor2(5, 10, 2));
+      },
+      {"(5, 10)", "12"}));
+}
+
+TEST(GqaBackwardArguments, RejectsADYNotShapedLikeX) {
+  const GroupedQueryAttention layer(12, 4, 2, kSeed);
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] {
+        gqa_backward(layer, testing::RandomTensor2(5, 12, 1), std::nullopt,
+                     testing::RandomTensor2(5, 6, 2));
+      },
+      {"(5, 6)", "(5, 12)"}));
+}
+
+TEST(GqaBackwardArguments, RejectsAMaskThatIsNotTByT) {
+  const GroupedQueryAttention layer(12, 4, 2, kSeed);
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] {
+        gqa_backward(layer, testing::RandomTensor2(5, 12, 1), Causal(4),
+                     testing::RandomTensor2(5, 12, 2));
+      },
+      {"(4, 4)", "(5, 5)"}));
+}
+
+TEST(MlaBackwardArguments, RejectsAnXWhoseWidthIsNotDModel) {
+  const MultiHeadLatentAttention layer(12, 3, 5, kSeed);
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] {
+        mla_backward(layer, testing::RandomTensor2(5, 9, 1), std::nullopt,
+                     testing::RandomTensor2(5, 9, 2));
+      },
+      {"(5, 9)", "12"}));
+}
+
+TEST(MlaBackwardArguments, RejectsADYNotShapedLikeX) {
+  const MultiHeadLatentAttention layer(12, 3, 5, kSeed);
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] {
+        mla_backward(layer, testing::RandomTensor2(5, 12, 1), std::nullopt,
+                     testing::RandomTensor2(4, 12, 2));
+      },
+      {"(4, 12)", "(5, 12)"}));
+}
+
+TEST(MlaBackwardArguments, RejectsAMaskThatIsNotTByT) {
+  const MultiHeadLatentAttention layer(12, 3, 5, kSeed);
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] {
+        mla_backward(layer, testing::RandomTensor2(5, 12, 1), Causal(6),
+                     testing::RandomTensor2(5, 12, 2));
+      },
+      {"(6, 6)", "(5, 5)"}));
+}
+
+}  // namespace
+}  // namespace mha
