@@ -296,9 +296,9 @@ void draw_heads(const std::string& path, const AttentionOnlyTransformer& m, cons
           c.fill_rect(x0 + j * cell, y0 + i * cell, cell, cell, mha::colormap(w[l](h, i, j)));
       c.draw_rect(x0 - 1, y0 - 1, side + 2, side + 2, mha::kGrey);
       // The block boundary, and the induction diagonal j = i - L + 1 in the repeated half.
+      // The first query of the repeated half.
       const int b = seq.block_len;
       c.draw_line(x0, y0 + b * cell, x0 + side, y0 + b * cell, mha::kWhite);
-      (void)b;
     }
   }
   c.draw_text(left, height - 28,
@@ -386,17 +386,19 @@ int run(const Options& o) {
                 models[0].repeated_half[i], models[1].first_half[i], models[1].repeated_half[i]);
   }
   // The phase change: the largest drop of the two-layer repeated-half loss
-  // between two consecutive measurements.
+  // between two consecutive measurements, after the first tenth of the run
+  // (where every curve falls from its random start).
   std::size_t drop_at = 1;
   double drop = -1e300;
   for (std::size_t i = 1; i < n; ++i) {
+    if (eval_steps[i - 1] < o.steps / 10) continue;
     const double d = models[1].repeated_half[i - 1] - models[1].repeated_half[i];
     if (d > drop) {
       drop = d;
       drop_at = i;
     }
   }
-  if (n > 1) {
+  if (n > 1 && drop > -1e300) {
     std::printf("largest drop of the 2-layer repeated-half loss: %.3f nats between steps %d and %d\n",
                 drop, eval_steps[drop_at - 1], eval_steps[drop_at]);
   }
@@ -438,16 +440,28 @@ int run(const Options& o) {
   char subtitle[200];
   std::snprintf(subtitle, sizeof subtitle,
                 "vocab %d, L in [%d, %d], d_model %d, %d heads, Adam %g, %d steps x %d; "
-                "x axis: evaluations every %d steps",
+                "held-out, every %d steps",
                 o.vocab, o.min_len, o.max_len, o.d_model, o.heads, o.lr, o.steps, o.batch,
                 o.eval_every);
+  // One value per step for the chart, linear between two measurements.
+  auto per_step = [&](const std::vector<double>& v) {
+    std::vector<double> y(static_cast<std::size_t>(o.steps) + 1);
+    for (std::size_t i = 0; i + 1 < n; ++i) {
+      for (int s = eval_steps[i]; s <= eval_steps[i + 1]; ++s) {
+        const double f = double(s - eval_steps[i]) / (eval_steps[i + 1] - eval_steps[i]);
+        y[s] = (1 - f) * v[i] + f * v[i + 1];
+      }
+    }
+    if (n == 1) y.assign(y.size(), v[0]);
+    return y;
+  };
   const auto curves_path = dir / "loss_curves.png";
   mha::charts::loss_curves(curves_path.string(), "Held-out loss: first half and repeated half",
                            subtitle, "loss (nats per token)",
-                           {{"1 layer, first half", models[0].first_half},
-                            {"1 layer, repeated half", models[0].repeated_half},
-                            {"2 layers, first half", models[1].first_half},
-                            {"2 layers, repeated half", models[1].repeated_half}});
+                           {{"1 layer, first half", per_step(models[0].first_half)},
+                            {"1 layer, repeated half", per_step(models[0].repeated_half)},
+                            {"2 layers, first half", per_step(models[1].first_half)},
+                            {"2 layers, repeated half", per_step(models[1].repeated_half)}});
   const auto heads_path = dir / "heads.png";
   char heads_subtitle[200];
   std::snprintf(heads_subtitle, sizeof heads_subtitle,
