@@ -243,10 +243,12 @@ TEST(CompositionScores, OfWidthOneHeadsAreCosinesBetweenWhatOneWritesAndTheOther
   later.W_K(1, 0) = 1.0f;
   later.W_V(0, 0) = -3.0f;   //   values read -e0 (|cosine| 1).
   const Composition c = composition_scores(earlier, later);
-  EXPECT_NEAR(c.q(0, 0), 0.0f, kLayer.atol) << "Q-composition: e0 vs e2" << kSeeDoc;
-  EXPECT_NEAR(c.k(0, 0), 1.0f / std::sqrt(2.0f), kLayer.atol + kLayer.rtol)
+  EXPECT_TRUE(AllClose(Tensor1{c.q(0, 0)}, Tensor1{0.0f}, kLayer, {"score"}))
+      << "Q-composition: e0 vs e2" << kSeeDoc;
+  EXPECT_TRUE(AllClose(Tensor1{c.k(0, 0)}, Tensor1{1.0f / std::sqrt(2.0f)}, kLayer, {"score"}))
       << "K-composition: e0 vs (e0 + e1)/sqrt(2)" << kSeeDoc;
-  EXPECT_NEAR(c.v(0, 0), 1.0f, kLayer.atol + kLayer.rtol) << "V-composition: e0 vs -e0" << kSeeDoc;
+  EXPECT_TRUE(AllClose(Tensor1{c.v(0, 0)}, Tensor1{1.0f}, kLayer, {"score"}))
+      << "V-composition: e0 vs -e0" << kSeeDoc;
   // Every other pair involves a head whose circuits are all zero: 0, not NaN.
   for (std::size_t b = 0; b < 4; ++b) {
     for (std::size_t a = 0; a < 4; ++a) {
