@@ -102,7 +102,7 @@ enum class Tag : std::uint8_t {
   kSome = 7,     // a present optional or pointer; the value follows
   kSequence = 8,
   kObject = 9,
-  kDouble = 10,  // lab 11's RoPE base
+  kDouble = 10,  // the 8 bytes of an IEEE double (lab 11's RoPE base, lab 13's loss)
 };
 
 class Writer {

@@ -44,6 +44,28 @@ TEST(RemoteCodec, RoundTripsTensorsOfEveryRankBitForBit) {
   EXPECT_EQ(RoundTrip(v), v);
 }
 
+TEST(RemoteCodec, RoundTripsDoublesBitForBit) {
+  EXPECT_EQ(RoundTrip(0.1), 0.1);
+  EXPECT_EQ(RoundTrip(-std::numeric_limits<double>::infinity()),
+            -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(RoundTrip(std::numeric_limits<double>::denorm_min()),
+            std::numeric_limits<double>::denorm_min());
+}
+
+TEST(RemoteCodec, RoundTripsAVectorOfTensors) {
+  const std::vector<Tensor3> layers = {Tensor3{{{1.0f, 2.0f}}}, Tensor3{{{3.0f}, {-4.0f}}}};
+  EXPECT_EQ(RoundTrip(layers), layers);
+  EXPECT_TRUE(RoundTrip(std::vector<Tensor3>()).empty());
+}
+
+TEST(RemoteCodec, RejectsAFloatWhereADoubleIsExpected) {
+  remote::Writer w;
+  remote::Encode(w, 1.5f);
+  remote::Reader r(w.bytes());
+  double out = 0.0;
+  EXPECT_THROW(remote::Decode(r, out), remote::ProtocolError);
+}
+
 TEST(RemoteCodec, RejectsAnIntegerThatDoesNotFitTheReceivingType) {
   remote::Writer w;
   remote::Encode(w, std::int64_t{1} << 40);

@@ -1,0 +1,485 @@
+// grow_induction_heads: two layers grow an induction head. An experiment,
+// run with your own model and gradients (lab 13, on labs 1-4 and 10) and
+// your own head scores (lab 7).
+//
+//   bazel run -c opt //labs/13_induction_heads:grow_induction_heads
+//   bazel run -c opt //labs/13_induction_heads:grow_induction_heads -- --steps 4000 --seed 1
+//   bazel run -c opt //labs/13_induction_heads:grow_induction_heads -- --quick
+//
+// The data: a block of L distinct random tokens (L drawn from
+// [--min-len, --max-len] per sequence) followed by the same block again,
+// T = 2L. In the first half the next token is a fresh random draw: nothing
+// predicts it. In the repeated half it is the token that followed the
+// current token's first occurrence, which a model can only find by looking
+// at what came before the key it attends to. The block length varies, so no
+// fixed positional offset finds it either.
+//
+// It trains a one-layer and a two-layer AttentionOnlyTransformer from the
+// same seed (same embeddings and same first layer), on the same batches,
+// with Adam (common/optimizer.h) on loss_and_grads. Every --eval-every steps
+// it measures, on held-out sequences, the loss on the first half (targets
+// 1 .. L-1) and on the repeated half (targets L+1 .. 2L-1). At the end it
+// prints each layer-2 head's induction score and each layer-1 head's
+// previous-token score (lab 7, averaged over held-out sequences of length
+// 2 * --max-len), the K-composition matrix of the two layers, and writes
+// under out/grow_induction_heads/ in the repository:
+//   loss_curves.png, loss_curves.csv   the four curves by step
+//   heads.png                          every head's attention on one sequence
+//
+// Deterministic: the same flags give the same numbers, bit for bit, on the
+// same machine.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <xtensor/xview.hpp>
+
+#include "common/lab_program.h"
+#include "common/optimizer.h"
+#include "common/png_image.h"
+#include "labs/07_head_analysis/head_analysis.h"
+#include "labs/10_attention_backward/charts.h"
+#include "labs/13_induction_heads/induction_heads.h"
+
+namespace {
+
+using mha::AttentionOnlyTransformer;
+
+struct Options {
+  int vocab = 64;
+  int d_model = 32;
+  int heads = 4;
+  int min_len = 6;
+  int max_len = 12;
+  int steps = 3000;
+  int batch = 16;
+  float lr = 3e-3f;
+  int eval_every = 50;
+  int eval_sequences = 64;
+  std::uint64_t seed = 0;
+  std::string out;  // empty: out/grow_induction_heads in the repository
+};
+
+const char* const kUsage =
+    "usage: grow_induction_heads [--steps N] [--batch B] [--lr LR] [--vocab V] [--d-model D]\n"
+    "                            [--heads H] [--min-len L] [--max-len L] [--eval-every N]\n"
+    "                            [--seed S] [--out DIR] [--quick]\n"
+    "  --steps       Adam steps per model (default 3000)\n"
+    "  --batch       sequences per step (default 16)\n"
+    "  --lr          learning rate, after a warm-up of 5% of the steps (default 0.003)\n"
+    "  --vocab       distinct tokens (default 64; at least --max-len)\n"
+    "  --d-model     width of the residual stream (default 32)\n"
+    "  --heads       heads per layer, must divide --d-model (default 4)\n"
+    "  --min-len     shortest block, L (default 6; sequences are 2L long)\n"
+    "  --max-len     longest block (default 12)\n"
+    "  --eval-every  steps between two measurements of the held-out losses (default 50)\n"
+    "  --seed        weights and data (default 0)\n"
+    "  --out         where the PNGs and the CSV go (default: out/grow_induction_heads in\n"
+    "                the repository when started with bazel run)\n"
+    "  --quick       a small run for tests: 60 steps of 4, d_model 16, 2 heads\n";
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  mha::Flags flags(argc, argv, kUsage);
+  while (flags.Next()) {
+    if (flags.Is("--steps")) {
+      o.steps = static_cast<int>(flags.Int(1, 1000000));
+    } else if (flags.Is("--batch")) {
+      o.batch = static_cast<int>(flags.Int(1, 4096));
+    } else if (flags.Is("--lr")) {
+      o.lr = static_cast<float>(flags.Number(1e-6, 1.0));
+    } else if (flags.Is("--vocab")) {
+      o.vocab = static_cast<int>(flags.Int(2, 100000));
+    } else if (flags.Is("--d-model")) {
+      o.d_model = static_cast<int>(flags.Int(1, 1024));
+    } else if (flags.Is("--heads")) {
+      o.heads = static_cast<int>(flags.Int(1, 1024));
+    } else if (flags.Is("--min-len")) {
+      o.min_len = static_cast<int>(flags.Int(2, 512));
+    } else if (flags.Is("--max-len")) {
+      o.max_len = static_cast<int>(flags.Int(2, 512));
+    } else if (flags.Is("--eval-every")) {
+      o.eval_every = static_cast<int>(flags.Int(1, 1000000));
+    } else if (flags.Is("--seed")) {
+      o.seed = flags.UInt64();
+    } else if (flags.Is("--out")) {
+      o.out = flags.String();
+    } else if (flags.Is("--quick")) {
+      flags.Switch();
+      o.steps = 60;
+      o.batch = 4;
+      o.d_model = 16;
+      o.heads = 2;
+      o.vocab = 16;
+      o.min_len = 4;
+      o.max_len = 6;
+      o.eval_every = 10;
+      o.eval_sequences = 8;
+    } else {
+      flags.Unknown();
+    }
+  }
+  if (o.d_model % o.heads != 0) {
+    throw std::invalid_argument("--heads " + std::to_string(o.heads) +
+                                " does not divide --d-model " + std::to_string(o.d_model));
+  }
+  if (o.min_len > o.max_len) {
+    throw std::invalid_argument("--min-len " + std::to_string(o.min_len) +
+                                " is larger than --max-len " + std::to_string(o.max_len));
+  }
+  if (o.vocab < o.max_len) {
+    throw std::invalid_argument("--vocab " + std::to_string(o.vocab) +
+                                " is smaller than --max-len " + std::to_string(o.max_len) +
+                                ": a block holds distinct tokens");
+  }
+  return o;
+}
+
+// A block of L distinct tokens, then the same block: inputs (2L) and the
+// next-token targets (the last position has none).
+struct Sequence {
+  int block_len;
+  std::vector<int> inputs, targets;
+};
+
+Sequence repeated_block(std::mt19937_64& gen, int vocab, int block_len) {
+  std::vector<int> pool(vocab);
+  for (int i = 0; i < vocab; ++i) pool[i] = i;
+  for (int i = 0; i < block_len; ++i) {  // partial Fisher-Yates: L distinct tokens
+    std::uniform_int_distribution<int> pick(i, vocab - 1);
+    std::swap(pool[i], pool[pick(gen)]);
+  }
+  Sequence s{block_len, {}, {}};
+  for (int r = 0; r < 2; ++r) s.inputs.insert(s.inputs.end(), pool.begin(), pool.begin() + block_len);
+  s.targets.assign(s.inputs.begin() + 1, s.inputs.end());
+  s.targets.push_back(-1);
+  return s;
+}
+
+Sequence random_sequence(std::mt19937_64& gen, const Options& o) {
+  const int L = std::uniform_int_distribution<int>(o.min_len, o.max_len)(gen);
+  return repeated_block(gen, o.vocab, L);
+}
+
+// One model, its gradient accumulator and its optimiser.
+struct Trainee {
+  std::string name;
+  AttentionOnlyTransformer model;
+  mha::TransformerGrads sum;  // the batch's summed gradients
+  mha::Adam adam;
+  std::vector<double> first_half, repeated_half;  // held-out losses by evaluation
+  double seconds = 0.0;
+};
+
+void zero_like(mha::TransformerGrads& g, const AttentionOnlyTransformer& m) {
+  g.d_embed = xt::zeros<float>(m.embed.shape());
+  g.d_pos = xt::zeros<float>(m.pos.shape());
+  g.d_unembed = xt::zeros<float>(m.unembed.shape());
+  g.layers.resize(m.layers.size());
+  for (std::size_t l = 0; l < m.layers.size(); ++l) {
+    const auto shape = m.layers[l].W_Q.shape();
+    g.layers[l] = {xt::zeros<float>(shape), xt::zeros<float>(shape), xt::zeros<float>(shape),
+                   xt::zeros<float>(shape)};
+  }
+}
+
+std::vector<mha::Param> parameters(AttentionOnlyTransformer& m, const mha::TransformerGrads& g) {
+  std::vector<mha::Param> p = {mha::param(m.embed, g.d_embed), mha::param(m.pos, g.d_pos),
+                               mha::param(m.unembed, g.d_unembed)};
+  for (std::size_t l = 0; l < m.layers.size(); ++l) {
+    p.push_back(mha::param(m.layers[l].W_Q, g.layers[l].dW_Q));
+    p.push_back(mha::param(m.layers[l].W_K, g.layers[l].dW_K));
+    p.push_back(mha::param(m.layers[l].W_V, g.layers[l].dW_V));
+    p.push_back(mha::param(m.layers[l].W_O, g.layers[l].dW_O));
+  }
+  return p;
+}
+
+// sum += w * g
+void add(mha::TransformerGrads& sum, const mha::TransformerGrads& g, float w) {
+  sum.d_embed += w * g.d_embed;
+  sum.d_pos += w * g.d_pos;
+  sum.d_unembed += w * g.d_unembed;
+  for (std::size_t l = 0; l < sum.layers.size(); ++l) {
+    sum.layers[l].dW_Q += w * g.layers[l].dW_Q;
+    sum.layers[l].dW_K += w * g.layers[l].dW_K;
+    sum.layers[l].dW_V += w * g.layers[l].dW_V;
+    sum.layers[l].dW_O += w * g.layers[l].dW_O;
+  }
+}
+
+// Mean cross-entropy per half on held-out sequences: first half = inputs
+// 0 .. L-2 (targets 1 .. L-1), repeated half = inputs L .. 2L-2.
+void evaluate(const AttentionOnlyTransformer& m, const std::vector<Sequence>& held_out,
+              double* first, double* repeated) {
+  double f = 0, r = 0;
+  long nf = 0, nr = 0;
+  for (const Sequence& s : held_out) {
+    const mha::Tensor2 logits = m.logits(s.inputs);  // (T, vocab)
+    const int L = s.block_len, V = static_cast<int>(logits.shape(1));
+    for (int t = 0; t < 2 * L - 1; ++t) {
+      if (t == L - 1) continue;  // the second block's first token: unpredictable, and not "first half"
+      const float* row = &logits(t, 0);
+      const float max = *std::max_element(row, row + V);
+      double sum = 0;
+      for (int c = 0; c < V; ++c) sum += std::exp(double(row[c]) - max);
+      const double loss = std::log(sum) - (double(row[s.targets[t]]) - max);
+      if (t < L - 1) {
+        f += loss;
+        ++nf;
+      } else {
+        r += loss;
+        ++nr;
+      }
+    }
+  }
+  *first = f / nf;
+  *repeated = r / nr;
+}
+
+// Head scores of a trained model on held-out sequences of length 2 * block.
+struct HeadScores {
+  std::vector<double> previous_token;  // layer 1's heads
+  std::vector<double> induction;       // the last layer's heads
+};
+
+HeadScores score_heads(const AttentionOnlyTransformer& m, const std::vector<Sequence>& probes) {
+  const std::size_t H = static_cast<std::size_t>(m.n_heads);
+  HeadScores s{std::vector<double>(H, 0.0), std::vector<double>(H, 0.0)};
+  for (const Sequence& p : probes) {
+    const std::vector<mha::Tensor3> w = m.attention_weights(p.inputs);  // per layer (H, T, T)
+    const std::vector<mha::HeadProfile> first = mha::profile_heads(w.front());  // lab 7
+    for (std::size_t h = 0; h < H; ++h) {
+      s.previous_token[h] += first[h].previous_token / probes.size();
+      const mha::Tensor2 head = xt::view(w.back(), h, xt::all(), xt::all());  // (T, T)
+      s.induction[h] += mha::induction_score(head, p.block_len) / probes.size();  // lab 7
+    }
+  }
+  return s;
+}
+
+// Every head's attention on one sequence: a row of heatmaps per layer.
+void draw_heads(const std::string& path, const AttentionOnlyTransformer& m, const Sequence& seq,
+                const HeadScores& scores, const std::string& subtitle) {
+  const std::vector<mha::Tensor3> w = m.attention_weights(seq.inputs);
+  const int T = static_cast<int>(seq.inputs.size()), H = m.n_heads, L = m.n_layers;
+  const int cell = std::max(4, 168 / T), side = cell * T, gap = 28, left = 70, top = 64;
+  const int width = left + H * (side + gap) + 10, height = top + L * (side + 56) + 40;
+  mha::Canvas c(width, height);
+  c.draw_text(left, 10, "Attention of every head on one repeated sequence", mha::kBlack, 2);
+  c.draw_text(left, 32, subtitle, mha::kGrey);
+  for (int l = 0; l < L; ++l) {
+    const int y0 = top + l * (side + 56) + 16;
+    c.draw_text_up(20, y0 + side, "layer " + std::to_string(l + 1), mha::kBlack);
+    for (int h = 0; h < H; ++h) {
+      const int x0 = left + h * (side + gap);
+      char label[64];
+      if (l == 0) {
+        std::snprintf(label, sizeof label, "head %d: prev %.2f", h, scores.previous_token[h]);
+      } else if (l == L - 1) {
+        std::snprintf(label, sizeof label, "head %d: ind %.2f", h, scores.induction[h]);
+      } else {
+        std::snprintf(label, sizeof label, "head %d", h);
+      }
+      c.draw_text(x0, y0 - 12, label, mha::kBlack);
+      for (int i = 0; i < T; ++i)
+        for (int j = 0; j < T; ++j)
+          c.fill_rect(x0 + j * cell, y0 + i * cell, cell, cell, mha::colormap(w[l](h, i, j)));
+      c.draw_rect(x0 - 1, y0 - 1, side + 2, side + 2, mha::kGrey);
+      // The block boundary, and the induction diagonal j = i - L + 1 in the repeated half.
+      // The first query of the repeated half.
+      const int b = seq.block_len;
+      c.draw_line(x0, y0 + b * cell, x0 + side, y0 + b * cell, mha::kWhite);
+    }
+  }
+  c.draw_text(left, height - 28,
+              "rows: queries (tokens in order), columns: keys; bright = weight 1. The white line "
+              "starts the repeated half.",
+              mha::kGrey);
+  c.save_png(path);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int run(const Options& o) {
+  std::printf("data: L distinct random tokens of %d, L in [%d, %d], then the same L again (T = 2L)\n",
+              o.vocab, o.min_len, o.max_len);
+  std::printf("models: attention-only, d_model=%d, %d heads, 1 and 2 layers, seed %llu\n",
+              o.d_model, o.heads, static_cast<unsigned long long>(o.seed));
+  std::printf("training: Adam lr %g (warm-up %d steps), %d steps of %d sequences\n", o.lr,
+              std::max(1, o.steps / 20), o.steps, o.batch);
+#ifndef NDEBUG
+  std::printf("(built without -c opt: this takes many times longer than it needs to)\n");
+#endif
+  const int max_T = 2 * o.max_len;
+  std::vector<Trainee> models;
+  for (int layers : {1, 2}) {
+    Trainee t{std::to_string(layers) + " layer" + (layers == 1 ? "" : "s"),
+              AttentionOnlyTransformer(o.vocab, max_T, o.d_model, o.heads, layers, o.seed),
+              {},
+              mha::Adam(o.lr),
+              {},
+              {}};
+    zero_like(t.sum, t.model);
+    models.push_back(std::move(t));
+  }
+  std::mt19937_64 held_gen(o.seed ^ 0x9e3779b97f4a7c15ULL);
+  std::vector<Sequence> held_out, probes;
+  for (int i = 0; i < o.eval_sequences; ++i) held_out.push_back(random_sequence(held_gen, o));
+  for (int i = 0; i < o.eval_sequences; ++i) probes.push_back(repeated_block(held_gen, o.vocab, o.max_len));
+
+  std::mt19937_64 gen(o.seed);
+  std::vector<int> eval_steps;
+  const int warmup = std::max(1, o.steps / 20);
+  for (int step = 0; step <= o.steps; ++step) {
+    if (step % o.eval_every == 0 || step == o.steps) {
+      eval_steps.push_back(step);
+      for (Trainee& t : models) {
+        double f, r;
+        evaluate(t.model, held_out, &f, &r);
+        t.first_half.push_back(f);
+        t.repeated_half.push_back(r);
+      }
+      std::fprintf(stderr,
+                   "\rstep %5d/%d   repeated-half loss: 1 layer %.3f, 2 layers %.3f   "
+                   "first half: %.3f, %.3f ",
+                   step, o.steps, models[0].repeated_half.back(), models[1].repeated_half.back(),
+                   models[0].first_half.back(), models[1].first_half.back());
+    }
+    if (step == o.steps) break;
+    std::vector<Sequence> batch;
+    for (int b = 0; b < o.batch; ++b) batch.push_back(random_sequence(gen, o));
+    const float lr = o.lr * std::min(1.0f, float(step + 1) / warmup);
+    for (Trainee& t : models) {
+      const auto t0 = std::chrono::steady_clock::now();
+      zero_like(t.sum, t.model);
+      for (const Sequence& s : batch) {
+        add(t.sum, mha::loss_and_grads(t.model, s.inputs, s.targets).grads, 1.0f / o.batch);
+      }
+      t.adam.set_learning_rate(lr);
+      t.adam.step(parameters(t.model, t.sum));
+      t.seconds += seconds_since(t0);
+    }
+  }
+  std::fprintf(stderr, "\n");
+
+  const double ln_v = std::log(double(o.vocab));
+  std::printf("\nheld-out loss (nats per token; ln %d = %.3f is a uniform guess)\n", o.vocab, ln_v);
+  std::printf("%8s  %12s %14s  %12s %14s\n", "step", "1L first", "1L repeated", "2L first",
+              "2L repeated");
+  const std::size_t n = eval_steps.size();
+  const std::size_t every = std::max<std::size_t>(1, n / 12);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % every != 0 && i + 1 != n) continue;
+    std::printf("%8d  %12.3f %14.3f  %12.3f %14.3f\n", eval_steps[i], models[0].first_half[i],
+                models[0].repeated_half[i], models[1].first_half[i], models[1].repeated_half[i]);
+  }
+  // The phase change: the largest drop of the two-layer repeated-half loss
+  // between two consecutive measurements, after the first tenth of the run
+  // (where every curve falls from its random start).
+  std::size_t drop_at = 1;
+  double drop = -1e300;
+  for (std::size_t i = 1; i < n; ++i) {
+    if (eval_steps[i - 1] < o.steps / 10) continue;
+    const double d = models[1].repeated_half[i - 1] - models[1].repeated_half[i];
+    if (d > drop) {
+      drop = d;
+      drop_at = i;
+    }
+  }
+  if (n > 1 && drop > -1e300) {
+    std::printf("largest drop of the 2-layer repeated-half loss: %.3f nats between steps %d and %d\n",
+                drop, eval_steps[drop_at - 1], eval_steps[drop_at]);
+  }
+
+  const HeadScores two = score_heads(models[1].model, probes);
+  const HeadScores one = score_heads(models[0].model, probes);
+  std::printf("\nhead scores (lab 7), mean over %zu sequences of T = %d:\n", probes.size(), max_T);
+  std::printf("  2 layers, layer 1, previous-token:");
+  for (double v : two.previous_token) std::printf(" %.2f", v);
+  std::printf("\n  2 layers, layer 2, induction:     ");
+  for (double v : two.induction) std::printf(" %.2f", v);
+  std::printf("\n  1 layer,  induction:              ");
+  for (double v : one.induction) std::printf(" %.2f", v);
+  const mha::Composition comp =
+      mha::composition_scores(models[1].model.layers[0], models[1].model.layers[1]);
+  std::printf("\n\nK-composition k(b, a): row = layer-2 head b, column = layer-1 head a\n      ");
+  for (int a = 0; a < o.heads; ++a) std::printf("   a=%d", a);
+  std::printf("\n");
+  for (int b = 0; b < o.heads; ++b) {
+    std::printf("  b=%d ", b);
+    for (int a = 0; a < o.heads; ++a) std::printf(" %5.2f", comp.k(b, a));
+    std::printf("\n");
+  }
+  std::printf("\ntraining time: 1 layer %.1f s, 2 layers %.1f s\n", models[0].seconds,
+              models[1].seconds);
+
+  const std::filesystem::path dir = o.out.empty()
+                                        ? mha::WorkspaceRoot() / "out" / "grow_induction_heads"
+                                        : std::filesystem::path(o.out);
+  std::filesystem::create_directories(dir);
+  const auto csv_path = dir / "loss_curves.csv";
+  std::ofstream csv(csv_path);
+  csv << "step,one_layer_first_half,one_layer_repeated_half,two_layers_first_half,"
+         "two_layers_repeated_half\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    csv << eval_steps[i] << "," << models[0].first_half[i] << "," << models[0].repeated_half[i]
+        << "," << models[1].first_half[i] << "," << models[1].repeated_half[i] << "\n";
+  }
+  char subtitle[200];
+  std::snprintf(subtitle, sizeof subtitle,
+                "vocab %d, L in [%d, %d], d_model %d, %d heads, Adam %g, %d steps x %d; "
+                "held-out, every %d steps",
+                o.vocab, o.min_len, o.max_len, o.d_model, o.heads, o.lr, o.steps, o.batch,
+                o.eval_every);
+  // One value per step for the chart, linear between two measurements.
+  auto per_step = [&](const std::vector<double>& v) {
+    std::vector<double> y(static_cast<std::size_t>(o.steps) + 1);
+    for (std::size_t i = 0; i + 1 < n; ++i) {
+      for (int s = eval_steps[i]; s <= eval_steps[i + 1]; ++s) {
+        const double f = double(s - eval_steps[i]) / (eval_steps[i + 1] - eval_steps[i]);
+        y[s] = (1 - f) * v[i] + f * v[i + 1];
+      }
+    }
+    if (n == 1) y.assign(y.size(), v[0]);
+    return y;
+  };
+  const auto curves_path = dir / "loss_curves.png";
+  mha::charts::loss_curves(curves_path.string(), "Held-out loss: first half and repeated half",
+                           subtitle, "loss (nats per token)",
+                           {{"1 layer, first half", per_step(models[0].first_half)},
+                            {"1 layer, repeated half", per_step(models[0].repeated_half)},
+                            {"2 layers, first half", per_step(models[1].first_half)},
+                            {"2 layers, repeated half", per_step(models[1].repeated_half)}});
+  const auto heads_path = dir / "heads.png";
+  char heads_subtitle[200];
+  std::snprintf(heads_subtitle, sizeof heads_subtitle,
+                "the 2-layer model after %d steps, on a block of %d tokens repeated; scores "
+                "are means over %zu sequences",
+                o.steps, o.max_len, probes.size());
+  draw_heads(heads_path.string(), models[1].model, probes.front(), two, heads_subtitle);
+  std::cout << "\nwrote\n  " << curves_path.string() << "\n  " << csv_path.string() << "\n  "
+            << heads_path.string() << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return mha::RunLabProgram(
+      {"grow_induction_heads", "your labs 1-4, 7, 10 and 13",
+       "bazel run -c opt --config=solutions //labs/13_induction_heads:grow_induction_heads",  // in the instructors' repository
+       kUsage},
+      [&] { return run(parse_args(argc, argv)); });
+}
