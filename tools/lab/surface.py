@@ -19,7 +19,7 @@ three times:
     earlier-lab function outside the surface rejects the lab (violations());
   * the kit (`./lab status`) warns about the same references in the learner's
     own build, and each lesson's "What you may call" line is checked against
-    the field (consistency.py).
+    the field (the consistency check).
 """
 import os
 import re
