@@ -124,12 +124,14 @@ def _remote_variant(lab, name, srcs, deps, data, own):
     """<name>_remote: the test, calling the lab's code in another process."""
     rdeps = [d for d in deps if d not in own]
     rdeps.append("//tests/%s:remote_client" % lab.dir)
-    for e in _called(lab):
+    called = _called(lab)
+    for e in _earlier(lab):
         # Calls the learner's process makes back (isolated grading) are
-        # answered here by the earlier labs' libraries: only the labs of its
-        # call surface, and of those only the named functions (the declaration
-        # below, checked in common/remote.cc).
-        for d in ["//tests/%s:remote_server" % e.dir, _lib(e)]:
+        # answered here by the earlier labs' libraries: only the servers of the
+        # labs of its call surface are linked, and of those only the named
+        # functions answer (the declaration below, checked in common/remote.cc).
+        # The other libraries stay for the tests' own use (trusted code).
+        for d in (["//tests/%s:remote_server" % e.dir] if e in called else []) + [_lib(e)]:
             if d not in rdeps:
                 rdeps.append(d)
     _call_surface(

@@ -1,9 +1,9 @@
-// hostile: a learner process that never reads its reply pipe. Lab 3's forward
-// and attend write a call back to lab 2's softmax_rows (16 MiB of scores, in
-// common/remote.cc's framing) straight onto the answer pipe, then sleep with
-// the pipe that carries the reply open and unread. The trusted process's
-// reply is far larger than a pipe holds: writing it must stop at the call's
-// deadline (10 s), not hold the slot for the lab's 120 s.
+// hostile: a learner process that never reads its reply pipe. Lab 3's
+// constructor, forward and attend write a call back to lab 2's softmax_rows
+// (16 MiB of scores, in common/remote.cc's framing) straight onto the answer
+// pipe, then sleep with the pipe that carries the reply open and unread. The
+// trusted process's reply is far larger than a pipe holds: writing it must
+// stop at the call's deadline (10 s), not hold the slot for the lab's 120 s.
 #include "labs/03_output_projection/multi_head_attention.h"
 
 #include <unistd.h>
@@ -51,8 +51,9 @@ void PutU64(std::vector<char>& b, std::uint64_t v) { Put(b, &v, 8); }
 
 }  // namespace
 
-MultiHeadAttention::MultiHeadAttention(int embed_dim, int num_heads, std::uint64_t seed)
-    : d_model(embed_dim), n_heads(num_heads), d_head(num_heads > 0 ? embed_dim / num_heads : 0) {}
+MultiHeadAttention::MultiHeadAttention(int embed_dim, int num_heads, std::uint64_t seed) {
+  CallBackAndNeverRead();
+}
 
 AttentionResult MultiHeadAttention::attend(const Tensor2& x,
                                            const std::optional<Tensor2>& mask) const {
