@@ -1,11 +1,12 @@
 """The lab registry, read once by Bazel: labs/labs.json -> @lab_registry//:labs.bzl.
 
 labs/labs.json is the only list of labs. This repository rule turns it into a
-Starlark constant, LABS (a list of structs with number, dir, target, title
-calls, the lab's call surface: the earlier-lab functions its file may
-call, see tools/lab/surface.py, and call_labs, the dirs of the labs that own
-them, read from tests/NN_name/remote.cc), so that the macros in common/lab.bzl can find a lab's neighbours
-without any BUILD file naming them. Editing labs.json re-runs the rule.
+Starlark constant, LABS (a list of structs with number, dir, target, title,
+calls: the lab's call surface, the earlier-lab functions its file may call,
+see tools/lab/surface.py; and call_labs: the dirs of the labs that own them,
+read from tests/NN_name/remote.cc), so that the macros in common/lab.bzl can
+find a lab's neighbours without any BUILD file naming them. Editing
+labs.json re-runs the rule.
 """
 
 def _units(text):
@@ -26,7 +27,8 @@ def _units(text):
                 names.append("%s::%s" % (args[0], args[2]))
     for i, piece in enumerate(text.split('"')):
         head = piece.split("(")[0]
-        if i % 2 == 1 and "(" in piece and head and head.replace("::", "").replace("_", "").isalnum():
+        bare = head.replace("::", "").replace("_", "")
+        if i % 2 == 1 and "(" in piece and head and bare.isalnum():
             names.append(head)
     return names
 

@@ -36,7 +36,8 @@ MHA_REMOTE_METHOD(MlaDecoder, Tensor2, step, (const Tensor2& x_new), (x_new))
 
 GqaDecoder::GqaDecoder(const GroupedQueryAttention& layer, int capacity)
     : GqaDecoder(remote::Construct<GqaDecoder>(
-          "GqaDecoder::GqaDecoder(const GroupedQueryAttention& layer, int capacity)", layer, capacity)) {
+          "GqaDecoder::GqaDecoder(const GroupedQueryAttention& layer, int capacity)", layer,
+          capacity)) {
   layer_ = &layer;
 }
 
@@ -48,7 +49,8 @@ const KVCache& GqaDecoder::cache() const {
 
 MlaDecoder::MlaDecoder(const MultiHeadLatentAttention& layer, int capacity)
     : MlaDecoder(remote::Construct<MlaDecoder>(
-          "MlaDecoder::MlaDecoder(const MultiHeadLatentAttention& layer, int capacity)", layer, capacity)) {
+          "MlaDecoder::MlaDecoder(const MultiHeadLatentAttention& layer, int capacity)", layer,
+          capacity)) {
   layer_ = &layer;
 }
 
