@@ -5,9 +5,11 @@
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <stdexcept>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -147,8 +149,76 @@ std::string TypeName(const std::exception& e) {
   return "std::exception";
 }
 
-// Runs the call in `m` and sends its answer on `ch`.
-void Answer(Channel& ch, const Message& m) {
+// ---------------------------------------------------------------------------
+// The call surface and the shared budget of the calls back (trusted side).
+
+struct CallSurface {
+  bool declared = false;
+  int lab = 0;
+  std::vector<std::string> calls;
+};
+
+CallSurface& Surface() {
+  static auto* surface = new CallSurface;
+  return *surface;
+}
+
+// Why the learner may not make this call back; empty when it may.
+std::string Refusal(const std::string& qualified) {
+  const CallSurface& s = Surface();
+  if (!s.declared) return "";
+  for (const auto& c : s.calls) {
+    if (c == qualified) return "";
+  }
+  const std::string lab = "lab " + std::to_string(s.lab);
+  if (s.calls.empty()) {
+    return lab + " may not call " + qualified + ": " + lab +
+           " calls no function of an earlier lab (its call surface in labs/labs.json is "
+           "empty), so " + qualified + " is not available here; compute it in your own file";
+  }
+  return lab + " may not call " + qualified + ": it is not in " + lab +
+         "'s call surface (labs/labs.json), so it is not available here";
+}
+
+double ProcessCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// What every call back made during one call into the learner's process has
+// used so far, against that call's limits (see DeclareCallSurface).
+struct CallBackBudget {
+  std::uint64_t max_bytes = 0;   // 0: no limit
+  double max_cpu_s = 0;          // 0: no limit
+  std::uint64_t bytes = 0;
+  double cpu_s = 0;
+  int calls = 0;
+  std::string exceeded;          // why the budget ran out; empty while it has not
+
+  std::string Check(const std::string& fn) {
+    if (!exceeded.empty()) return exceeded;
+    const auto mib = [](std::uint64_t b) { return std::to_string(b >> 20); };
+    if (max_bytes > 0 && bytes > max_bytes) {
+      exceeded = "the learner's " + std::to_string(calls) + " calls back to earlier labs (the " +
+                 "last " + fn + ") moved " + mib(bytes) + " MiB together, over the memory " +
+                 "limit of " + mib(max_bytes) + " MiB: calls back count against the " +
+                 "learner's own limits, added up over one call";
+    } else if (max_cpu_s > 0 && cpu_s > max_cpu_s) {
+      exceeded = "the learner's " + std::to_string(calls) + " calls back to earlier labs (the " +
+                 "last " + fn + ") used " + std::to_string(static_cast<int>(cpu_s)) +
+                 " s of CPU together, over the time limit of one call: calls back count "
+                 "against the learner's own limits, added up over one call";
+    }
+    return exceeded;
+  }
+};
+
+// Runs the call in `m` and sends its answer on `ch` before `deadline`. On
+// the trusted side (`budget` set) the call is a call back from the learner:
+// it must be in the call surface, and it is charged to the budget.
+void Answer(Channel& ch, const Message& m, std::optional<Clock::time_point> deadline,
+            CallBackBudget* budget) {
   Writer out;
   Kind kind = Kind::kReturn;
   ThrownState().clear();
@@ -157,8 +227,25 @@ void Answer(Channel& ch, const Message& m) {
     std::string name;
     Decode(in, name);
     const auto it = Handlers().find(name);
-    if (it == Handlers().end()) throw ProtocolError("no function named " + name);
-    it->second(in, out);
+    if (budget != nullptr) {
+      const std::string fn = QualifiedName(name);
+      const std::string refused = Refusal(fn);
+      if (!refused.empty()) throw std::logic_error(refused);
+      ++budget->calls;
+      budget->bytes += m.payload.size();
+      std::string over = budget->Check(fn);
+      if (!over.empty()) throw std::runtime_error(over);
+      if (it == Handlers().end()) throw ProtocolError("no function named " + name);
+      const double cpu0 = ProcessCpuSeconds();
+      it->second(in, out);
+      budget->cpu_s += ProcessCpuSeconds() - cpu0;
+      budget->bytes += out.bytes().size();
+      over = budget->Check(fn);
+      if (!over.empty()) throw std::runtime_error(over);
+    } else {
+      if (it == Handlers().end()) throw ProtocolError("no function named " + name);
+      it->second(in, out);
+    }
   } catch (const std::exception& e) {
     kind = Kind::kThrow;
     out = Writer();
@@ -174,7 +261,7 @@ void Answer(Channel& ch, const Message& m) {
     out.PutRaw(ThrownState().data(), ThrownState().size());
   }
   CallArena().Clear();
-  ch.Send(kind, out.bytes());
+  ch.Send(kind, out.bytes(), deadline);
 }
 
 // Exception messages cross a trust boundary: keep printable text only.
@@ -191,19 +278,20 @@ std::string Printable(const std::string& s) {
 }
 
 // "split_heads(const Tensor2& x, int n_heads)" -> "split_heads".
-std::string ShortName(const std::string& name) { return name.substr(0, name.find('(')); }
+std::string ShortName(const std::string& name) { return QualifiedName(name); }
 
 // Sends a call and waits for its answer, answering the other side's calls
-// meanwhile. Returns the kReturn payload or throws.
+// meanwhile (charged to `budget` on the trusted side), every read and write
+// before `deadline`. Returns the kReturn payload or throws.
 std::string CallOver(Channel& ch, const std::string& name, const std::string& arguments,
-                     std::optional<Clock::time_point> deadline) {
+                     std::optional<Clock::time_point> deadline, CallBackBudget* budget) {
   Writer w;
   Encode(w, name);
   ch.Send(Kind::kCall, w.bytes(), arguments, deadline);
   for (;;) {
     Message m = ch.Receive(deadline);
     if (m.kind == Kind::kCall) {
-      Answer(ch, m);
+      Answer(ch, m, deadline, budget);
       continue;
     }
     if (m.kind == Kind::kThrow) throw RemoteThrow{std::move(m.payload), ShortName(name)};
@@ -259,8 +347,19 @@ class LearnerProcess {
     if (!running()) Start();
     const auto deadline =
         Clock::now() + std::chrono::milliseconds(static_cast<long long>(timeout_s_ * 1000));
+    CallBackBudget budget;
+    budget.max_bytes = static_cast<std::uint64_t>(EnvSeconds("MHA_REMOTE_MEMORY_MB", 0)) << 20;
+    budget.max_cpu_s = timeout_s_;
     try {
-      return CallOver(*channel_, name, arguments, deadline);
+      std::string reply;
+      try {
+        reply = CallOver(*channel_, name, arguments, deadline, &budget);
+      } catch (const RemoteThrow&) {
+        if (budget.exceeded.empty()) throw;
+      }
+      // Whatever the learner's code made of a refused call back, the call fails.
+      if (!budget.exceeded.empty()) throw LearnerProcessError(fn + " failed: " + budget.exceeded);
+      return reply;
     } catch (const ChannelTimeout&) {
       ++timeouts_;
       Stop();
@@ -463,6 +562,18 @@ DecodeMode& CurrentDecodeMode() {
   return mode;
 }
 
+std::string QualifiedName(const std::string& wire_name) {
+  return wire_name.substr(0, wire_name.find('('));
+}
+
+bool DeclareCallSurface(int lab, std::vector<std::string> calls) {
+  CallSurface& s = Surface();
+  s.declared = true;
+  s.lab = lab;
+  s.calls = std::move(calls);
+  return true;
+}
+
 bool Register(const std::string& name, Handler handler) {
   Handlers()[name] = std::move(handler);
   return true;
@@ -479,7 +590,7 @@ int ServeForever(int in_fd, int out_fd) {
       return 0;  // the trusted side is done with us
     }
     if (m.kind != Kind::kCall) throw ProtocolError("expected a call");
-    Answer(parent, m);
+    Answer(parent, m, std::nullopt, nullptr);
   }
 }
 
@@ -488,7 +599,7 @@ std::string Invoke(const std::string& name, const std::string& arguments) {
     // In the learner's process: a call back to the trusted side (isolated
     // grading serves earlier labs from the reference solutions there).
     try {
-      return CallOver(*g_parent, name, arguments, std::nullopt);
+      return CallOver(*g_parent, name, arguments, std::nullopt, nullptr);
     } catch (const ChannelClosed&) {
       std::_Exit(0);  // the trusted side went away: nothing left to answer
     }

@@ -418,6 +418,26 @@ int ServeForever(int in_fd, int out_fd);
 // isolated grading). Throws RemoteThrow, or LearnerProcessError.
 std::string Invoke(const std::string& name, const std::string& arguments);
 
+// "attention_batched(const Tensor3& q, ...)" -> "attention_batched";
+// "MultiHeadAttention::forward(...)" -> "MultiHeadAttention::forward"; a
+// constructor is "Type::Type(...)" on the wire, so "Type::Type".
+std::string QualifiedName(const std::string& wire_name);
+
+// The call surface of the lab whose tests run in this (trusted) process: the
+// only calls back from the learner's process it answers, by qualified name
+// (labs/labs.json "calls", declared by the code common/lab.bzl generates for
+// every test binary). Any other call back fails, naming the function. A
+// process that declares none answers every registered handler (the toy
+// server of common/remote_test.cc).
+//
+// Every call back made during one call into the learner's process counts
+// against that call's limits together: the bytes of their arguments and
+// results against the learner's memory limit (MHA_REMOTE_MEMORY_MB), their
+// CPU time against the per-call time limit (MHA_REMOTE_CALL_TIMEOUT_S), and
+// every read and write against the call's one deadline. Past a limit the
+// call back fails and so does the call that made it.
+bool DeclareCallSurface(int lab, std::vector<std::string> calls);
+
 namespace internal {
 
 // A value to decode into: lab objects through their private default
@@ -641,7 +661,7 @@ bool RegisterMethod(const std::string& name, R (C::*method)(A...)) {
   }
 #define MHA_REMOTE_CONSTRUCTOR(Type, params, args)                                          \
   Type::Type params                                                                         \
-      : Type(::mha::remote::Construct<Type>(#Type #params MHA_REMOTE_ARGS_TAIL args)) {}
+      : Type(::mha::remote::Construct<Type>(#Type "::" #Type #params MHA_REMOTE_ARGS_TAIL args)) {}
 #define MHA_REMOTE_CONST_METHOD(Type, Ret, name, params, args)                              \
   Ret Type::name params const {                                                             \
     return ::mha::remote::CallConst<Ret>(#Type "::" #name #params,                          \
@@ -660,7 +680,7 @@ bool RegisterMethod(const std::string& name, R (C::*method)(A...)) {
       ::mha::remote::RegisterFunction(#name #params, static_cast<Ret(*) params>(&name));
 #define MHA_REMOTE_CONSTRUCTOR(Type, params, args)                      \
   static const bool MHA_REMOTE_UNIQUE(mha_remote_registered_) =        \
-      ::mha::remote::RegisterConstructor<Type>(#Type #params,          \
+      ::mha::remote::RegisterConstructor<Type>(#Type "::" #Type #params, \
                                                static_cast<void(*) params>(nullptr));
 #define MHA_REMOTE_CONST_METHOD(Type, Ret, name, params, args)          \
   static const bool MHA_REMOTE_UNIQUE(mha_remote_registered_) =        \

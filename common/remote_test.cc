@@ -2,8 +2,10 @@
 // toy server process (common/testdata/toy*.cc) as the grader makes them.
 #include "common/remote.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -171,6 +173,53 @@ TEST_F(RemoteCall, StopsACallThatRunsPastTheTimeLimit) {
 
 TEST_F(RemoteCall, ServesTheServersCallsBackWhileWaiting) { EXPECT_EQ(toy::call_back(5), 51); }
 
+TEST_F(RemoteCall, RefusesACallBackOutsideTheDeclaredCallSurfaceNamingIt) {
+  remote::DeclareCallSurface(9, {"helper_rows"});
+  try {
+    toy::call_back(5);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("lab 9 may not call helper"), std::string::npos)
+        << e.what();
+  }
+  remote::DeclareCallSurface(9, {"helper", "helper_rows"});
+  EXPECT_EQ(toy::call_back(5), 51);
+}
+
+TEST_F(RemoteCall, AddsUpTheBytesOfEveryCallBackOfOneCallAgainstTheMemoryLimit) {
+  setenv("MHA_REMOTE_MEMORY_MB", "1", 1);
+  // One call back of 256 KiB fits in 1 MiB; eight of them in one call do not.
+  EXPECT_EQ(toy::call_back_many(1, 64, 1024), 64.0f * 1024.0f);
+  try {
+    toy::call_back_many(8, 64, 1024);
+    ADD_FAILURE() << "no exception";
+  } catch (const remote::LearnerProcessError& e) {
+    EXPECT_NE(std::string(e.what()).find("calls back to earlier labs"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("memory limit of 1 MiB"), std::string::npos)
+        << e.what();
+  }
+  setenv("MHA_REMOTE_MEMORY_MB", "2048", 1);
+  // The budget is per call: the next call starts from nothing.
+  EXPECT_EQ(toy::call_back_many(1, 64, 1024), 64.0f * 1024.0f);
+}
+
+TEST_F(RemoteCall, StopsALearnerThatNeverReadsTheAnswerToItsCallBackWithinTheCallsLimit) {
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    // 16 MiB of answer: far more than a pipe holds, so writing it blocks.
+    toy::call_back_and_never_read(4096, 1024);
+    ADD_FAILURE() << "no exception";
+  } catch (const remote::LearnerProcessError& e) {
+    EXPECT_NE(std::string(e.what()).find("did not return within 1 s"), std::string::npos)
+        << e.what();
+  }
+  const double s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(s, 5.0) << "the call's limit is 1 s";
+  EXPECT_EQ(toy::add(2, 2), 4);
+}
+
 TEST_F(RemoteCall, ConstructsAnObjectRemotelyAndKeepsItsStateHere) {
   toy::Counter c(7);
   EXPECT_EQ(c.peek(), 7);
@@ -204,5 +253,8 @@ TEST_F(RemoteCall, SendsAPointedToObjectAndKeepsThePointerHere) {
 namespace mha {
 namespace toy {
 int helper(int x) { return x * 10; }
+Tensor2 helper_rows(int rows, int cols) {
+  return xt::ones<float>({static_cast<std::size_t>(rows), static_cast<std::size_t>(cols)});
+}
 }  // namespace toy
 }  // namespace mha

@@ -22,6 +22,12 @@ void spin();                               // never returns
 void throw_int();                          // throws 42
 int call_back(int x);                      // helper(x) + 1, helper served by the caller
 int helper(int x);                         // lives in the test process
+Tensor2 helper_rows(int rows, int cols);     // lives in the test process: (rows, cols) of 1
+// helper_rows(rows, cols) called back `calls` times; the sum of every element.
+float call_back_many(int calls, int rows, int cols);
+// Calls helper_rows(rows, cols) back by writing the call on its answer pipe
+// itself, then never reads the reply (a learner that blocks the trusted side).
+void call_back_and_never_read(int rows, int cols);
 
 class Counter {
  public:

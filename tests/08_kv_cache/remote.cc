@@ -36,7 +36,8 @@ MHA_REMOTE_METHOD(MlaDecoder, Tensor2, step, (const Tensor2& x_new), (x_new))
 
 GqaDecoder::GqaDecoder(const GroupedQueryAttention& layer, int capacity)
     : GqaDecoder(remote::Construct<GqaDecoder>(
-          "GqaDecoder(const GroupedQueryAttention& layer, int capacity)", layer, capacity)) {
+          "GqaDecoder::GqaDecoder(const GroupedQueryAttention& layer, int capacity)", layer,
+          capacity)) {
   layer_ = &layer;
 }
 
@@ -48,7 +49,8 @@ const KVCache& GqaDecoder::cache() const {
 
 MlaDecoder::MlaDecoder(const MultiHeadLatentAttention& layer, int capacity)
     : MlaDecoder(remote::Construct<MlaDecoder>(
-          "MlaDecoder(const MultiHeadLatentAttention& layer, int capacity)", layer, capacity)) {
+          "MlaDecoder::MlaDecoder(const MultiHeadLatentAttention& layer, int capacity)", layer,
+          capacity)) {
   layer_ = &layer;
 }
 
@@ -61,12 +63,12 @@ const LatentCache& MlaDecoder::cache() const {
 #elif defined(MHA_REMOTE_SERVER)
 
 static const bool gqa_constructor = remote::RegisterConstructor<GqaDecoder>(
-    "GqaDecoder(const GroupedQueryAttention& layer, int capacity)",
+    "GqaDecoder::GqaDecoder(const GroupedQueryAttention& layer, int capacity)",
     static_cast<void (*)(const GroupedQueryAttention&, int)>(nullptr));
 static const bool gqa_cache =
     remote::RegisterConstMethod("GqaDecoder::cache()", &GqaDecoder::cache);
 static const bool mla_constructor = remote::RegisterConstructor<MlaDecoder>(
-    "MlaDecoder(const MultiHeadLatentAttention& layer, int capacity)",
+    "MlaDecoder::MlaDecoder(const MultiHeadLatentAttention& layer, int capacity)",
     static_cast<void (*)(const MultiHeadLatentAttention&, int)>(nullptr));
 static const bool mla_cache =
     remote::RegisterConstMethod("MlaDecoder::cache()", &MlaDecoder::cache);

@@ -10,13 +10,17 @@ without building anything:
     tools recognise the untouched stub by it);
   * a lab folder under labs/, solutions/, tests/ or docs/ with no registry line;
   * numbers that do not run 1, 2, 3, ... or a dir that does not start with its number;
-  * README.md's lab table out of step with the registry.
+  * README.md's lab table out of step with the registry;
+  * a line with no "calls" (its call surface, tools/lab/surface.py), a name in
+    it that no earlier lab has, or a lesson whose "What you may call" line
+    differs from it.
 """
 import json
 import os
 import re
 
 from labs import ROOT, load_labs, sha256
+import surface
 
 _LAB_DIR = re.compile(r"^(\d\d)_[a-z0-9_]+$")
 
@@ -57,6 +61,9 @@ def problems(labs=None, root=ROOT):
                               lab.stub_sha256[:12]))
         if not lab.hints:
             out.append("lab %d: labs/%s/hints.txt has no hints" % (lab.number, lab.dir))
+        out += surface.registry_problems(lab, labs, root)
+        if lab.calls is not None:
+            out += surface.lesson_problems(lab, root)
     registered = {lab.dir for lab in labs}
     for top in ("labs", "solutions", "tests"):
         base = os.path.join(root, top)
@@ -98,7 +105,7 @@ def readme_problems(labs, root=ROOT):
     return []
 
 
-def registry_line(number, dir_name, target, title, stub_bytes):
+def registry_line(number, dir_name, target, title, stub_bytes, calls=()):
     """One line of labs/labs.json."""
     return json.dumps({"number": number, "dir": dir_name, "target": target, "title": title,
-                       "stub_sha256": sha256(stub_bytes)})
+                       "calls": list(calls), "stub_sha256": sha256(stub_bytes)})

@@ -8,7 +8,11 @@ expect.json:
                                   without the trick; the trick may not pass any
                                   test the control does not)
      "min_points": 1             (optional: the honest part must still earn points)
-     "message": "..." or [...]   (optional: the first failure contains one of these)}
+     "message": "..." or [...]   (optional: the first failure contains one of these)
+     "mode": "cumulative"        (optional: graded in that mode; isolated by default)
+     "with": [2]                 (optional: the solutions of these labs are submitted
+                                  too, as the learner's own: cumulative mode links them)
+     "max_seconds": 60           (optional: the hostile lab's grading takes at most this)}
 
 `@ROOT@`, `@WORK@` and `@CANARY@` in a file are replaced before grading by the
 checkout's path, the grader's work directory and a secret file that the
@@ -18,7 +22,8 @@ check() grades every case twice (with the grader's second layer, the source
 scan and object checks, and without it: the wall must hold on its own) and
 requires, each time:
   * no unearned points for the hostile lab;
-  * the next lab (graded from the solution in the same submission) keeps full marks;
+  * the next lab (graded from the solution in the same submission) keeps full marks,
+    and so do the labs of "with";
   * no secret in any report: the canary, any distinctive line of a solution,
     any line of /etc/shadow;
   * grading finished within CASE_SECONDS.
@@ -118,16 +123,21 @@ def check(ctx, labs, make_check, second_layer=True):
     ctx.second_layer = second_layer
     subs, witnesses = [], {}
     for case in cases:
-        nxt = [l for l in labs if l.number == case.lab.number + 1]
+        nxt = [l for l in labs if l.number == case.lab.number + 1 or
+               l.number in case.expect.get("with", [])]
         files = {case.lab.number: _source(case, canary_path, grade.work_root())}
         for l in nxt:
             files[l.number] = _solution(l)
-        subs.append(grade.Submission("hostile " + case.name, files, labs=set(files)))
+        sub = grade.Submission("hostile " + case.name, files, labs=set(files))
+        sub.mode = case.expect.get("mode", "isolated")
+        subs.append(sub)
         witnesses[case.name] = nxt
         if "control" in case.expect:
             with open(os.path.join(HOSTILE, case.expect["control"]), "rb") as f:
-                subs.append(grade.Submission("control " + case.name, {case.lab.number: f.read()},
-                                             labs={case.lab.number}))
+                ctrl = grade.Submission("control " + case.name, {case.lab.number: f.read()},
+                                        labs={case.lab.number})
+            ctrl.mode = case.expect.get("mode", "isolated")
+            subs.append(ctrl)
     t0 = time.time()
     logs = []
     old_log = ctx.log
@@ -139,8 +149,10 @@ def check(ctx, labs, make_check, second_layer=True):
 
     by_sub = {}
     try:
-        for rep in grade.grade_all(ctx, subs, progress):
-            by_sub[rep["submission"]] = rep
+        for mode in ("isolated", "cumulative"):
+            batch = [sub for sub in subs if sub.mode == mode]
+            for rep in grade.grade_all(ctx, batch, progress, mode=mode) if batch else []:
+                by_sub[rep["submission"]] = rep
     finally:
         ctx.log = old_log
         ctx.second_layer = True
@@ -164,6 +176,10 @@ def check(ctx, labs, make_check, second_layer=True):
         if mine["points"] < case.expect.get("min_points", 0):
             c.fail("earned %g points, fewer than its honest part earns (%g): %s" % (
                 mine["points"], case.expect["min_points"], mine["first_failure"]))
+        limit = case.expect.get("max_seconds")
+        took = mine.get("timing", {}).get("total_s", 0)
+        if limit and took > limit:
+            c.fail("its grading took %.0f s (at most %d s)" % (took, limit))
         wanted = case.expect.get("message")
         if wanted and second_layer:
             wanted = [wanted] if isinstance(wanted, str) else wanted

@@ -38,7 +38,7 @@ _SKIP_FILES = {"docs/INSTRUCTORS.md", "docs/SCALING.md", "docs/PERFORMANCE.md",
 _SKIP_DIRS = {"__pycache__"}
 # Of tools/lab/, only what the learner's commands import (main.py routes the
 # kit's ./lab to learner.py; see learner.main).
-_KIT_TOOLS = {"main.py", "labs.py", "learner.py", "messages.py", "limits.py"}
+_KIT_TOOLS = {"main.py", "labs.py", "learner.py", "messages.py", "limits.py", "surface.py"}
 
 README = """# Multi-head attention, one lab at a time: the learner's kit
 
@@ -320,6 +320,10 @@ INSTRUCTOR_ONLY = {
     "common/registry.bzl": ("tests/", "solutions/"),
     "tools/lab/labs.py": ("solutions/%s/%s.cc", "//tests/%s"),
     "tools/lab/main.py": ("docs/INSTRUCTORS.md", "tests/rubric.json", "tests/*/mutants/"),
+    # The remote interfaces name the call surface's functions in the instructors'
+    # repository; in a kit, surface.units() finds none and the kit reads the
+    # learner's own objects instead (learner.surface_warnings).
+    "tools/lab/surface.py": ("tests/NN_name/remote.cc", "tests/"),
 }
 _TEXT_SUFFIXES = (".md", ".txt", ".h", ".cc", ".inc", ".bzl", ".py", ".sh", ".json", ".BUILD",
                   ".bazelrc", ".cfg", ".toml", ".yaml", ".yml", ".in")

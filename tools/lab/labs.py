@@ -20,6 +20,9 @@ class Lab:
         self.target = entry["target"]
         self.title = entry["title"]
         self.stub_sha256 = entry.get("stub_sha256", "")
+        # The earlier-lab functions this lab's file may call (tools/lab/surface.py);
+        # None when the line has no "calls" (the consistency check says so).
+        self.calls = entry.get("calls")
 
     def is_stub(self, data):
         """True when `data` (bytes) is the lab's untouched stub: its sha256 is

@@ -654,10 +654,53 @@ def run_public_tests(labs, bazel, test_output="summary"):
     recheck_warnings([r.lab for r in results.values() if not r.error], bazel,
                      WARNINGS_STATE, state=state, digests=digests)
     warned = _known(state, all_labs, digests)
+    brc, bin_dir = bazel.run(["info", "--color=no", "bazel-bin"], stdout_only=True)
+    bin_dir = bin_dir.strip().splitlines()[-1] if brc == 0 and bin_dir.strip() else ""
     for r in results.values():
         r.warnings = relevant_warnings(warned.get(r.lab.learner_file, []),
                                        _read(os.path.join(ROOT, r.lab.learner_file)) or "")
+        if bin_dir and not r.error:
+            r.warnings = surface_warnings(r.lab, all_labs, bin_dir) + r.warnings
     return results, rc, out
+
+
+def _objects(bin_dir, lab):
+    d = os.path.join(bin_dir, "labs", lab.dir, "_objs", lab.target)
+    try:
+        return [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".o")]
+    except OSError:
+        return []
+
+
+def _nm(args):
+    try:
+        p = subprocess.run(["nm"] + args, capture_output=True, text=True, errors="replace",
+                           timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return p.stdout if p.returncode == 0 else ""
+
+
+def surface_warnings(lab, labs, bin_dir, root=ROOT):
+    """Your file calls an earlier lab outside its call surface (labs/labs.json
+    "calls"): what grading will reject, read from the object Bazel built."""
+    import surface
+    objs = _objects(bin_dir, lab)
+    if not objs or lab.calls is None:
+        return []
+    undefined = surface.undefined_names(_nm(["-u", "-C"] + objs[:1]))
+    owner = {}
+    for e in builds_on(lab, labs, root):
+        for line in _nm(["--defined-only", "-C"] + _objects(bin_dir, e)[:1]).splitlines():
+            parts = line.split(None, 2)
+            if len(parts) == 3 and parts[1] in "TW" and parts[2].startswith("mha::"):
+                owner.setdefault(surface.qualified(parts[2]), e)
+    out = []
+    for name in dict.fromkeys(undefined):
+        if name in owner and name not in lab.calls:
+            out.append("warning: " + surface.reason(lab, name, owner[name]) +
+                       "; grading will reject this file")
+    return out
 
 
 # --------------------------------------------------------------------------- status

@@ -19,6 +19,7 @@ import limits
 import messages
 import objcheck
 import sandbox
+import surface
 from suite import LDFLAGS
 
 _locks = {}
@@ -180,6 +181,15 @@ def _check_object(ctx, slot, d, obj, timing):
     return "; ".join(found)
 
 
+def _outside_surface(ctx, lab, slot, d, obj, timing):
+    """Why the lab's object calls an earlier lab outside its call surface ("" if it does not)."""
+    nm = _run_as_slot(ctx, slot, ["nm", "-u", "-C", obj], d, 30, timing, "check")
+    if nm.returncode != 0 or nm.timed_out:
+        return "the object file could not be inspected (nm failed on it)"
+    found = surface.violations(lab, ctx.labs, nm.output)
+    return "; ".join(found[:3])
+
+
 def link_server(ctx, lab, mode, objects, slot, timing=None):
     """Links the learner's process for `lab` in `mode` from `objects` (Built, in
     link order: the lab's own first). Cached by the objects' keys."""
@@ -200,6 +210,17 @@ def link_server(ctx, lab, mode, objects, slot, timing=None):
             shutil.copyfile(o.path, os.path.join(d, name))
             os.chmod(os.path.join(d, name), 0o644)
             names.append(name)
+        # The call surface (surface.py): in cumulative mode the wall itself (the
+        # learner's own earlier labs are linked in), in isolated mode a second
+        # layer (the trusted process refuses such calls anyway).
+        outside = (_outside_surface(ctx, lab, slot, d, names[0], timing)
+                   if mode == "cumulative" or ctx.second_layer else "")
+        if outside:
+            built = Built(False, key=key, message="rejected: " + outside)
+            shutil.rmtree(d, ignore_errors=True)
+            with open(meta_path, "w") as f:
+                json.dump(built.to_json(), f)
+            return built
         argv = (["g++", "-o", "server"] + LDFLAGS + names +
                 ctx.suite.link_inputs(lab, mode))
         res = _run_as_slot(ctx, slot, argv, d, limits.LINK_SECONDS, timing, "link")

@@ -242,6 +242,8 @@ Every element is doubled, once: 2 * x. Multiplying twice is the classic slip the
 
 (Template from `./lab new`: replace every section with the lesson.)
 
+**What you may call.** Nothing from an earlier lab: this lab's file calls no earlier lab's function (labs/labs.json, `"calls": []`).
+
 ## The idea
 
 What the learner builds, and why it matters for attention.
