@@ -31,7 +31,7 @@ MHA_REMOTE_METHOD(RotaryDecoder, Tensor2, step, (const Tensor2& x_new), (x_new))
 
 RotaryDecoder::RotaryDecoder(const RotaryAttention& layer, int capacity)
     : RotaryDecoder(remote::Construct<RotaryDecoder>(
-          "RotaryDecoder(const RotaryAttention& layer, int capacity)", layer, capacity)) {
+          "RotaryDecoder::RotaryDecoder(const RotaryAttention& layer, int capacity)", layer, capacity)) {
   layer_ = &layer;
 }
 
@@ -44,7 +44,7 @@ const KVCache& RotaryDecoder::cache() const {
 #elif defined(MHA_REMOTE_SERVER)
 
 static const bool rotary_decoder_constructor = remote::RegisterConstructor<RotaryDecoder>(
-    "RotaryDecoder(const RotaryAttention& layer, int capacity)",
+    "RotaryDecoder::RotaryDecoder(const RotaryAttention& layer, int capacity)",
     static_cast<void (*)(const RotaryAttention&, int)>(nullptr));
 static const bool rotary_decoder_cache =
     remote::RegisterConstMethod("RotaryDecoder::cache()", &RotaryDecoder::cache);
