@@ -14,7 +14,9 @@ scan(kit_dir, ...) builds the kit as it is exported (`bazel build //...`
 with the stubs), runs nm on every object file under bazel-bin, and returns
 problems(); problems() is pure (tools/lab/tests/test_kitsymbols.py feeds it
 canned nm output). Names are compared without their parameter lists, so an
-overload with another signature counts too.
+overload with another signature counts too; constructors, destructors and
+assignments are compared with theirs (the compiler defines a class's copy
+and move constructors wherever it is copied: those are no answer).
 """
 import os
 import re
@@ -81,11 +83,30 @@ def qualified_name(demangled):
     return "".join(plain).replace("{anonymous}::", "")
 
 
+def _special(q):
+    """Whether q names a constructor, destructor or assignment operator:
+    members the compiler writes itself (a copy or move constructor wherever a
+    class is copied), so they are told apart by signature, not by name."""
+    parts = q.split("::")
+    return len(parts) >= 2 and (parts[-1].lstrip("~") == parts[-2] or
+                                parts[-1].startswith("operator="))
+
+
+def key(demangled):
+    """What two definitions share when they define the same graded function:
+    the qualified name (any overload), or for a constructor, destructor or
+    assignment the whole demangled name (that overload only)."""
+    q = qualified_name(demangled)
+    if _special(q):
+        return " ".join(demangled.replace("(anonymous namespace)::", "").split())
+    return q
+
+
 def graded_functions(stub_nm, header_text):
-    """{qualified name} of the graded functions of one lab: the strong text
-    symbols (nm type T) in namespace mha that the stub's object defines and
-    whose own name (the last part: the function, method or constructor) is a
-    word of the lab's header."""
+    """{key()} of the graded functions of one lab: the strong text symbols
+    (nm type T) in namespace mha that the stub's object defines and whose own
+    name (the last part: the function, method or constructor) is a word of
+    the lab's header."""
     words = set(_WORD.findall(header_text))
     names = set()
     for kind, name in parse_nm(stub_nm):
@@ -95,7 +116,7 @@ def graded_functions(stub_nm, header_text):
         if not q.startswith("mha::") or q.startswith(("mha::testing::", "mha::remote::")):
             continue
         if q.split("::")[-1].lstrip("~") in words:
-            names.add(q)
+            names.add(key(name))
     return names
 
 
@@ -128,7 +149,7 @@ def problems(objects, stubs, headers):
         for kind, name in parse_nm(objects[path]):
             if kind in _NOT_CODE:
                 continue
-            q = qualified_name(name)
+            q = key(name)
             if q not in graded or q in seen:
                 continue
             lab, header_path = graded[q]

@@ -52,7 +52,8 @@ def test_the_graded_functions_are_the_stubs_strong_symbols_that_its_header_names
     assert kitsymbols.graded_functions(STUB_1, HEADER_1) == {"mha::split_heads",
                                                              "mha::combine_heads"}
     assert kitsymbols.graded_functions(STUB_3, HEADER_3) == {
-        "mha::MultiHeadAttention::MultiHeadAttention", "mha::MultiHeadAttention::forward"}
+        "mha::MultiHeadAttention::MultiHeadAttention(int, int, unsigned long)",
+        "mha::MultiHeadAttention::forward"}
 
 
 def test_a_graded_function_defined_in_common_is_refused():
@@ -111,3 +112,16 @@ def test_stub_objects_are_found_by_the_registry_target_and_file():
              "labs/01_split_heads/_objs/split_heads_public_test/split_heads_public_test.pic.o",
              "common/_objs/split_heads/split_heads.pic.o"]
     assert kitsymbols.stub_object_paths(Lab, paths) == paths[:2]
+
+
+def test_implicit_copy_and_move_constructors_are_no_answer_but_the_stubs_constructor_is():
+    program = "labs/10_attention_backward/_objs/heads_sweep/heads_sweep.pic.o"
+    assert check({program:
+                  "0000000000000000 W mha::MultiHeadAttention::MultiHeadAttention("
+                  "mha::MultiHeadAttention const&)\n"
+                  "0000000000000000 W mha::MultiHeadAttention::MultiHeadAttention("
+                  "mha::MultiHeadAttention&&)\n"
+                  "0000000000000000 W mha::MultiHeadAttention::~MultiHeadAttention()\n"}) == []
+    found = check({program: "0000000000000000 T mha::MultiHeadAttention::MultiHeadAttention("
+                            "int, int, unsigned long)\n"})
+    assert len(found) == 1 and "lab 3" in found[0]
