@@ -502,6 +502,34 @@ def cmd_export_kit(args):
     return 0
 
 
+# --------------------------------------------------------------------------- stub hints
+
+# A stub's suggested headers: comment lines "// #include <x>" or '// #include "x"'.
+_HINT_INCLUDE_RE = re.compile(r'^//\s*(#include\s*[<"][^>"]+[>"])', re.M)
+
+
+def hint_include_problems(labs, root=ROOT, compiler="g++"):
+    """["lab N: ..."] for each stub whose suggested includes, all uncommented
+    at once, do not compile (g++ -fsyntax-only, as the kit builds: C++17, the
+    repository's root on the include path). A learner who takes every hint
+    must not get errors from inside a library's headers."""
+    out = []
+    for lab in labs:
+        with open(os.path.join(root, lab.learner_file), errors="replace") as f:
+            source = f.read()
+        if not _HINT_INCLUDE_RE.search(source):
+            continue
+        text = _HINT_INCLUDE_RE.sub(r"\1", source)
+        p = subprocess.run([compiler, "-std=c++17", "-fsyntax-only", "-I" + root, "-x", "c++",
+                            "-"], input=text, capture_output=True, text=True, errors="replace")
+        errors = [l for l in p.stderr.splitlines() if ": error:" in l]
+        if p.returncode != 0:
+            out.append("lab %d: %s with its suggested includes uncommented does not compile "
+                       "(%d errors; the first: %s)" % (lab.number, lab.learner_file, len(errors),
+                                                       (errors or ["?"])[0][:200]))
+    return out
+
+
 # --------------------------------------------------------------------------- ./lab test
 
 def _processes_under(path):
@@ -593,6 +621,10 @@ def selftest_checks(labs, make_check):
             _kill_all(left)
 
     try:
+        c = new("every stub's suggested includes compile together (all uncommented at once)")
+        for problem in hint_include_problems(labs):
+            c.fail(problem)
+
         c = new("export-kit writes the learner's kit; it leaks no solution, hidden "
                 "test, golden, rubric or instructors' document")
         files = export(kit_dir, labs)
