@@ -521,7 +521,8 @@ std::string& ThrownState() {
   return state;
 }
 
-void ThrowTyped(const std::string& type, const std::string& message, const std::string& call) {
+[[noreturn]] void ThrowTyped(const std::string& type, const std::string& message,
+                             const std::string& call) {
   const std::string what = Printable(message);
   if (type == "std::invalid_argument") throw std::invalid_argument(what);
   if (type == "std::out_of_range") throw std::out_of_range(what);

@@ -10,13 +10,14 @@
 //   /usr/bin/python3 docs/numpy/mha.py
 //
 // The weights agree bit for bit (NumpyRng replays np.random.default_rng), and
-// the outputs to the printed four decimals, so
+// the outputs to the printed four decimals, so the diff below prints nothing
+// once labs 1-5 are right:
 //
-//   diff <(bazel run //labs/05_grouped_query_attention:print_numbers) \
-//        <(/usr/bin/python3 docs/numpy/mha.py)
+//   bazel run //labs/05_grouped_query_attention:print_numbers > /tmp/cc.txt
+//   /usr/bin/python3 docs/numpy/mha.py | diff /tmp/cc.txt -
 //
-// prints nothing once labs 1-5 are right. While one of them is still a stub
-// it says which one and exits with status 1.
+// While one of labs 1-5 is still a stub, print_numbers says which one and
+// exits with status 1.
 #include <cstdio>
 
 #include "common/lab_program.h"

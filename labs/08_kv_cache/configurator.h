@@ -1,8 +1,7 @@
 // Lab 8's configurator: which attention fits a model's KV cache in memory?
 // (Not part of the lab's graded work: a tool built on it. You do not edit it.)
 //
-//   bazel run //labs/08_kv_cache:configure -- --d_model 8192 --n_layers 80 \
-//       --context 131072 --batch 8 --memory_gb 40
+//   bazel run //labs/08_kv_cache:configure -- --d_model 8192 --n_layers 80 --context 131072 --batch 8 --memory_gb 40
 //
 // For one model shape it sizes every attention variant the labs built: MHA,
 // GQA with each kv-head count that divides n_heads, MQA, and MLA with a few

@@ -1,8 +1,7 @@
 // Sizes the KV cache of every attention variant for one model shape and
 // recommends one that fits a memory budget. See configurator.h for the flags.
 //
-//   bazel run //labs/08_kv_cache:configure -- --d_model 8192 --n_layers 80 \
-//       --context 131072 --batch 8 --memory_gb 40
+//   bazel run //labs/08_kv_cache:configure -- --d_model 8192 --n_layers 80 --context 131072 --batch 8 --memory_gb 40
 //
 // Exit status: 0 after the report or --help, 2 on a bad flag (with a message
 // naming it on stderr).

@@ -6,9 +6,10 @@
 #include <stdexcept>
 
 // What you may find useful (all optional):
-// #include <cblas.h>                      // cblas_sgemm: one tile's matrix product, in place
-// #include <xtensor-blas/xlinalg.hpp>     // xt::linalg::dot, if you prefer copies of tiles
+// #include <xtensor-blas/xlinalg.hpp>     // cblas_sgemm (a tile's product, in place), xt::linalg::dot
 // #include "common/vector_math.h"         // max_of, exp_shifted_sum, scale_inplace, add_inplace
+// Not <cblas.h> as well: xtensor-blas declares cblas_sgemm and its enums itself, and OpenBLAS's
+// <cblas.h> declares them again (dozens of errors). <cblas.h> alone, without xtensor-blas, works.
 
 namespace mha {
 

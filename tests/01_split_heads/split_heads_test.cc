@@ -18,7 +18,7 @@
 #include <gtest/gtest.h>
 #include <xtensor/xview.hpp>
 
-#include "common/naive.h"
+#include "tests/common/naive.h"
 #include "common/testing.h"
 #include "labs/01_split_heads/split_heads_test_util.h"
 
@@ -162,7 +162,7 @@ TEST(CombineHeads, RejectsZeroDHead) {
 
 // Last, so that a known mistake is named by the golden tests above first:
 // shapes and values no committed file can predict, against plain loops
-// (common/naive.h). Replay a failure with MHA_TEST_SEED=<the printed seed>.
+// (tests/common/naive.h). Replay a failure with MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, SplitAndCombineHeadsMatchPlainLoops) {
   const auto seed = testing::FreshSeed();
   SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));

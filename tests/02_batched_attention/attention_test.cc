@@ -23,7 +23,7 @@
 #include <xtensor/xreducer.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/naive.h"
+#include "tests/common/naive.h"
 #include "common/testing.h"
 #include "labs/02_batched_attention/attention_test_util.h"
 
@@ -263,7 +263,7 @@ TEST(AttentionBatched, MatchesAttentionLoopWithAMask) {
 // Last, so that a known mistake is named by the golden tests above first:
 // sizes, inputs and a mask no committed file can predict (some keys hidden,
 // sometimes a whole query row), both versions against plain loops in double
-// (common/naive.h). Replay a failure with MHA_TEST_SEED=<the printed seed>.
+// (tests/common/naive.h). Replay a failure with MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, BothVersionsMatchPlainLoops) {
   const auto seed = testing::FreshSeed();
   SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));

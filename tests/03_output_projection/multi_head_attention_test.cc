@@ -21,7 +21,7 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xmath.hpp>
 
-#include "common/naive.h"
+#include "tests/common/naive.h"
 #include "common/testing.h"
 #include "labs/03_output_projection/multi_head_attention_test_util.h"
 
@@ -234,7 +234,7 @@ TEST(MultiHeadAttentionArguments, RejectsAMaskThatIsNotTByT) {
 
 // Last, so that a known mistake is named by the golden tests above first: a
 // layer, input and causal mask no committed file can predict, against plain
-// loops in double on the layer's own weights (common/naive.h). Replay a
+// loops in double on the layer's own weights (tests/common/naive.h). Replay a
 // failure with MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, ForwardAndAttendMatchPlainLoops) {
   const auto seed = testing::FreshSeed();

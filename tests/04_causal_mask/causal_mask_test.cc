@@ -18,7 +18,7 @@
 #include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/naive.h"
+#include "tests/common/naive.h"
 #include "common/testing.h"
 #include "labs/01_split_heads/split_heads.h"
 #include "labs/02_batched_attention/attention.h"
@@ -270,7 +270,7 @@ TEST(CausalAttention, MaskedKeyWithAHugeScoreAndValueDoesNotLeak) {
 
 // Last, so that a known mistake is named by the golden tests above first:
 // sizes and masks no committed file can predict, against plain loops
-// (common/naive.h and the definitions). Replay a failure with
+// (tests/common/naive.h and the definitions). Replay a failure with
 // MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, MasksMatchTheirDefinitions) {
   const auto seed = testing::FreshSeed();

@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 #include <xtensor/xview.hpp>
 
-#include "common/naive.h"
+#include "tests/common/naive.h"
 #include "common/testing.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 #include "labs/04_causal_mask/causal_mask.h"
@@ -266,7 +266,7 @@ TEST(GroupedQueryAttention, RejectsAMaskOfTheWrongShape) {
 
 // Last, so that a known mistake is named by the golden tests above first: a
 // grouped-query layer and input no committed file can predict, against plain
-// loops in double on the layer's own weights (common/naive.h lets kv group g
+// loops in double on the layer's own weights (tests/common/naive.h lets kv group g
 // serve query heads [g*H/G, (g+1)*H/G)). Replay a failure with
 // MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, ForwardAndRepeatKvMatchPlainLoops) {

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "common/naive.h"
+#include "tests/common/naive.h"
 #include "common/testing.h"
 #include "labs/06_latent_attention/latent_attention_test_util.h"
 
@@ -265,7 +265,7 @@ TEST(LatentAttention, RejectsAMaskOfTheWrongShape) {
 // Last, so that a known mistake is named by the golden tests above first: a
 // latent layer, input and causal mask no committed file can predict. The
 // reference follows the definition with plain loops in double
-// (common/naive.h): c = x W_DKV, K = c W_UK, V = c W_UV, attention per head,
+// (tests/common/naive.h): c = x W_DKV, K = c W_UK, V = c W_UV, attention per head,
 // then W_O. Replay a failure with MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, BothForwardsMatchPlainLoops) {
   const auto seed = testing::FreshSeed();

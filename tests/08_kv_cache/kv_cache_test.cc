@@ -33,7 +33,7 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/naive.h"
+#include "tests/common/naive.h"
 #include "common/testing.h"
 #include "labs/08_kv_cache/kv_cache_test_util.h"
 
@@ -88,7 +88,7 @@ std::string ChunksString(const std::vector<int>& chunks) {
 }
 
 // The full causal forward of a layer on x, from plain loops in double
-// (common/naive.h): independent of every solution, and computed in this
+// (tests/common/naive.h): independent of every solution, and computed in this
 // process, so no golden is both loaded and compared.
 Tensor2 FullForward(const GroupedQueryAttention& layer, const Tensor2& x) {
   const int T = static_cast<int>(x.shape(0));

@@ -8,7 +8,7 @@
 // divide T or S and sizes that do not, sizes larger than T and S. The
 // *_mistake_* goldens hold what a classic mistake computes at the case's main
 // block sizes, so a failure can name it. Besides: fresh random inputs against
-// a plain-loop reference (common/naive.h), tile counts against a brute-force
+// a plain-loop reference (tests/common/naive.h), tile counts against a brute-force
 // count, every bad argument, and one sequence whose score matrix does not fit
 // in the grader's memory limit.
 #include "labs/09_flash_attention/flash_attention.h"
@@ -31,7 +31,7 @@
 #include <xtensor/xmath.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/naive.h"
+#include "tests/common/naive.h"
 #include "common/process_memory.h"
 #include "common/testing.h"
 #include "labs/09_flash_attention/flash_attention_test_util.h"
@@ -159,7 +159,7 @@ TEST(AttentionTiled, ScoresInTheHundredsMatchAtOtherBlockShapes) {
 }
 
 // Fresh random shapes, block sizes, inputs and mask, against plain loops in
-// double (common/naive.h): no file can hold the answer.
+// double (tests/common/naive.h): no file can hold the answer.
 TEST(AttentionTiled, MatchesAPlainLoopReferenceOnFreshRandomInputs) {
   const std::uint64_t seed = testing::FreshSeed();
   SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));

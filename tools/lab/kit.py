@@ -13,9 +13,11 @@ goldens), the grader's own modules, the instructors' documents
 (docs/INSTRUCTORS.md, docs/SCALING.md, docs/PERFORMANCE.md, docs/AUTHORING.md: grading,
 caches, benchmarks of the reference solutions), .git and caches.
 
-Two checks run on an exported kit: leaks() (nothing secret got in) and
-reference_problems() (no text in the kit names a repository path the kit
-does not have). selftest_checks() is what ./lab test runs.
+Three checks run on an exported kit: leaks() (nothing secret got in),
+symbol_check() (built, no object file but a lab's stub defines a function of
+that lab's header: tools/lab/kitsymbols.py) and reference_problems() (no
+text in the kit names a repository path the kit does not have).
+selftest_checks() is what ./lab test runs.
 """
 import fnmatch
 import hashlib
@@ -461,6 +463,21 @@ def read_tree(dest):
     return files
 
 
+def symbol_check(kit_dir, labs):
+    """kitsymbols.scan of an exported kit, in a temporary Bazel output base
+    that is removed afterwards (no bazel-* links are left in the kit).
+    Returns (problems, object files scanned)."""
+    import kitsymbols
+    ob = tempfile.mkdtemp(prefix="mha-kit-symbols-")
+    bazel = ["bazel", "--output_base=" + ob]
+    try:
+        return kitsymbols.scan(kit_dir, labs, bazel)
+    finally:
+        subprocess.run(bazel + ["shutdown"], cwd=kit_dir, capture_output=True)
+        subprocess.run(["chmod", "-R", "u+w", ob], capture_output=True)
+        shutil.rmtree(ob, ignore_errors=True)
+
+
 def cmd_export_kit(args):
     labs = load_labs()
     try:
@@ -473,6 +490,22 @@ def cmd_export_kit(args):
         shutil.rmtree(args.dest, ignore_errors=True)
         print("lab: the kit would leak: %s; nothing written" % "; ".join(bad), file=sys.stderr)
         return 1
+    if getattr(args, "skip_symbol_check", False):
+        print("lab: warning: the kit's symbols were not checked (--skip-symbol-check)",
+              file=sys.stderr)
+    else:
+        print("checking the kit by symbols: bazel build //... in %s, then nm of every object "
+              "file (a few minutes the first time)..." % args.dest, flush=True)
+        bad, count = symbol_check(args.dest, labs)
+        if bad:
+            shutil.rmtree(args.dest, ignore_errors=True)
+            print("lab: the kit would hold an answer (%d problem(s)); nothing written:"
+                  % len(bad), file=sys.stderr)
+            for b in bad[:20]:
+                print("  " + b, file=sys.stderr)
+            return 1
+        print("symbols: %d object files of the kit, and no graded function is defined outside "
+              "the learner's stubs." % count, flush=True)
     print("wrote the learner kit to %s (%d files): labs, common, docs, public tests, README.md "
           "and the set-up; no solutions, hidden tests or goldens." % (args.dest, len(files)),
           flush=True)
@@ -483,6 +516,34 @@ def cmd_export_kit(args):
         for r in refs[:20]:
             print("  " + r, file=sys.stderr)
     return 0
+
+
+# --------------------------------------------------------------------------- stub hints
+
+# A stub's suggested headers: comment lines "// #include <x>" or '// #include "x"'.
+_HINT_INCLUDE_RE = re.compile(r'^//\s*(#include\s*[<"][^>"]+[>"])', re.M)
+
+
+def hint_include_problems(labs, root=ROOT, compiler="g++"):
+    """["lab N: ..."] for each stub whose suggested includes, all uncommented
+    at once, do not compile (g++ -fsyntax-only, as the kit builds: C++17, the
+    repository's root on the include path). A learner who takes every hint
+    must not get errors from inside a library's headers."""
+    out = []
+    for lab in labs:
+        with open(os.path.join(root, lab.learner_file), errors="replace") as f:
+            source = f.read()
+        if not _HINT_INCLUDE_RE.search(source):
+            continue
+        text = _HINT_INCLUDE_RE.sub(r"\1", source)
+        p = subprocess.run([compiler, "-std=c++17", "-fsyntax-only", "-I" + root, "-x", "c++",
+                            "-"], input=text, capture_output=True, text=True, errors="replace")
+        errors = [l for l in p.stderr.splitlines() if ": error:" in l]
+        if p.returncode != 0:
+            out.append("lab %d: %s with its suggested includes uncommented does not compile "
+                       "(%d errors; the first: %s)" % (lab.number, lab.learner_file, len(errors),
+                                                       (errors or ["?"])[0][:200]))
+    return out
 
 
 # --------------------------------------------------------------------------- ./lab test
@@ -576,6 +637,10 @@ def selftest_checks(labs, make_check):
             _kill_all(left)
 
     try:
+        c = new("every stub's suggested includes compile together (all uncommented at once)")
+        for problem in hint_include_problems(labs):
+            c.fail(problem)
+
         c = new("export-kit writes the learner's kit; it leaks no solution, hidden "
                 "test, golden, rubric or instructors' document")
         files = export(kit_dir, labs)
@@ -639,6 +704,28 @@ def selftest_checks(labs, make_check):
             if p.returncode != 0:
                 c.fail("bazel %s fails in the kit: %s" % (" ".join(args[:1] + args[-1:]), " ".join(
                     l for l in p.stderr.splitlines() if l.startswith("ERROR"))[:400]))
+        # The kit holds no answer, by symbols: on the objects just built, then
+        # with lab 1's stub planted in common/ (which must be refused).
+        import kitsymbols
+        c = new("by symbols, no object file of the built kit defines a graded function "
+                "(one its lab's header declares) except that lab's stub; a stub copied into "
+                "common/ is refused")
+        p = subprocess.run(bazel + ["info", "--color=no", "bazel-bin"], cwd=kit_dir,
+                           capture_output=True, text=True, errors="replace")
+        bin_dir = p.stdout.strip().splitlines()[-1] if p.returncode == 0 and p.stdout.strip() \
+            else ""
+        bad, count = kitsymbols.check_built(bin_dir, labs, kit_dir)
+        for problem in bad:
+            c.fail(problem)
+        c.name += " (%d object files)" % count
+        planted = _plant_answer(kit_dir, labs[0])
+        try:
+            bad, _ = kitsymbols.scan(kit_dir, labs, bazel)
+            if not any(b.startswith("common/_objs/planted_answer/") for b in bad):
+                c.fail("lab %d's stub compiled in common/ (%s) was not refused: %s"
+                       % (labs[0].number, planted, "; ".join(bad)[:300] or "no problem found"))
+        finally:
+            _unplant_answer(kit_dir)
         subprocess.run(bazel + ["shutdown"], cwd=kit_dir, capture_output=True)
         no_leftovers("bazel test //labs/... in the kit")
 
@@ -748,6 +835,40 @@ def selftest_checks(labs, make_check):
     if checks:
         checks[0].name += " (the whole kit self-test took %.0f s)" % (time.time() - t0)
     return checks
+
+
+_PLANTED = "common/planted_answer.cc"
+_PLANTED_BUILD = """
+# The kit self-test's planted answer (removed again): lab %d's stub, compiled
+# outside labs/, must fail the symbol check.
+cc_library(
+    name = "planted_answer",
+    srcs = ["planted_answer.cc"],
+    deps = ["//labs/%s:%s_header"],
+)
+"""
+
+
+def _plant_answer(kit_dir, lab):
+    """Copies the lab's stub into the kit's common/ as a library of its own:
+    every graded function of the lab, defined outside the learner's file."""
+    shutil.copyfile(os.path.join(kit_dir, lab.learner_file), os.path.join(kit_dir, _PLANTED))
+    build = os.path.join(kit_dir, "common", "BUILD")
+    with open(build) as f:
+        text = f.read()
+    with open(build + ".before-planting", "w") as f:
+        f.write(text)
+    with open(build, "a") as f:
+        f.write(_PLANTED_BUILD % (lab.number, lab.dir, lab.target))
+    return _PLANTED
+
+
+def _unplant_answer(kit_dir):
+    build = os.path.join(kit_dir, "common", "BUILD")
+    if os.path.exists(build + ".before-planting"):
+        os.replace(build + ".before-planting", build)
+    if os.path.exists(os.path.join(kit_dir, _PLANTED)):
+        os.remove(os.path.join(kit_dir, _PLANTED))
 
 
 def _check_watch(c, kit_dir, env, lab, judge):

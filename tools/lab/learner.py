@@ -526,6 +526,46 @@ def _source_count(target):
     return count_tests(text) if text else 1
 
 
+# Bazel's time limit of a test, in seconds, by its size or timeout attribute.
+_SIZE_LIMITS = {"small": 60, "medium": 300, "large": 900, "enormous": 3600}
+_TIMEOUT_LIMITS = {"short": 60, "moderate": 300, "long": 900, "eternal": 3600}
+# Macros whose size defaults to "small" (common/lab.bzl); Bazel's own rules
+# default to "medium".
+_SMALL_BY_DEFAULT = ("lab_test", "graded_test")
+
+
+def time_limit(target, root=ROOT):
+    """The seconds Bazel gives `target` ("//pkg:name") before it calls it
+    TIMEOUT, read from the package's BUILD file (None when it cannot tell)."""
+    pkg, name = target[2:].split(":", 1)
+    text = _read(os.path.join(root, pkg, "BUILD")) or ""
+    for m in re.finditer(r"^(\w+)\(\n(.*?)^\)", text, re.M | re.S):
+        body = m.group(2)
+        if not re.search(r'^\s*name\s*=\s*"%s"' % re.escape(name), body, re.M):
+            continue
+        tm = re.search(r'^\s*timeout\s*=\s*"(\w+)"', body, re.M)
+        if tm:
+            return _TIMEOUT_LIMITS.get(tm.group(1))
+        sm = re.search(r'^\s*size\s*=\s*"(\w+)"', body, re.M)
+        size = sm.group(1) if sm else ("small" if m.group(1) in _SMALL_BY_DEFAULT else "medium")
+        return _SIZE_LIMITS.get(size)
+    return None
+
+
+def timeout_message(target, root=ROOT):
+    """What ./lab status says of a test that Bazel stopped at its time limit:
+    the limit, and that working code can be too slow (a form the lesson calls
+    correct but slow, lab 2's broadcasting attention_batched above all) as
+    well as stuck in a loop."""
+    name = target.split(":", 1)[1]
+    limit = time_limit(target, root)
+    took = "ran past its %d s limit" % limit if limit else "ran past its time limit"
+    return ("%s %s: your code may be too slow rather than wrong (lab 2's broadcasting "
+            "attention_batched, about 70x slower than one matrix product per head, is too slow "
+            "for lab 10's training runs: see 'Fast enough for the later labs' in "
+            "docs/02_batched_attention.md), or a loop never ends" % (name, took))
+
+
 class _TargetResult:
     def __init__(self, name):
         self.name = name
@@ -542,7 +582,7 @@ def target_result(target, status, testlogs):
     logdir = os.path.join(testlogs or "", pkg, name)
     if status == "TIMEOUT":
         t.total = _source_count(target)
-        t.first = "%s timed out (a loop that never ends?)" % name
+        t.first = timeout_message(target)
         return t
     if status not in ("PASSED", "FLAKY", "FAILED"):   # FAILED TO BUILD, NO STATUS, ...
         t.total = _source_count(target)

@@ -106,6 +106,9 @@ def main(argv):
     ek = sub.add_parser("export-kit", help="write the learner's copy of the suite (no solutions, "
                         "no hidden tests) to DIR")
     ek.add_argument("dest", help="a new or empty directory")
+    ek.add_argument("--skip-symbol-check", action="store_true",
+                    help="do not build the kit to check that no file but the learner's stubs "
+                         "defines a graded function (faster; the kit is then unchecked)")
     ek.set_defaults(func=cmd_export_kit)
 
     rb = sub.add_parser("rubric", help="print every hidden test with its points (tests/rubric.json)")

@@ -433,3 +433,54 @@ def test_a_test_run_reads_the_registry_and_the_warnings_cache_once(tmp_path, mon
     assert rc == 1 and set(results) == {lab.number for lab in labs}
     assert calls["load_labs"] == 1 and calls["load_json"] == 1
     assert len(calls["hashed"]) == len(set(calls["hashed"])) == len(labs)
+
+
+_TIMEOUT_BUILD = '''load("//common:lab.bzl", "lab_test")
+
+lab_test(
+    name = "x_public_test",
+    srcs = ["x_public_test.cc"],
+)
+
+sh_test(
+    name = "quick_test",
+    size = "small",
+    srcs = ["quick_run_test.sh"],
+)
+
+sh_test(
+    name = "long_test",
+    timeout = "long",
+    srcs = ["long.sh"],
+)
+
+sh_test(
+    name = "plain_test",
+    srcs = ["plain.sh"],
+)
+'''
+
+
+def test_a_tests_time_limit_comes_from_its_size_or_timeout_in_the_build_file(workdir):
+    (workdir / "labs" / "10_x").mkdir(parents=True)
+    (workdir / "labs" / "10_x" / "BUILD").write_text(_TIMEOUT_BUILD)
+    limit = lambda name: learner.time_limit("//labs/10_x:" + name, str(workdir))  # noqa: E731
+    assert limit("x_public_test") == 60      # lab_test's size defaults to small
+    assert limit("quick_test") == 60
+    assert limit("long_test") == 900
+    assert limit("plain_test") == 300        # Bazel's default size, medium
+    assert limit("missing_test") is None
+
+
+def test_a_timed_out_test_names_its_limit_and_slow_code_not_only_a_loop(workdir):
+    (workdir / "labs" / "10_x").mkdir(parents=True)
+    (workdir / "labs" / "10_x" / "BUILD").write_text(_TIMEOUT_BUILD)
+    text = learner.timeout_message("//labs/10_x:quick_test", str(workdir))
+    assert text.startswith("quick_test ran past its 60 s limit")
+    assert "too slow" in text and "docs/02_batched_attention.md" in text
+    assert "Fast enough for the later labs" in text
+
+
+def test_lab_2s_lesson_has_the_section_the_timeout_message_names():
+    with open(os.path.join(learner.ROOT, "docs", "02_batched_attention.md")) as f:
+        assert "**Fast enough for the later labs.**" in f.read()

@@ -1,4 +1,4 @@
-#include "common/naive.h"
+#include "tests/common/naive.h"
 
 #include <cmath>
 #include <limits>

@@ -5,8 +5,8 @@
 //
 //   Tensor2 y = naive::MatMul(x, W);                      // (T, in) @ (in, out)
 //   naive::Attention a = naive::ScaledDotProduct(q, k, v, mask);
-#ifndef MHA_COMMON_NAIVE_H_
-#define MHA_COMMON_NAIVE_H_
+#ifndef MHA_TESTS_COMMON_NAIVE_H_
+#define MHA_TESTS_COMMON_NAIVE_H_
 
 #include <optional>
 
@@ -47,4 +47,4 @@ Tensor2 MultiHeadForward(const Tensor2& x, const Tensor2& W_Q, const Tensor2& W_
 }  // namespace naive
 }  // namespace mha
 
-#endif  // MHA_COMMON_NAIVE_H_
+#endif  // MHA_TESTS_COMMON_NAIVE_H_
