@@ -82,6 +82,28 @@ def uid_range():
 
 _claim_lock = threading.Lock()
 _rng = random.SystemRandom()
+_claimed = []           # every uid this process claimed, in order
+
+
+def claimed():
+    """The uids this process has claimed so far."""
+    with _claim_lock:
+        return list(_claimed)
+
+
+def processes_of(uids):
+    """{pid: uid} of the running processes (zombies included) whose uid is in `uids`."""
+    uids = set(uids)
+    found = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                u = os.stat("/proc/" + entry).st_uid
+            except OSError:
+                continue
+            if u in uids:
+                found[int(entry)] = u
+    return found
 
 
 def _uid_busy(uid):
@@ -113,6 +135,7 @@ def claim_uid():
                 os.close(fd)
                 if _uid_busy(uid):   # claimed now, so never tried again
                     continue
+                _claimed.append(uid)
                 return uid
             # A crowded range: look for what is left.
             used = set(os.listdir(CLAIMS))
