@@ -568,18 +568,14 @@ def kill_job(iso, job, final=False):
     if not iso.setuid:
         return
     uid = job.uid
-    for _ in range(3):
-        pids = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                if os.stat("/proc/" + entry).st_uid == uid:
-                    pids.append(int(entry))
-            except OSError:
-                pass
+    for attempt in range(5):
+        pids = list(processes_of([uid]))
         if not pids:
             break
+        if attempt == 0:
+            # As the uid itself, kill(-1) reaches all of its processes at once,
+            # even ones forking as fast as they can (where no pid namespace did).
+            _quiet(_as_slot_user(uid) + ["kill", "-KILL", "-1"])
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)
