@@ -141,7 +141,18 @@ def cmd_grade(args):
         report.write_gradescope(rep, args.gradescope, ctx.rubric)
     if args.csv:
         report.write_csv([rep], labs, args.csv)
+    ctx.check_private(_written(args, [args.json, args.csv]))
     return 2 if ctx.rubric.errors else 0
+
+
+def _written(args, files, dirs=()):
+    """Every file and folder a grading wrote, for the "private" self-check."""
+    out = [f for f in files if f]
+    for top in list(dirs) + ([args.gradescope] if args.gradescope else []):
+        out.append(top)
+        for dirpath, dirnames, filenames in os.walk(top):
+            out += [os.path.join(dirpath, n) for n in dirnames + filenames]
+    return out
 
 
 def _grade_roster(ctx, args, mode):
@@ -185,11 +196,7 @@ def _grade_roster(ctx, args, mode):
         print(line)
     timer.write(os.path.join(out, "timing.json"), reports, total_s=round(seconds, 1))
     # The self-check: nothing this grading wrote is readable by a job's user.
-    written = [out, csv_path, json_path] + ([args.gradescope] if args.gradescope else [])
-    for top in [out] + ([args.gradescope] if args.gradescope else []):
-        for dirpath, dirnames, filenames in os.walk(top):
-            written += [os.path.join(dirpath, n) for n in dirnames + filenames]
-    ctx.check_private(written)
+    ctx.check_private(_written(args, [csv_path, json_path], [out]))
     for name in ignored:
         print("ignored in the roster: " + name)
     return 2 if ctx.rubric.errors else 0

@@ -438,15 +438,27 @@ class Job:
 
     def __init__(self, iso, slot, mnt):
         self.slot = slot
-        self.uid = claim_uid() if iso.setuid else None
         self.mnt = mnt                      # an empty directory for jail.py's root
+        self._iso = iso
+        self._uid = None
         self.cgroup = None
-        if iso.cgroup:
-            try:
-                self.cgroup = cgroup_for_job(iso.cgroup, str(self.uid), limits.JOB_MEMORY_MB << 20,
-                                             limits.JOB_PROCESSES)
-            except OSError:
-                self.cgroup = None
+
+    @property
+    def uid(self):
+        """Claimed when first needed: a job served from the caches (or a lab not
+        submitted) uses none."""
+        if self._uid is None and self._iso.setuid:
+            self._uid = claim_uid()
+            if self._iso.cgroup:
+                try:
+                    self.cgroup = cgroup_for_job(self._iso.cgroup, str(self._uid),
+                                                 limits.JOB_MEMORY_MB << 20, limits.JOB_PROCESSES)
+                except OSError:
+                    self.cgroup = None
+        return self._uid
+
+    def started(self):
+        return self._uid is not None
 
     def procs(self):
         return os.path.join(self.cgroup, "cgroup.procs") if self.cgroup else ""
@@ -467,8 +479,9 @@ def build_argv(argv, iso, job, env, ro=(), rw=()):
     rl = {"AS": limits.COMPILE_MEMORY_MB << 20, "CPU": limits.COMPILE_CPU_SECONDS,
           "FSIZE": limits.COMPILE_FILE_MB << 20, "NPROC": limits.COMPILE_PROCESSES,
           "NOFILE": 256, "CORE": 0}
+    uid = job.uid                       # claims it (and the job's cgroup) if not yet done
     if iso.setuid and iso.jail:
-        spec = {"mnt": job.mnt, "ro": list(ro), "rw": list(rw), "uid": job.uid,
+        spec = {"mnt": job.mnt, "ro": list(ro), "rw": list(rw), "uid": uid,
                 "cwd": rw[0] if rw else "/", "env": env, "rlimits": rl,
                 "cgroup": job.procs(), "argv": list(argv)}
         return [_jail_python(), "-I", "-S", os.path.join(_HERE, "jail.py"), json.dumps(spec)]
@@ -480,7 +493,7 @@ def build_argv(argv, iso, job, env, ro=(), rw=()):
     out += _prlimit(limits.COMPILE_MEMORY_MB, limits.COMPILE_CPU_SECONDS,
                     limits.COMPILE_FILE_MB, limits.COMPILE_PROCESSES, 256)
     if iso.setuid:
-        out += _as_slot_user(job.uid)
+        out += _as_slot_user(uid)
     out += ["env", "-i"] + ["%s=%s" % kv for kv in sorted(env.items())] + list(argv)
     return out
 
@@ -565,7 +578,7 @@ def kill_job(iso, job, final=False):
     """Kills every process of the job's user (what a learner's process left
     behind) and removes what it wrote in the shared temporary directories;
     `final`: the job is over, its cgroup goes too."""
-    if not iso.setuid:
+    if not iso.setuid or not job.started():
         return
     uid = job.uid
     for attempt in range(5):
