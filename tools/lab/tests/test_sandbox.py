@@ -133,3 +133,23 @@ def test_the_isolation_summary_names_each_missing_layer():
     d = i.describe()
     assert "compiler unjailed" in d["summary"] and "no cgroup" in d["summary"]
     assert d["missing"] == {"cgroup": "cgroup v2 lacks memory"}
+
+
+def test_cgroup_v2_without_the_memory_and_pids_controllers_is_named_missing(tmp_path, monkeypatch):
+    (tmp_path / "cgroup.controllers").write_text("cpuset cpu io\n")
+    monkeypatch.setattr(sandbox, "_CG_ROOTS", (str(tmp_path),))
+    parent, why = sandbox._probe_cgroup(str(tmp_path))
+    assert parent is None and "memory/pids controllers" in why
+
+
+def test_no_cgroup_v2_at_all_is_named_missing(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox, "_CG_ROOTS", (str(tmp_path / "nothing"),))
+    parent, why = sandbox._probe_cgroup(str(tmp_path))
+    assert parent is None and "no cgroup v2" in why
+
+
+def test_a_jobs_cgroup_gets_its_memory_process_and_cpu_limits(tmp_path):
+    d = sandbox.cgroup_for_job(str(tmp_path), "7001", 64 << 20, 8)
+    assert open(os.path.join(d, "memory.max")).read() == str(64 << 20)
+    assert open(os.path.join(d, "pids.max")).read() == "8"
+    assert open(os.path.join(d, "cpu.weight")).read() == "100"
