@@ -221,6 +221,9 @@ def roster_check(labs, make_check, jobs=None):
                    "only private files and prints nothing unsafe")
     lab1 = [l for l in labs if l.number == 1][0]
     tmp = tempfile.mkdtemp(prefix="mha-roster-")
+    # Traversable like an instructor's folder of grades: the output directory
+    # inside must be private on its own (made 0700 before any learner code).
+    os.chmod(tmp, 0o711)
     roster = os.path.join(tmp, "roster")
     out = os.path.join(tmp, "out")
     token = "MHA-VICTIM-" + secrets.token_hex(8)
@@ -239,7 +242,11 @@ def roster_check(labs, make_check, jobs=None):
     # __has_include to see it, .incbin (its name split across string
     # literals, which the source scan does not see) to embed it, returned in
     # the failure message. "aaa-" is graded first, "zzz-" last.
-    classmate = "aaa-classmate-" + token
+    # The spy knows the classmate's name (it names the path); what it must not
+    # learn is what only the classmate's report holds: the name of a file the
+    # classmate's submission ignored, carrying a second secret.
+    classmate = "aaa-classmate"
+    report_secret = "MHA-CLASSMATE-" + secrets.token_hex(8)
     report_path = os.path.join(out, classmate, "report.json")
     half = len(report_path) // 2
     spy = (('#include "labs/%s/%s.h"\n' % (lab1.dir, lab1.target)).encode() +
@@ -256,6 +263,7 @@ def roster_check(labs, make_check, jobs=None):
            b'Tensor3 split_heads(const Tensor2&, int) { throw std::invalid_argument(Seen()); }\n'
            b'Tensor2 combine_heads(const Tensor3&) { throw std::invalid_argument(Seen()); }\n}\n')
     _write(os.path.join(roster, classmate, lab1.target + ".cc"), _solution(lab1))
+    _write(os.path.join(roster, classmate, report_secret + ".txt"), b"notes\n")
     _write(os.path.join(roster, "zzz-report-spy", lab1.target + ".cc"), spy)
     p = os.path.join(roster, "deep")
     os.mkdir(p)
@@ -298,7 +306,7 @@ def roster_check(labs, make_check, jobs=None):
         for fn in filenames:
             with open(os.path.join(dirpath, fn), "rb") as f:
                 everything += f.read()
-    if token.encode() in everything.replace(classmate.encode(), b""):
+    if token.encode() in everything:
         c.fail("the victim's file leaked into the reports")
     # The spy's own reports may hold nothing of the classmate's.
     spied = b""
@@ -308,7 +316,7 @@ def roster_check(labs, make_check, jobs=None):
                 spied += f.read()
     if not spied:
         c.fail("the report spy has no report")
-    if b"MHA-SAW-A-REPORT" in spied or token.encode() in spied:
+    if b"MHA-SAW-A-REPORT {" in spied or report_secret.encode() in spied:
         c.fail("a classmate's report.json leaked into another learner's report")
     for dirpath, dirnames, filenames in os.walk(out):
         for n in dirnames + filenames:
@@ -338,6 +346,6 @@ def roster_check(labs, make_check, jobs=None):
             c.fail("the submission with escape codes in its name was not graded")
     except (OSError, ValueError, KeyError, TypeError) as e:
         c.fail("the roster report is missing or broken: %s" % e)
-    c.details.append("roster of 4 graded in %.0f s" % seconds) if c.ok else None
+    c.details.append("roster of 6 graded in %.0f s" % seconds) if c.ok else None
     subprocess.run(["rm", "-rf", tmp])   # shutil.rmtree recurses once per level too
     return [c]
