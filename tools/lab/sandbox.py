@@ -91,15 +91,20 @@ def claimed():
         return list(_claimed)
 
 
-def processes_of(uids):
-    """{pid: uid} of the running processes (zombies included) whose uid is in `uids`."""
+def processes_of(uids, zombies=True):
+    """{pid: uid} of the processes whose uid is in `uids` (with `zombies`,
+    also those that ended and wait for their parent to reap them)."""
     uids = set(uids)
     found = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 u = os.stat("/proc/" + entry).st_uid
-            except OSError:
+                if u in uids and not zombies:
+                    with open("/proc/%s/stat" % entry) as f:
+                        if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                            continue
+            except (OSError, IndexError):
                 continue
             if u in uids:
                 found[int(entry)] = u
@@ -582,7 +587,7 @@ def kill_job(iso, job, final=False):
         return
     uid = job.uid
     for attempt in range(5):
-        pids = list(processes_of([uid]))
+        pids = list(processes_of([uid], zombies=False))   # a zombie cannot be killed
         if not pids:
             break
         if attempt == 0:
