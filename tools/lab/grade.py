@@ -6,12 +6,15 @@ the learner's code cannot reach.
 
 For one lab of one submission (a job, run on one of `jobs` slots at once):
 
-  1. compile the learner's file as the slot's user (learner_build.py), and in
-     cumulative mode the learner's earlier labs too;
+  0. claim a one-off uid for the job (sandbox.Job): no other job, grading or
+     grader on this machine ever runs as it;
+  1. compile the learner's file as that user, jailed (learner_build.py), and
+     in cumulative mode the learner's earlier labs too;
   2. link it with the lab's learner runtime into the learner's process;
   3. run the lab's trusted test binary, which starts that process in its jail
      and calls it for every test (runner.py);
-  4. score the verdicts with the rubric.
+  4. score the verdicts with the rubric;
+  5. kill whatever the job's user left running (and its cgroup).
 
 Isolated mode (the default) links only lab N's file: the earlier labs it
 calls are answered by the reference solutions inside the trusted test
@@ -60,6 +63,23 @@ def work_root():
     return os.path.join(os.path.expanduser("~"), ".cache", "mha-grade")
 
 
+def make_private_dir(path):
+    """Creates `path` (and its missing parents) 0700, or makes an existing one
+    private to its owner and group: made before any learner code runs."""
+    path = os.path.abspath(path)
+    missing = []
+    p = path
+    while not os.path.exists(p):
+        missing.append(p)
+        p = os.path.dirname(p)
+    for d in reversed(missing):
+        os.mkdir(d, 0o700)
+        os.chmod(d, 0o700)
+    if not missing and os.stat(path).st_mode & 0o007:
+        os.chmod(path, os.stat(path).st_mode & 0o770)
+    return path
+
+
 def _check_traversable(path):
     """The build user must reach the work directory: every folder above it
     must let others through (o+x)."""
@@ -86,6 +106,9 @@ class Context:
         self.graded_labs = [l for l in self.labs if only is None or l.number in only]
         self.log = log or (lambda msg: None)
         self.options = options or Options()
+        # Everything the grader creates is private from birth; what the job
+        # users must read (the staged headers, the jails) is opened on purpose.
+        os.umask(0o077)
         root = work_root()
         os.makedirs(root, exist_ok=True)
         os.chmod(root, 0o711)                              # traversable, not listable
@@ -99,9 +122,15 @@ class Context:
             os.makedirs(d, exist_ok=True)
             os.chmod(d, mode)
         self.iso = sandbox.probe(self.private_dir)
+        if self.iso.cgroup:
+            import atexit
+            atexit.register(sandbox.remove_cgroup_parent, self.iso.cgroup)
+        self.mnt = os.path.join(self.private_dir, "mnt")   # jail.py's root, one per namespace
+        os.makedirs(self.mnt, exist_ok=True)
         self._seed_secret = self._load_seed_secret()
         # What learner code must not read: the suite, Bazel's outputs, rosters.
         self.protected = sandbox.protect(self._secrets() + list(secrets), self.iso, self.log)
+        self.check_private(list(secrets) + [self.private_dir, self.cache_dir, self.jobs_dir])
         self.suite = Suite(self.graded_labs, self.stage_dir, self.log)
         self.suite.build()
         self.libroot = self._libroot()
@@ -139,6 +168,11 @@ class Context:
                        check=True, capture_output=True)
         shutil.rmtree(os.path.join(self.stage_dir, "libroot"), ignore_errors=True)
         return sandbox.prepare_libroot(self.stage_dir, [exe])
+
+    def check_private(self, paths):
+        """Raises RuntimeError when a job's user could read any of `paths`
+        (what the grader wrote): the self-check behind "private from birth"."""
+        sandbox.check_private(paths, self.iso)
 
     def fresh_seed(self, what):
         """The seed of the hidden tests' fresh random inputs for `what` (a
@@ -213,20 +247,31 @@ def grade_lab(ctx, sub, lab, slot, kind="hidden", mode=None):
     Its "timing" says where the time went (steps served from a cache cost nothing)."""
     timing = {}
     t0 = time.time()
-    report = _grade_lab(ctx, sub, lab, slot, kind, timing, mode or ctx.options.mode)
+    try:
+        job = sandbox.Job(ctx.iso, slot, ctx.mnt)
+    except Exception as e:
+        msg = "grader error (not your code): " + messages.printable("%s" % e, 300)
+        ctx.log("grade: no identity for lab %d of %s: %s" % (lab.number, sub.name, e))
+        report = _lab_report(lab, "grader_error", msg, _failed_all(ctx, lab, kind, msg), ctx,
+                             lab.number in sub.files)
+    else:
+        try:
+            report = _grade_lab(ctx, sub, lab, job, kind, timing, mode or ctx.options.mode)
+        finally:
+            sandbox.kill_job(ctx.iso, job, final=True)
     timing["total_s"] = round(time.time() - t0, 3)
     report["timing"] = timing
     return report
 
 
-def _grade_lab(ctx, sub, lab, slot, kind, timing, mode):
+def _grade_lab(ctx, sub, lab, job, kind, timing, mode):
     try:
         source = sub.files.get(lab.number)
         if source is None:
             msg = "not submitted: no %s in the submission" % lab.learner_file.rsplit("/", 1)[-1]
             return _lab_report(lab, "not_submitted", msg, _failed_all(ctx, lab, kind, msg), ctx,
                                False)
-        obj = learner_build.compile_source(ctx, lab, source, slot, timing)
+        obj = learner_build.compile_source(ctx, lab, source, job, timing)
         if not obj.ok:
             return _lab_report(lab, "compile_error", obj.message,
                                _failed_all(ctx, lab, kind, obj.message), ctx, True)
@@ -234,15 +279,15 @@ def _grade_lab(ctx, sub, lab, slot, kind, timing, mode):
         if mode == "cumulative":
             for e in [x for x in ctx.labs if x.number < lab.number]:
                 src = sub.files.get(e.number)
-                dep = (learner_build.compile_source(ctx, e, src, slot, timing)
+                dep = (learner_build.compile_source(ctx, e, src, job, timing)
                        if src is not None else None)
                 if dep is None or not dep.ok:
                     notes.append("lab %d %s: its stub was linked instead" % (
                         e.number, "was not submitted" if dep is None else "does not compile"))
-                    dep = learner_build.compile_source(ctx, e, ctx.stub(e), slot, timing)
+                    dep = learner_build.compile_source(ctx, e, ctx.stub(e), job, timing)
                 objects.append(dep)
         # The link's key, hence the run's (ctx._runs), includes the mode.
-        server = learner_build.link_server(ctx, lab, mode, objects, slot, timing)
+        server = learner_build.link_server(ctx, lab, mode, objects, job, timing)
         if not server.ok:
             return _lab_report(lab, "link_error", server.message,
                                _failed_all(ctx, lab, kind, server.message), ctx, True, notes)
@@ -252,7 +297,7 @@ def _grade_lab(ctx, sub, lab, slot, kind, timing, mode):
         if cached is None:
             import runner
             t = time.time()
-            cached = runner.run_tests(ctx, lab, kind, server.path, slot, ctx.run_limits(lab),
+            cached = runner.run_tests(ctx, lab, kind, server.path, job, ctx.run_limits(lab),
                                       ctx.fresh_seed(server.key))
             learner_build.add_time(timing, "run", time.time() - t)
             with ctx._runs_lock:

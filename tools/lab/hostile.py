@@ -28,9 +28,13 @@ requires, each time:
     any line of /etc/shadow;
   * grading finished within CASE_SECONDS.
 roster_check() runs ./lab grade --roster on generated submissions: one that
-.incbin's another learner's file, a 1,100-level deep tree, and names with
-terminal escape codes; the roster must finish, write its gradebook, keep
-the victim's marks, and print nothing unsafe.
+.incbin's another learner's file, one that reads a classmate's report.json
+from the output directory at compile time (__has_include, a split .incbin), a
+1,100-level deep tree, and names with terminal escape codes; the roster must
+finish, write its gradebook, keep the victim's marks, leak nothing, write
+every file and directory private (0700/0600) and print nothing unsafe.
+check() also requires that no process of any job's one-off user is left
+once the corpus is graded (orphans, zombies, a used-up process count).
 """
 import json
 import os
@@ -197,6 +201,25 @@ def check(ctx, labs, make_check, second_layer=True):
         if re.search(r"[\x00-\x08\x0b-\x1f\x7f]", report.scoreboard(rep)):
             c.fail("the scoreboard contains control characters")
         out.append(c)
+    import sandbox
+    left = make_check("no process of any job's one-off user (orphans, zombies, a used-up "
+                      "process count) outlives its job (%s the second layer)" % layer)
+    # Killed processes are reaped by their parent: PID 1 where no pid
+    # namespace held them, which may take a moment (or, in a container
+    # without an init, for ever: a zombie of a uid no job uses again).
+    for _ in range(30):
+        alive = sandbox.processes_of(sandbox.claimed(), zombies=False)
+        if not alive:
+            break
+        time.sleep(0.1)
+    if alive:
+        left.fail("%d processes of job users are still running (pids %s)" % (
+            len(alive), ", ".join(str(p) for p in sorted(alive)[:5])))
+    zombies = sandbox.processes_of(sandbox.claimed())
+    if zombies:
+        left.details.append("%d zombies of retired job users wait for PID 1 to reap them" %
+                            len(zombies))
+    out.append(left)
     total = make_check("the hostile corpus (%s the second layer) was graded within %d s"
                        % (layer, CASE_SECONDS))
     elapsed = time.time() - t0
@@ -218,11 +241,15 @@ def _write(path, data):
 
 def roster_check(labs, make_check, jobs=None):
     """./lab grade --roster on hostile submissions beside an honest one."""
-    c = make_check("a hostile roster (another learner's file stolen with .incbin, a 1,100-level "
-                   "tree, terminal escapes in names) finishes, keeps the honest marks, leaks "
-                   "nothing and prints nothing unsafe")
+    c = make_check("a hostile roster (another learner's file stolen with .incbin, a classmate's "
+                   "report.json read from --out at compile time, a 1,100-level tree, terminal "
+                   "escapes in names) finishes, keeps the honest marks, leaks nothing, writes "
+                   "only private files and prints nothing unsafe")
     lab1 = [l for l in labs if l.number == 1][0]
     tmp = tempfile.mkdtemp(prefix="mha-roster-")
+    # Traversable like an instructor's folder of grades: the output directory
+    # inside must be private on its own (made 0700 before any learner code).
+    os.chmod(tmp, 0o711)
     roster = os.path.join(tmp, "roster")
     out = os.path.join(tmp, "out")
     token = "MHA-VICTIM-" + secrets.token_hex(8)
@@ -237,6 +264,33 @@ def roster_check(labs, make_check, jobs=None):
              b'Tensor3 split_heads(const Tensor2&, int) { throw std::invalid_argument(stolen); }\n'
              b'Tensor2 combine_heads(const Tensor3&) { throw std::invalid_argument(stolen); }\n}\n')
     _write(os.path.join(roster, "thief", lab1.target + ".cc"), thief)
+    # A classmate's report, read from the output directory at compile time:
+    # __has_include to see it, .incbin (its name split across string
+    # literals, which the source scan does not see) to embed it, returned in
+    # the failure message. "aaa-" is graded first, "zzz-" last.
+    # The spy knows the classmate's name (it names the path); what it must not
+    # learn is what only the classmate's report holds: the name of a file the
+    # classmate's submission ignored, carrying a second secret.
+    classmate = "aaa-classmate"
+    report_secret = "MHA-CLASSMATE-" + secrets.token_hex(8)
+    report_path = os.path.join(out, classmate, "report.json")
+    half = len(report_path) // 2
+    spy = (('#include "labs/%s/%s.h"\n' % (lab1.dir, lab1.target)).encode() +
+           b'#include <stdexcept>\n#include <string>\n'
+           b'#if __has_include("' + report_path.encode() + b'")\n'
+           b'#define MHA_GLUE(a, b) a##b\n'
+           b'MHA_GLUE(__as, m__)(".section .rodata\\n.global seen\\nseen:\\n.incb" "in \\"'
+           + report_path[:half].encode() + b'" "' + report_path[half:].encode() +
+           b'\\"\\n.byte 0\\n.previous");\n'
+           b'extern "C" const char seen[];\n'
+           b'static std::string Seen() { return std::string("MHA-SAW-A-REPORT ") + seen; }\n'
+           b'#else\nstatic std::string Seen() { return "no report to read"; }\n#endif\n'
+           b'namespace mha {\n'
+           b'Tensor3 split_heads(const Tensor2&, int) { throw std::invalid_argument(Seen()); }\n'
+           b'Tensor2 combine_heads(const Tensor3&) { throw std::invalid_argument(Seen()); }\n}\n')
+    _write(os.path.join(roster, classmate, lab1.target + ".cc"), _solution(lab1))
+    _write(os.path.join(roster, classmate, report_secret + ".txt"), b"notes\n")
+    _write(os.path.join(roster, "zzz-report-spy", lab1.target + ".cc"), spy)
     p = os.path.join(roster, "deep")
     os.mkdir(p)
     try:
@@ -271,8 +325,8 @@ def roster_check(labs, make_check, jobs=None):
         if re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", g):
             c.fail("the gradebook contains control characters")
         rows = g.decode("utf-8", "replace").splitlines()
-        if len(rows) != 5:
-            c.fail("the gradebook has %d rows, not a header and 4 submissions" % len(rows))
+        if len(rows) != 7:
+            c.fail("the gradebook has %d rows, not a header and 6 submissions" % len(rows))
     everything = text
     for dirpath, _, filenames in os.walk(out):
         for fn in filenames:
@@ -280,6 +334,26 @@ def roster_check(labs, make_check, jobs=None):
                 everything += f.read()
     if token.encode() in everything:
         c.fail("the victim's file leaked into the reports")
+    # The spy's own reports may hold nothing of the classmate's.
+    spied = b""
+    for dirpath, _, filenames in os.walk(os.path.join(out, "zzz-report-spy")):
+        for fn in filenames:
+            with open(os.path.join(dirpath, fn), "rb") as f:
+                spied += f.read()
+    if not spied:
+        c.fail("the report spy has no report")
+    if b"MHA-SAW-A-REPORT {" in spied or report_secret.encode() in spied:
+        c.fail("a classmate's report.json leaked into another learner's report")
+    for dirpath, dirnames, filenames in os.walk(out):
+        for n in dirnames + filenames:
+            mode = os.lstat(os.path.join(dirpath, n)).st_mode
+            if mode & 0o077:
+                c.fail("%s was written with mode %o: reports must be private (0700/0600)" % (
+                    os.path.relpath(os.path.join(dirpath, n), out), mode & 0o777))
+                break
+    if os.stat(out).st_mode & 0o077:
+        c.fail("the output directory was created with mode %o, not 0700" % (
+            os.stat(out).st_mode & 0o777))
     try:
         with open(os.path.join(out, "report.json")) as f:
             data = json.load(f)
@@ -291,10 +365,13 @@ def roster_check(labs, make_check, jobs=None):
         t = by.get("thief")
         if t and [r for r in t["labs"] if r["lab"] == 1][0]["points"] > 0:
             c.fail("the thief earned points")
+        s = by.get("zzz-report-spy")
+        if not s or [r for r in s["labs"] if r["lab"] == 1][0]["points"] > 0:
+            c.fail("the report spy was not graded or earned points")
         if not any(s.startswith("esc") for s in by):
             c.fail("the submission with escape codes in its name was not graded")
     except (OSError, ValueError, KeyError, TypeError) as e:
         c.fail("the roster report is missing or broken: %s" % e)
-    c.details.append("roster of 4 graded in %.0f s" % seconds) if c.ok else None
+    c.details.append("roster of 6 graded in %.0f s" % seconds) if c.ok else None
     subprocess.run(["rm", "-rf", tmp])   # shutil.rmtree recurses once per level too
     return [c]

@@ -70,13 +70,37 @@ def _selected_labs(args):
     return labs, sorted(wanted)
 
 
+def _output_dirs(args):
+    """The directories this grading writes into (absolute)."""
+    dirs = []
+    if args.roster:
+        dirs.append(os.path.abspath(_roster_out(args)))
+    elif args.out:
+        dirs.append(os.path.abspath(args.out))
+    if args.gradescope:
+        dirs.append(os.path.abspath(args.gradescope))
+    for f in (args.json, args.csv):
+        if f:
+            dirs.append(os.path.dirname(os.path.abspath(f)))
+    return dirs
+
+
+def _roster_out(args):
+    return args.out or os.path.join(ROOT, "out", "grades",
+                                    _safe_name(os.path.basename(os.path.abspath(args.roster))))
+
+
 def cmd_grade(args):
     mode = "cumulative" if args.cumulative else "isolated"
+    os.umask(0o077)                 # every file and directory of this grading: private
     try:
         labs, only = _selected_labs(args)
         secrets = [os.path.abspath(args.roster)] if args.roster else []
-        if args.out:
-            secrets.append(os.path.abspath(args.out))
+        # Every output place exists, private, before any learner code runs
+        # (a directory made later would take the umask of whoever made it).
+        for d in _output_dirs(args):
+            grade.make_private_dir(d)
+            secrets.append(d)
         ctx = grade.Context(labs, _log, grade.Options(mode=mode, jobs=args.jobs), secrets=secrets,
                             only=only)
     except Exception as e:
@@ -117,14 +141,24 @@ def cmd_grade(args):
         report.write_gradescope(rep, args.gradescope, ctx.rubric)
     if args.csv:
         report.write_csv([rep], labs, args.csv)
+    ctx.check_private(_written(args, [args.json, args.csv]))
     return 2 if ctx.rubric.errors else 0
+
+
+def _written(args, files, dirs=()):
+    """Every file and folder a grading wrote, for the "private" self-check."""
+    out = [f for f in files if f]
+    for top in list(dirs) + ([args.gradescope] if args.gradescope else []):
+        out.append(top)
+        for dirpath, dirnames, filenames in os.walk(top):
+            out += [os.path.join(dirpath, n) for n in dirnames + filenames]
+    return out
 
 
 def _grade_roster(ctx, args, mode):
     subs, ignored = submission.roster(args.roster)
-    out = args.out or os.path.join(ROOT, "out", "grades",
-                                   _safe_name(os.path.basename(os.path.abspath(args.roster))))
-    os.makedirs(out, exist_ok=True)
+    out = _roster_out(args)
+    grade.make_private_dir(out)
     t0 = time.time()
     submissions = []
     for name, path in subs:
@@ -161,6 +195,8 @@ def _grade_roster(ctx, args, mode):
     for line in lines + [timer.line(reports)]:
         print(line)
     timer.write(os.path.join(out, "timing.json"), reports, total_s=round(seconds, 1))
+    # The self-check: nothing this grading wrote is readable by a job's user.
+    ctx.check_private(_written(args, [csv_path, json_path], [out]))
     for name in ignored:
         print("ignored in the roster: " + name)
     return 2 if ctx.rubric.errors else 0

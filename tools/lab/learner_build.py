@@ -1,10 +1,12 @@
 """Compiling and linking a learner's file, as the build user, outside Bazel.
 
-    obj = compile_source(ctx, lab, source, slot)      # labs/NN_name/<target>.cc -> .o
-    srv = link_server(ctx, lab, mode, objects, slot)  # .o + runtime -> the learner's process
+    obj = compile_source(ctx, lab, source, job)       # labs/NN_name/<target>.cc -> .o
+    srv = link_server(ctx, lab, mode, objects, job)   # .o + runtime -> the learner's process
 
-Each step runs in a fresh directory that only the slot's user may enter,
-under the build limits of limits.py, as that user (sandbox.build_argv); its
+Each step runs in a fresh directory that only the job's one-off user may
+enter, under the build limits of limits.py, as that user, in a jail that
+holds only /usr, the staged headers and runtime and that directory where the
+kernel allows mount namespaces (sandbox.build_argv, jail.py); its
 outputs are copied into the grader's private cache, keyed by the content of
 everything that went in, so the same file is compiled once per suite version.
 """
@@ -86,19 +88,21 @@ def _read_output(path, max_bytes):
         os.close(fd)
 
 
-def _job_dir(ctx, slot, what):
-    d = os.path.join(ctx.jobs_dir, "slot%d" % slot, what)
+def _job_dir(ctx, job, what):
+    d = os.path.join(ctx.jobs_dir, "slot%d" % job.slot, what)
     shutil.rmtree(d, ignore_errors=True)
-    sandbox.give_to_slot(os.path.dirname(d), ctx.iso, slot)
-    sandbox.give_to_slot(d, ctx.iso, slot)
+    sandbox.give_to_job(os.path.dirname(d), ctx.iso, job)
+    sandbox.give_to_job(d, ctx.iso, job)
     return d
 
 
-def _run_as_slot(ctx, slot, argv, cwd, timeout, timing, step):
-    """Runs a build command as the slot's user; adds its seconds to timing[step]."""
+def _run_as_job(ctx, job, argv, cwd, timeout, timing, step):
+    """Runs a build command as the job's user, jailed with only `cwd` writable
+    and the staged headers and runtime readable; adds its seconds to timing[step]."""
     env = {"PATH": "/usr/bin:/bin", "TMPDIR": cwd, "LC_ALL": "C", "HOME": cwd}
-    res = sandbox.run(sandbox.build_argv(argv, ctx.iso, slot, env), cwd=cwd, timeout=timeout)
-    sandbox.kill_slot(ctx.iso, slot)
+    res = sandbox.run(sandbox.build_argv(argv, ctx.iso, job, env, ro=[ctx.stage_dir], rw=[cwd]),
+                      cwd=cwd, timeout=timeout)
+    sandbox.kill_job(ctx.iso, job)
     add_time(timing, step, res.seconds)
     return res
 
@@ -110,7 +114,7 @@ def add_time(timing, step, seconds):
         timing[step + "s"] = timing.get(step + "s", 0) + 1
 
 
-def compile_source(ctx, lab, source, slot, timing=None):
+def compile_source(ctx, lab, source, job, timing=None):
     key = hashlib.sha256(b"compile\0" + ctx.suite.fingerprint.encode() + b"\0" +
                          (b"layer2\0" if ctx.second_layer else b"nolayer2\0") +
                          lab.dir.encode() + b"\0" + source).hexdigest()
@@ -122,7 +126,7 @@ def compile_source(ctx, lab, source, slot, timing=None):
                 meta = json.load(f)
             return Built(meta["ok"], obj_path if meta["ok"] else None, meta["message"],
                          meta.get("warnings"), key)
-        built = _compile(ctx, lab, source, slot, timing)
+        built = _compile(ctx, lab, source, job, timing)
         os.makedirs(os.path.dirname(obj_path), exist_ok=True)
         if built.ok:
             shutil.move(built.path, obj_path)
@@ -133,12 +137,12 @@ def compile_source(ctx, lab, source, slot, timing=None):
         return built
 
 
-def _compile(ctx, lab, source, slot, timing):
+def _compile(ctx, lab, source, job, timing):
     text = source.decode("utf-8", "replace")
     why = prescan(text) if ctx.second_layer else ""
     if why:
         return Built(False, message=why)
-    d = _job_dir(ctx, slot, "compile")
+    d = _job_dir(ctx, job, "compile")
     rel = lab.learner_file
     src = os.path.join(d, rel)
     os.makedirs(os.path.dirname(src), exist_ok=True)
@@ -149,7 +153,7 @@ def _compile(ctx, lab, source, slot, timing):
     os.chmod(src, 0o644)
     out = "learner.o"
     argv = ["g++"] + ctx.suite.compile_flags() + ["-c", rel, "-o", out]
-    res = _run_as_slot(ctx, slot, argv, d, limits.COMPILE_SECONDS, timing, "compile")
+    res = _run_as_job(ctx, job, argv, d, limits.COMPILE_SECONDS, timing, "compile")
     output = messages.clean_paths(res.output, [d + "/", ctx.suite.include_root + "/"])
     if res.timed_out:
         return Built(False, message="does not compile: the compiler ran longer than %d s "
@@ -161,10 +165,10 @@ def _compile(ctx, lab, source, slot, timing):
         data = _read_output(os.path.join(d, out), limits.COMPILE_FILE_MB << 20)
     except OSError as e:
         return Built(False, message="does not compile: no object file (%s)" % e)
-    problem = _check_object(ctx, slot, d, out, timing) if ctx.second_layer else ""
+    problem = _check_object(ctx, job, d, out, timing) if ctx.second_layer else ""
     if problem:
         return Built(False, message="rejected: " + problem)
-    tmp = os.path.join(ctx.cache_dir, "obj", "tmp-%d-%d.o" % (os.getpid(), slot))
+    tmp = os.path.join(ctx.cache_dir, "obj", "tmp-%d-%d.o" % (os.getpid(), job.slot))
     os.makedirs(os.path.dirname(tmp), exist_ok=True)
     with open(tmp, "wb") as f:
         f.write(data)
@@ -172,25 +176,25 @@ def _compile(ctx, lab, source, slot, timing):
     return Built(True, tmp, warnings=warnings)
 
 
-def _check_object(ctx, slot, d, obj, timing):
-    readelf = _run_as_slot(ctx, slot, ["readelf", "-S", "-W", obj], d, 30, timing, "check")
-    nm = _run_as_slot(ctx, slot, ["nm", "-P", obj], d, 30, timing, "check")
+def _check_object(ctx, job, d, obj, timing):
+    readelf = _run_as_job(ctx, job, ["readelf", "-S", "-W", obj], d, 30, timing, "check")
+    nm = _run_as_job(ctx, job, ["nm", "-P", obj], d, 30, timing, "check")
     if readelf.returncode != 0 or nm.returncode != 0 or readelf.timed_out or nm.timed_out:
         return "the object file could not be inspected (nm/readelf failed on it)"
     found = objcheck.problems(readelf.output, nm.output)
     return "; ".join(found)
 
 
-def _outside_surface(ctx, lab, slot, d, obj, timing):
+def _outside_surface(ctx, lab, job, d, obj, timing):
     """Why the lab's object calls an earlier lab outside its call surface ("" if it does not)."""
-    nm = _run_as_slot(ctx, slot, ["nm", "-u", "-C", obj], d, 30, timing, "check")
+    nm = _run_as_job(ctx, job, ["nm", "-u", "-C", obj], d, 30, timing, "check")
     if nm.returncode != 0 or nm.timed_out:
         return "the object file could not be inspected (nm failed on it)"
     found = surface.violations(lab, ctx.labs, nm.output)
     return "; ".join(found[:3])
 
 
-def link_server(ctx, lab, mode, objects, slot, timing=None):
+def link_server(ctx, lab, mode, objects, job, timing=None):
     """Links the learner's process for `lab` in `mode` from `objects` (Built, in
     link order: the lab's own first). Cached by the objects' keys."""
     key = hashlib.sha256(("link\0%s\0%s\0%s\0%s" % (
@@ -203,7 +207,7 @@ def link_server(ctx, lab, mode, objects, slot, timing=None):
             with open(meta_path) as f:
                 meta = json.load(f)
             return Built(meta["ok"], bin_path if meta["ok"] else None, meta["message"], key=key)
-        d = _job_dir(ctx, slot, "link")
+        d = _job_dir(ctx, job, "link")
         names = []
         for i, o in enumerate(objects):
             name = "obj%d.o" % i
@@ -213,7 +217,7 @@ def link_server(ctx, lab, mode, objects, slot, timing=None):
         # The call surface (surface.py): in cumulative mode the wall itself (the
         # learner's own earlier labs are linked in), in isolated mode a second
         # layer (the trusted process refuses such calls anyway).
-        outside = (_outside_surface(ctx, lab, slot, d, names[0], timing)
+        outside = (_outside_surface(ctx, lab, job, d, names[0], timing)
                    if mode == "cumulative" or ctx.second_layer else "")
         if outside:
             built = Built(False, key=key, message="rejected: " + outside)
@@ -223,7 +227,7 @@ def link_server(ctx, lab, mode, objects, slot, timing=None):
             return built
         argv = (["g++", "-o", "server"] + LDFLAGS + names +
                 ctx.suite.link_inputs(lab, mode))
-        res = _run_as_slot(ctx, slot, argv, d, limits.LINK_SECONDS, timing, "link")
+        res = _run_as_job(ctx, job, argv, d, limits.LINK_SECONDS, timing, "link")
         built = Built(False, key=key)
         if res.timed_out:
             built.message = "does not link: the linker ran longer than %d s" % limits.LINK_SECONDS
@@ -240,6 +244,7 @@ def link_server(ctx, lab, mode, objects, slot, timing=None):
             except OSError as e:
                 built.message = "does not link: no executable (%s)" % e
         shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(os.path.dirname(meta_path), exist_ok=True)
         with open(meta_path, "w") as f:
             json.dump(built.to_json(), f)
         return built

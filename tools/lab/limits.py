@@ -14,6 +14,13 @@ COMPILE_FILE_MB = 64            # largest file the compiler may write (a 1 GiB a
 COMPILE_PROCESSES = 64          # gcc, cc1plus, as, collect2, ld
 LINK_SECONDS = 60
 
+# One job (one lab of one submission: compile, link, tests, one at a time) in
+# its own cgroup, where cgroup v2 offers memory, pids and cpu (sandbox.py):
+# real memory, not address space, of everything the job runs, the trusted
+# test process included; every job has the same cpu weight.
+JOB_MEMORY_MB = 4096
+JOB_PROCESSES = 128
+
 # A learner's process while the tests call it (overridable per lab: rubric "limits").
 RUN_DEFAULTS = {
     "test_seconds": 10,         # one call into the learner's code

@@ -404,8 +404,9 @@ def selftest_checks(labs, make_check):
         name = "%02d_throwaway" % n
         main = [sys.executable, os.path.join(copy, "tools", "lab", "main.py")]
         # The grading work directory must be reachable by the build user: not under tmp (0700).
-        env = dict(os.environ, MHA_GRADE_DIR=tmp.replace(tempfile.gettempdir(), "/var/tmp") + "-grade",
-                   MHA_SANDBOX_UID_BASE=str(int(os.environ.get("MHA_SANDBOX_UID_BASE", "61000")) + 500))
+        # The same uid range: the machine-wide claim ledger keeps the nested
+        # grader's one-off uids apart from this one's.
+        env = dict(os.environ, MHA_GRADE_DIR=tmp.replace(tempfile.gettempdir(), "/var/tmp") + "-grade")
         out_base = os.path.join(tmp, "bazel")
         env["MHA_BAZEL_STARTUP"] = "--output_base=" + out_base
         before = _snapshot(copy)

@@ -2,7 +2,9 @@
 
 The test binary (built by Bazel from our sources only) runs as the grader's
 user and judges every test itself; the learner's process is started by it
-through MHA_REMOTE_ARGV, as the slot's user, in its jail, under limits. The
+through MHA_REMOTE_ARGV, as the job's one-off user, in its jail and its own
+pid namespace, under limits; where cgroup v2 allows, the whole run (the test
+binary and every learner process) sits in the job's cgroup. The
 verdicts come from the test binary's result stream (common/test_results.cc),
 a file the learner's process cannot reach.
 """
@@ -23,21 +25,22 @@ class TestResult:
         self.ms = ms
 
 
-def run_tests(ctx, lab, kind, server, slot, run_limits, seed=None):
+def run_tests(ctx, lab, kind, server, job, run_limits, seed=None):
     """{test name: TestResult} for every test of `lab` (kind "hidden" or "public")
     against the learner's process `server`, plus a note when the run was cut short."""
     a = ctx.suite.artefacts[lab.number]
     expected = a.tests(kind)
-    work = os.path.join(ctx.jobs_dir, "slot%d" % slot, "run")
+    work = os.path.join(ctx.jobs_dir, "slot%d" % job.slot, "run")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work, mode=0o755)
+    os.chmod(work, 0o755)           # whatever the umask: the jail's path, read-only to the job
     jail = os.path.join(work, "jail")
     sandbox.make_jail(ctx.libroot, server, jail)
-    private = os.path.join(ctx.private_dir, "run%d" % slot)
+    private = os.path.join(ctx.private_dir, "run%d" % job.slot)
     shutil.rmtree(private, ignore_errors=True)
     os.makedirs(private, mode=0o700)
     results_file = os.path.join(private, "results.jsonl")
-    argv = sandbox.learner_argv(jail, ctx.iso, slot, run_limits["memory_mb"])
+    argv = sandbox.learner_argv(jail, ctx.iso, job, run_limits["memory_mb"])
     env = {
         "PATH": "/usr/bin:/bin",
         "HOME": private,
@@ -59,10 +62,10 @@ def run_tests(ctx, lab, kind, server, slot, run_limits, seed=None):
     # reference solutions: bounded like the learner, so that no call back can
     # do for the learner what its own memory limit forbids (lab 9's scores).
     trusted_mb = run_limits["memory_mb"] + limits.TRUSTED_EXTRA_MEMORY_MB
-    trusted = ["prlimit", "--as=%d" % (trusted_mb << 20), "--core=0", "--",
+    trusted = sandbox.in_cgroup(job) + ["prlimit", "--as=%d" % (trusted_mb << 20), "--core=0", "--",
                a.binary(kind), "--gtest_brief=1"]
     res = sandbox.run(trusted, cwd=a.runfiles(kind), timeout=run_limits["lab_seconds"], env=env)
-    sandbox.kill_slot(ctx.iso, slot)
+    sandbox.kill_job(ctx.iso, job)
     shutil.rmtree(work, ignore_errors=True)
 
     got = {}

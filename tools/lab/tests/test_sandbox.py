@@ -1,25 +1,55 @@
 """sandbox: the commands that start learner code, built without running them."""
+import json
+import os
+
+import pytest
+
 import sandbox
 
 
 def iso(**kw):
-    args = dict(root=True, setuid=True, chroot=True, namespaces=True)
+    args = dict(root=True, setuid=True, chroot=True, namespaces=True, pidns=True)
     args.update(kw)
     return sandbox.Isolation(**args)
 
 
-def test_a_learner_process_runs_as_the_slot_user_in_its_jail_without_network():
-    argv = sandbox.learner_argv("/jail", iso(), 3, 2048)
+class FakeJob:
+    """A job with a made-up uid (nothing is claimed)."""
+
+    def __init__(self, uid, slot=0, cgroup=None):
+        self.uid = uid
+        self.slot = slot
+        self.mnt = "/mnt-for-tests"
+        self.cgroup = cgroup
+
+    def procs(self):
+        return os.path.join(self.cgroup, "cgroup.procs") if self.cgroup else ""
+
+
+@pytest.fixture
+def claims(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox, "CLAIMS", str(tmp_path / "claims"))
+    monkeypatch.setattr(sandbox, "_uid_busy", lambda uid: False)
+    return tmp_path / "claims"
+
+
+def test_a_learner_process_runs_as_the_jobs_user_in_its_jail_without_network():
+    argv = sandbox.learner_argv("/jail", iso(), FakeJob(1500000123), 2048)
     joined = " ".join(argv)
     assert "--net" in argv
     assert "--as=%d" % (2048 << 20) in argv
-    assert "--userspec=%d:%d" % (sandbox.SLOT_UID_BASE + 3, sandbox.SLOT_UID_BASE + 3) in joined
+    assert "--userspec=1500000123:1500000123" in joined
     assert argv[-2:] == ["/jail", "/server"]
     assert "env" in joined and "-i" in argv     # a clean environment
 
 
+def test_a_learner_process_gets_its_own_pid_namespace_so_its_orphans_die_with_it():
+    argv = sandbox.learner_argv("/jail", iso(), FakeJob(1500000123), 2048)
+    assert "--pid" in argv and "--fork" in argv and "--kill-child" in argv
+
+
 def test_without_chroot_the_learner_process_still_changes_user():
-    argv = sandbox.learner_argv("/jail", iso(chroot=False, namespaces=False), 0, 100)
+    argv = sandbox.learner_argv("/jail", iso(chroot=False, namespaces=False), FakeJob(5000), 100)
     assert "--net" not in argv
     assert any(a.startswith("--reuid=") for a in argv)
     assert argv[-1] == "/jail/server"
@@ -27,15 +57,15 @@ def test_without_chroot_the_learner_process_still_changes_user():
 
 def test_without_root_only_limits_remain_and_the_report_says_so():
     i = sandbox.Isolation(False, False, False, False)
-    argv = sandbox.learner_argv("/jail", i, 0, 100)
+    argv = sandbox.learner_argv("/jail", i, FakeJob(None), 100)
     assert not any(a.startswith(("--reuid", "--userspec")) for a in argv)
     assert "limits only" in i.describe()["summary"]
 
 
-def test_the_compiler_runs_as_the_slot_user_with_limits_and_a_clean_environment():
-    argv = sandbox.build_argv(["g++", "-c", "x.cc"], iso(), 1, {"PATH": "/usr/bin"})
+def test_without_a_mount_namespace_the_compiler_runs_as_the_jobs_user_with_limits():
+    argv = sandbox.build_argv(["g++", "-c", "x.cc"], iso(), FakeJob(7001), {"PATH": "/usr/bin"})
     assert argv[-3:] == ["g++", "-c", "x.cc"]
-    assert "--reuid=%d" % (sandbox.SLOT_UID_BASE + 1) in argv
+    assert "--reuid=7001" in argv
     assert "--no-new-privs" in argv and "PATH=/usr/bin" in argv
     assert any(a.startswith("--fsize=") for a in argv)
 
@@ -49,3 +79,77 @@ def test_run_keeps_only_the_end_of_a_flood_of_output(tmp_path):
     res = sandbox.run(["sh", "-c", "yes | head -c 1000000"], cwd=str(tmp_path), timeout=20,
                       keep_output=1000)
     assert len(res.output) == 1000 and not res.timed_out
+
+
+def test_with_a_mount_namespace_the_compiler_sees_only_usr_the_stage_and_its_directory():
+    argv = sandbox.build_argv(["g++", "-c", "x.cc"], iso(jail=True), FakeJob(7001),
+                              {"PATH": "/usr/bin"}, ro=["/stage"], rw=["/jobs/slot0/compile"])
+    assert argv[-2].endswith("jail.py")
+    spec = json.loads(argv[-1])
+    assert spec["ro"] == ["/stage"] and spec["rw"] == ["/jobs/slot0/compile"]
+    assert spec["cwd"] == "/jobs/slot0/compile" and spec["uid"] == 7001
+    assert spec["argv"] == ["g++", "-c", "x.cc"]
+    assert spec["rlimits"]["FSIZE"] > 0 and spec["rlimits"]["NPROC"] > 0
+
+
+def test_a_job_with_a_cgroup_joins_it_before_anything_else_runs():
+    argv = sandbox.build_argv(["ld"], iso(), FakeJob(7001, cgroup="/cg/job-7001"),
+                              {"PATH": "/usr/bin"})
+    assert argv[:3] == ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"']
+    assert argv[3] == "/cg/job-7001/cgroup.procs"
+
+
+def test_every_claimed_uid_is_new_and_recorded(claims, monkeypatch):
+    monkeypatch.setenv("MHA_SANDBOX_UID_BASE", "70000")
+    monkeypatch.setenv("MHA_SANDBOX_UID_COUNT", "50")
+    got = [sandbox.claim_uid() for _ in range(50)]
+    assert len(set(got)) == 50 and all(70000 <= u < 70050 for u in got)
+    assert sorted(os.listdir(claims)) == sorted(str(u) for u in got)
+
+
+def test_a_used_up_uid_range_is_an_error_that_names_the_variables(claims, monkeypatch):
+    monkeypatch.setenv("MHA_SANDBOX_UID_BASE", "70000")
+    monkeypatch.setenv("MHA_SANDBOX_UID_COUNT", "2")
+    sandbox.claim_uid()
+    sandbox.claim_uid()
+    with pytest.raises(RuntimeError, match="MHA_SANDBOX_UID_BASE"):
+        sandbox.claim_uid()
+
+
+def test_a_base_set_by_hand_gets_a_thousand_uids_unless_told_otherwise(monkeypatch):
+    monkeypatch.setenv("MHA_SANDBOX_UID_BASE", "63000")
+    monkeypatch.delenv("MHA_SANDBOX_UID_COUNT", raising=False)
+    assert sandbox.uid_range() == (63000, 1000)
+
+
+def test_a_uid_range_that_is_not_a_number_is_refused_by_name(monkeypatch):
+    monkeypatch.setenv("MHA_SANDBOX_UID_BASE", "lots")
+    with pytest.raises(RuntimeError, match="MHA_SANDBOX_UID_BASE='lots'"):
+        sandbox.uid_range()
+
+
+def test_the_isolation_summary_names_each_missing_layer():
+    i = iso(jail=False, cgroup=None, missing={"cgroup": "cgroup v2 lacks memory"})
+    d = i.describe()
+    assert "compiler unjailed" in d["summary"] and "no cgroup" in d["summary"]
+    assert d["missing"] == {"cgroup": "cgroup v2 lacks memory"}
+
+
+def test_cgroup_v2_without_the_memory_and_pids_controllers_is_named_missing(tmp_path, monkeypatch):
+    (tmp_path / "cgroup.controllers").write_text("cpuset cpu io\n")
+    monkeypatch.setattr(sandbox, "_CG_ROOTS", (str(tmp_path),))
+    parent, why = sandbox._probe_cgroup(str(tmp_path))
+    assert parent is None and "memory/pids controllers" in why
+
+
+def test_no_cgroup_v2_at_all_is_named_missing(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox, "_CG_ROOTS", (str(tmp_path / "nothing"),))
+    parent, why = sandbox._probe_cgroup(str(tmp_path))
+    assert parent is None and "no cgroup v2" in why
+
+
+def test_a_jobs_cgroup_gets_its_memory_process_and_cpu_limits(tmp_path):
+    d = sandbox.cgroup_for_job(str(tmp_path), "7001", 64 << 20, 8)
+    assert open(os.path.join(d, "memory.max")).read() == str(64 << 20)
+    assert open(os.path.join(d, "pids.max")).read() == "8"
+    assert open(os.path.join(d, "cpu.weight")).read() == "100"
