@@ -58,9 +58,11 @@ def run_tests(ctx, lab, kind, server, job, run_limits, seed=None):
         env["MHA_TEST_SEED"] = os.environ["MHA_TEST_SEED"]
     elif seed is not None:
         env["MHA_TEST_SEED"] = str(seed)
-    # The trusted process answers the learner's calls to earlier labs with the
-    # reference solutions: bounded like the learner, so that no call back can
-    # do for the learner what its own memory limit forbids (lab 9's scores).
+    # The trusted process answers the learner's calls to earlier labs (only
+    # those of the lab's call surface, labs/labs.json) with the reference
+    # solutions, under the learner's memory limit plus a margin for the test
+    # itself; the call backs of one call share that call's byte, CPU and time
+    # budget (common/remote.cc), so many small ones buy nothing a big one could not.
     trusted_mb = run_limits["memory_mb"] + limits.TRUSTED_EXTRA_MEMORY_MB
     trusted = sandbox.in_cgroup(job) + ["prlimit", "--as=%d" % (trusted_mb << 20), "--core=0", "--",
                a.binary(kind), "--gtest_brief=1"]
