@@ -422,8 +422,9 @@ int run(const Options& o) {
     for (int a = 0; a < o.heads; ++a) std::printf(" %5.2f", comp.k(b, a));
     std::printf("\n");
   }
-  std::printf("\ntraining time: 1 layer %.1f s, 2 layers %.1f s\n", models[0].seconds,
-              models[1].seconds);
+  std::printf("\ntraining wall-clock time (grows with the machine's load): 1 layer %.1f s, "
+              "2 layers %.1f s\n",
+              models[0].seconds, models[1].seconds);
 
   const std::filesystem::path dir = o.out.empty()
                                         ? mha::WorkspaceRoot() / "out" / "grow_induction_heads"
