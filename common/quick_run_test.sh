@@ -1,14 +1,13 @@
 #!/bin/bash
-# Runs one of this lab's programs in its small configuration (--quick), as
-# part of `bazel test //labs/13_induction_heads/...`, and checks what it
-# wrote:
+# Runs one of a lab's programs in its small configuration (--quick), as part
+# of that lab's `bazel test //labs/NN_name/...`, and checks what it wrote:
 #
 #   quick_run_test.sh PROGRAM IMAGE CSV [FLAGS...]
 #
 # The program must exit 0 and write IMAGE (a PNG) and CSV under --out; run
 # twice, it must write the same CSV byte for byte (a run is deterministic).
-# The program uses your labs 1-4, 7, 10 and 13: while one is a stub, this fails
-# with its "not implemented yet" message.
+# A program runs your labs (the lab's BUILD says which): while one of them is
+# a stub, this fails with its "not implemented yet" message. Labs 10-13 use it.
 set -u
 program="$1" image="$2" csv="$3"
 shift 3
