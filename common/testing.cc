@@ -158,7 +158,9 @@ MistakeNote MistakeTable::LooksLike(const std::string& name) const {
 }
 
 std::ostream& operator<<(std::ostream& out, const MistakeNote& note) {
-  RecordMisconception(note.mistake(), note.text());
+  if (!note.mistake().name.empty() || !note.mistake().words.empty()) {
+    RecordMisconception(note.mistake(), note.text());
+  }
   return out << note.text();
 }
 

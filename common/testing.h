@@ -82,7 +82,8 @@ class MistakeNote {
 };
 
 // gtest streams a failure's message only when the assertion fails, so the
-// record is made exactly then.
+// record is made exactly then. A note with an empty mistake (a hint not
+// given) prints its text and records nothing.
 std::ostream& operator<<(std::ostream& out, const MistakeNote& note);
 
 // A lab's classic mistakes, each under the name its golden generator gives
