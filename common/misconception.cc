@@ -41,9 +41,9 @@ std::optional<Misconception> TakeMisconception(const std::string& failure) {
   std::vector<Record>& records = Records();
   std::optional<Misconception> found;
   for (const Record& r : records) {
-    if (!r.sentence.empty() && failure.find(r.sentence) != std::string::npos) {
+    if (!r.sentence.empty() && failure.find(r.sentence) != std::string::npos &&
+        (!found || (r.mistake.looks_like && !found->looks_like))) {
       found = r.mistake;
-      break;
     }
   }
   records.clear();

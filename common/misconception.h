@@ -32,6 +32,11 @@ struct Misconception {
   // The lesson whose "Classic mistakes" section explains it
   // ("docs/02_batched_attention.md"); empty when `words` already says where.
   std::string doc;
+  // Whether the failure printed it as a diagnosis ("looks like <words>": a
+  // golden matched what the mistake computes) rather than as the rule the
+  // test checks ("<words>; see ..."). A test's diagnosis is preferred over
+  // the rules its other failed parts state.
+  bool looks_like = false;
 };
 
 // Remembers `mistake` as the one named by the failure whose message will
@@ -39,7 +44,7 @@ struct Misconception {
 void RecordMisconception(Misconception mistake, std::string sentence);
 
 // The first recorded misconception whose sentence is part of `failure` (a
-// failed part's message), or none. Forgets every record either way: a
+// failed part's message), a diagnosis (looks_like) before any other, or none. Forgets every record either way: a
 // record not taken by the failure that follows belongs to no failure.
 std::optional<Misconception> TakeMisconception(const std::string& failure);
 

@@ -35,7 +35,10 @@ class ResultStream : public ::testing::EmptyTestEventListener {
     if (!part.failed()) return;
     // Taken for every failed part, so that no record outlives its failure.
     std::optional<testing::Misconception> named = testing::TakeMisconception(part.message());
-    if (!mistake_ && named) mistake_ = std::move(named);
+    // The first diagnosis of the test, else the first rule it states.
+    if (named && (!mistake_ || (named->looks_like && !mistake_->looks_like))) {
+      mistake_ = std::move(named);
+    }
     if (message_.size() < 16384) {
       if (!message_.empty()) message_ += "\n";
       message_ += part.message();
@@ -84,7 +87,7 @@ std::string VerdictLine(const std::string& name, bool passed, long long ms,
   if (mistake) {
     line += ",\"mistake\":{\"name\":" + JsonString(mistake->name) +
             ",\"words\":" + JsonString(mistake->words) + ",\"doc\":" + JsonString(mistake->doc) +
-            "}";
+            ",\"looks_like\":" + (mistake->looks_like ? "true" : "false") + "}";
   }
   return line + "}\n";
 }

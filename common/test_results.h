@@ -3,10 +3,11 @@
 //
 //   {"name":"Suite.Test","passed":false,"ms":3,"message":"...",
 //    "mistake":{"name":"no_scale","words":"scores not scaled by 1/sqrt(d_head)",
-//               "doc":"docs/02_batched_attention.md"}}
+//               "doc":"docs/02_batched_attention.md","looks_like":true}}
 //
 // "mistake" is there when a failed part of the test named a classic mistake
-// (common/misconception.h): the first such part's. The message keeps the
+// (common/misconception.h): the first part's that diagnosed one ("looks
+// like"), else the first part's that named one. The message keeps the
 // sentence the terminal prints; the grader's reports read the field.
 //
 // Linked into the grader's test binaries (the <test>_remote targets of

@@ -22,11 +22,11 @@ const MistakeTable kTable("docs/00_example.md", {{"no_scale", "scores not scaled
 
 TEST(VerdictLine, WritesTheMistakeAsItsOwnField) {
   const std::string line = VerdictLine("S.T", false, 3, "looks like \"x\"",
-                                       Misconception{"no_scale", "scores not scaled", "docs/a.md"});
+                                       Misconception{"no_scale", "scores not scaled", "docs/a.md", true});
   EXPECT_EQ(line,
             "{\"name\":\"S.T\",\"passed\":false,\"ms\":3,\"message\":\"looks like \\\"x\\\"\","
             "\"mistake\":{\"name\":\"no_scale\",\"words\":\"scores not scaled\","
-            "\"doc\":\"docs/a.md\"}}\n");
+            "\"doc\":\"docs/a.md\",\"looks_like\":true}}\n");
 }
 
 TEST(VerdictLine, HasNoMistakeFieldWhenNoneWasNamed) {
@@ -41,6 +41,15 @@ TEST(TakeMisconception, FindsTheRecordWhoseSentenceIsInTheFailure) {
       TakeMisconception("file.cc:3: Failure\nlooks like second; see docs");
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->name, "b");
+}
+
+TEST(TakeMisconception, PrefersADiagnosisToARuleInTheSameFailure) {
+  testing::RecordMisconception({"rule", "a rule", ""}, "a rule; see docs");
+  testing::RecordMisconception({"diag", "a diagnosis", "", true}, "looks like a diagnosis");
+  const std::optional<Misconception> m =
+      TakeMisconception("looks like a diagnosis (...)\na rule; see docs");
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->name, "diag");
 }
 
 TEST(TakeMisconception, ForgetsEveryRecordOnceAFailureIsReported) {
@@ -59,6 +68,17 @@ TEST(MistakeNote, PrintsTheTableSentenceAndRecordsTheMistake) {
   EXPECT_EQ(m->name, "no_scale");
   EXPECT_EQ(m->words, "scores not scaled");
   EXPECT_EQ(m->doc, "docs/00_example.md");
+  EXPECT_TRUE(m->looks_like);
+}
+
+TEST(MistakeNote, NamedStatesTheRuleWithoutLooksLike) {
+  testing::ForgetMisconceptions();
+  std::ostringstream out;
+  out << kTable.Named("no_scale");
+  EXPECT_EQ(out.str(), kTable.Message("no_scale"));
+  const std::optional<Misconception> m = TakeMisconception(out.str());
+  ASSERT_TRUE(m.has_value());
+  EXPECT_FALSE(m->looks_like);
 }
 
 TEST(MistakeNote, IsStreamedOnlyWhenTheAssertionFails) {
@@ -84,6 +104,7 @@ TEST(MatchesGolden, RecordsTheKnownMistakeItRecognises) {
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->name, "no_scale");
   EXPECT_EQ(m->words, "scores not scaled");
+  EXPECT_TRUE(m->looks_like);
 }
 
 }  // namespace

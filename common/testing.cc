@@ -110,6 +110,7 @@ xt::xarray<float> LoadNpy(const std::string& path) {
       const std::string sentence = "looks like " + mistake.message;
       Misconception named = mistake.mistake;
       if (named.words.empty()) named.words = mistake.message;
+      named.looks_like = true;
       RecordMisconception(std::move(named), sentence);
       return ::testing::AssertionFailure()
              << sentence << " (checked against " << path << ": " << result.message() << ")";
@@ -154,7 +155,9 @@ MistakeNote MistakeTable::Named(const std::string& name) const {
 }
 
 MistakeNote MistakeTable::LooksLike(const std::string& name) const {
-  return MistakeNote(Mistake(name), "looks like " + Message(name));
+  Misconception mistake = Mistake(name);
+  mistake.looks_like = true;
+  return MistakeNote(std::move(mistake), "looks like " + Message(name));
 }
 
 std::ostream& operator<<(std::ostream& out, const MistakeNote& note) {

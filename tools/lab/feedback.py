@@ -7,10 +7,11 @@ mistake (a golden of a MistakeTable's mistake matched, or the test streamed
 a MistakeTable's Named/LooksLike), and grade.py keeps it in the test's entry:
 
     {"name": "no_scale", "words": "scores not scaled by 1/sqrt(d_head)",
-     "doc": "docs/02_batched_attention.md"}
+     "doc": "docs/02_batched_attention.md", "looks_like": true}
 
 The terminal prints the same mistake as a sentence ("looks like <words>;
-see <doc>, \"Classic mistakes\""); sentence() writes it from the field.
+see <doc>, \"Classic mistakes\"" for a diagnosis, "<words>; see ..." for a
+rule the test states); sentence() writes it from the field.
 
 A test may also word a mistake on its own, with no table behind it: gtest's
 account of the values, then "<the test's words>; see docs/NN_name.md,
@@ -63,8 +64,9 @@ FIELDS = ("name", "words", "doc")
 
 
 def as_mistake(value):
-    """A result stream's "mistake" field as {"name", "words", "doc"} (strings),
-    or None when it is missing or not of that form (named by nobody)."""
+    """A result stream's "mistake" field as {"name", "words", "doc"} (strings)
+    and "looks_like" (a bool, true when absent), or None when it is missing
+    or not of that form (named by nobody)."""
     if not isinstance(value, dict):
         return None
     out = {}
@@ -73,15 +75,25 @@ def as_mistake(value):
         if not isinstance(v, str):
             return None
         out[k] = v
+    looks_like = value.get("looks_like", True)
+    if not isinstance(looks_like, bool):
+        return None
+    out["looks_like"] = looks_like
     return out if out["words"] or out["name"] else None
 
 
-def sentence(mistake):
-    """What the terminal prints for a mistake: "looks like <words>; see <doc>,
-    \"Classic mistakes\"" (no pointer when the field names no lesson)."""
-    words = mistake.get("words") or mistake.get("name", "")
+def _pointer(mistake):
     doc = mistake.get("doc", "")
-    return "looks like %s%s" % (words, '; see %s, "Classic mistakes"' % doc if doc else "")
+    return '; see %s, "Classic mistakes"' % doc if doc else ""
+
+
+def sentence(mistake):
+    """What the terminal printed for a mistake: "looks like <words>; see
+    <doc>, \"Classic mistakes\"" for a diagnosis, "<words>; see ..." for a
+    rule the test states (no pointer when the field names no lesson)."""
+    words = mistake.get("words") or mistake.get("name", "")
+    return "%s%s%s" % ("looks like " if mistake.get("looks_like", True) else "", words,
+                       _pointer(mistake))
 
 
 def named_mistake(message, mistake=None):
@@ -95,10 +107,10 @@ def named_mistake(message, mistake=None):
         return None
     own = _own_words(message)
     if own:
-        return {"name": "", "words": own, "doc": ""}
+        return {"name": "", "words": own, "doc": "", "looks_like": False}
     for phrase, words in _VALIDATION:
         if phrase in message:
-            return {"name": "", "words": words, "doc": ""}
+            return {"name": "", "words": words, "doc": "", "looks_like": False}
     return None
 
 
@@ -182,7 +194,7 @@ def shown(message, policy, lab_status="graded", mistake=None):
         return ""
     field = as_mistake(mistake)
     if field:
-        return sentence(field)
+        return "looks like %s%s" % (field["words"] or field["name"], _pointer(field))
     words = diagnosis(message)
     if not words:
         return GENERIC

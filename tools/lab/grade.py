@@ -212,7 +212,8 @@ def _printable_mistake(mistake):
     mistake = feedback.as_mistake(mistake)
     if not mistake:
         return None
-    return {k: messages.printable(v, limits.MESSAGE_CHARS) for k, v in mistake.items()}
+    return {k: messages.printable(v, limits.MESSAGE_CHARS) if isinstance(v, str) else v
+            for k, v in mistake.items()}
 
 
 def _failed_all(ctx, lab, kind, message):

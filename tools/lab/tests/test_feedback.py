@@ -15,7 +15,10 @@ VALIDATION = ('Value of: ThrowsInvalidArgument([&] { split_heads(x, 4); }, {"d_m
               'Expected: true')
 # The "mistake" field the result stream gives LOOKS (common/test_results.h).
 STRICT = {"name": "strict", "words": "the diagonal is removed (j < i instead of j <= i)",
-          "doc": "docs/04_causal_mask.md"}
+          "doc": "docs/04_causal_mask.md", "looks_like": True}
+# A rule a test states with a table's Named (no golden matched).
+RULE = {"name": "cache_not_c_only", "words": "the cache holds c only: kv_rank floats per token",
+        "doc": "docs/06_latent_attention.md", "looks_like": False}
 PLAIN = ("Value of: AllClose(out, expected, kLayer) Actual: false (60 of 60 elements differ) "
          "Expected: true")
 
@@ -49,7 +52,18 @@ def test_a_field_of_the_wrong_form_names_nothing():
     assert feedback.as_mistake("strict") is None
     assert feedback.as_mistake({"name": 3, "words": "x", "doc": ""}) is None
     assert feedback.as_mistake({"name": "", "words": "", "doc": "docs/a.md"}) is None
-    assert feedback.as_mistake({"words": "x"}) == {"name": "", "words": "x", "doc": ""}
+    assert feedback.as_mistake({"name": "a", "words": "x", "doc": "", "looks_like": "yes"}) is None
+    assert feedback.as_mistake({"words": "x"}) == {"name": "", "words": "x", "doc": "",
+                                                   "looks_like": True}
+
+
+def test_a_stated_rule_is_quoted_as_printed_and_shown_as_a_misconception():
+    assert feedback.sentence(RULE) == ('the cache holds c only: kv_rank floats per token; see '
+                                       'docs/06_latent_attention.md, "Classic mistakes"')
+    assert feedback.shown(OWN, "misconception", mistake=RULE) == (
+        'looks like the cache holds c only: kv_rank floats per token; see '
+        'docs/06_latent_attention.md, "Classic mistakes"')
+    assert feedback.diagnosis(OWN, RULE) == RULE["words"]
 
 
 def test_summarise_line_quotes_the_fields_sentence():

@@ -7,7 +7,8 @@ import grade
 import runner
 
 DOC = "docs/02_batched_attention.md"
-NO_SCALE = {"name": "no_scale", "words": "scores not scaled by 1/sqrt(d_head)", "doc": DOC}
+NO_SCALE = {"name": "no_scale", "words": "scores not scaled by 1/sqrt(d_head)", "doc": DOC,
+            "looks_like": True}
 SENTENCE = 'looks like scores not scaled by 1/sqrt(d_head); see %s, "Classic mistakes"' % DOC
 
 
@@ -74,3 +75,11 @@ def test_the_fields_strings_are_made_printable():
     tests = {"A.One": runner.TestResult("A.One", False, "m", 0, dirty)}
     r = grade._lab_report(LAB, "graded", "", tests, _ctx(), True)
     assert "\x1b" not in r["tests"][0]["mistake"]["words"]
+
+
+def test_a_stated_rule_is_quoted_as_the_terminal_printed_it():
+    rule = dict(NO_SCALE, looks_like=False)
+    tests = {"A.One": runner.TestResult("A.One", False, "m", 0, rule)}
+    r = grade._lab_report(LAB, "graded", "", tests, _ctx(), True)
+    assert r["first_failure"] == ('A.One: scores not scaled by 1/sqrt(d_head); see %s, '
+                                  '"Classic mistakes"' % DOC)
