@@ -80,8 +80,12 @@ TEST(CausalMask, KeepsTheDiagonalSoEveryTokenSeesItself) {
     ASSERT_EQ(mask.shape(0), static_cast<std::size_t>(T)) << "T=" << T;
     ASSERT_EQ(mask.shape(1), static_cast<std::size_t>(T)) << "T=" << T;
     for (int i = 0; i < T; ++i) {
-      EXPECT_EQ(mask(i, i), 0.0f) << "T=" << T << ": query " << i << " must see key " << i
-                                  << " (itself); see docs/04_causal_mask.md";
+      const std::string words =
+          "query " + std::to_string(i) + " must see key " + std::to_string(i) + " (itself)";
+      EXPECT_EQ(mask(i, i), 0.0f)
+          << "T=" << T << ": "
+          << testing::MistakeNote({"diagonal_hidden", words, "docs/04_causal_mask.md"},
+                                  words + "; see docs/04_causal_mask.md");
     }
   }
 }
