@@ -1,13 +1,6 @@
-// Streams each finished test's verdict to the file named by $MHA_RESULTS_FILE,
-// one JSON object per line, as the test ends:
-//
-//   {"name":"Suite.Test","passed":false,"ms":3,"message":"..."}
-//
-// Linked into the grader's test binaries (the <test>_remote targets of
-// common/lab.bzl), which run in the trusted process: the learner's code runs
-// in another process and never sees this file. Writing as tests finish means
-// the verdicts of finished tests survive if the whole run is stopped at its
-// time limit.
+// See test_results.h: the listener that streams each verdict.
+#include "common/test_results.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -39,26 +32,39 @@ class ResultStream : public ::testing::EmptyTestEventListener {
   explicit ResultStream(std::FILE* f) : f_(f) {}
 
   void OnTestPartResult(const ::testing::TestPartResult& part) override {
-    if (part.failed() && message_.size() < 16384) {
+    if (!part.failed()) return;
+    // Taken for every failed part, so that no record outlives its failure.
+    std::optional<testing::Misconception> named = testing::TakeMisconception(part.message());
+    // The first diagnosis of the test, else the first rule it states.
+    if (named && (!mistake_ || (named->looks_like && !mistake_->looks_like))) {
+      mistake_ = std::move(named);
+    }
+    if (message_.size() < 16384) {
       if (!message_.empty()) message_ += "\n";
       message_ += part.message();
     }
   }
 
-  void OnTestStart(const ::testing::TestInfo&) override { message_.clear(); }
+  void OnTestStart(const ::testing::TestInfo&) override {
+    message_.clear();
+    mistake_.reset();
+    testing::ForgetMisconceptions();
+  }
 
   void OnTestEnd(const ::testing::TestInfo& info) override {
     const std::string name = std::string(info.test_suite_name()) + "." + info.name();
-    std::fprintf(f_, "{\"name\":%s,\"passed\":%s,\"ms\":%lld,\"message\":%s}\n",
-                 JsonString(name).c_str(), info.result()->Passed() ? "true" : "false",
-                 static_cast<long long>(info.result()->elapsed_time()),
-                 JsonString(message_).c_str());
+    const bool passed = info.result()->Passed();
+    const std::string line =
+        VerdictLine(name, passed, static_cast<long long>(info.result()->elapsed_time()),
+                    message_, passed ? std::nullopt : mistake_);
+    std::fputs(line.c_str(), f_);
     std::fflush(f_);
   }
 
  private:
   std::FILE* f_;
   std::string message_;
+  std::optional<testing::Misconception> mistake_;
 };
 
 const bool registered = [] {
@@ -71,4 +77,19 @@ const bool registered = [] {
 }();
 
 }  // namespace
+
+std::string VerdictLine(const std::string& name, bool passed, long long ms,
+                        const std::string& message,
+                        const std::optional<testing::Misconception>& mistake) {
+  std::string line = "{\"name\":" + JsonString(name) +
+                     ",\"passed\":" + (passed ? "true" : "false") +
+                     ",\"ms\":" + std::to_string(ms) + ",\"message\":" + JsonString(message);
+  if (mistake) {
+    line += ",\"mistake\":{\"name\":" + JsonString(mistake->name) +
+            ",\"words\":" + JsonString(mistake->words) + ",\"doc\":" + JsonString(mistake->doc) +
+            ",\"looks_like\":" + (mistake->looks_like ? "true" : "false") + "}";
+  }
+  return line + "}\n";
+}
+
 }  // namespace mha

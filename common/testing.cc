@@ -107,9 +107,13 @@ xt::xarray<float> LoadNpy(const std::string& path) {
   for (const KnownMistake& mistake : mistakes) {
     const xt::xarray<float> wrong = LoadNpy(mistake.golden);
     if (AllClose(actual, wrong, tol)) {
+      const std::string sentence = "looks like " + mistake.message;
+      Misconception named = mistake.mistake;
+      if (named.words.empty()) named.words = mistake.message;
+      named.looks_like = true;
+      RecordMisconception(std::move(named), sentence);
       return ::testing::AssertionFailure()
-             << "looks like " << mistake.message << " (checked against " << path << ": "
-             << result.message() << ")";
+             << sentence << " (checked against " << path << ": " << result.message() << ")";
     }
   }
   return ::testing::AssertionFailure() << "vs " << path << ": " << result.message();
@@ -134,9 +138,33 @@ std::vector<KnownMistake> MistakeTable::Of(const std::string& golden,
                                            const std::vector<std::string>& names) const {
   std::vector<KnownMistake> out;
   for (const std::string& name : names) {
-    out.push_back({golden + "_mistake_" + name + ".npy", Message(name)});
+    out.push_back({golden + "_mistake_" + name + ".npy", Message(name), Mistake(name)});
   }
   return out;
+}
+
+Misconception MistakeTable::Mistake(const std::string& name) const {
+  for (const auto& [key, words] : words_) {
+    if (key == name) return {name, words, doc_};
+  }
+  return {name, name, doc_};
+}
+
+MistakeNote MistakeTable::Named(const std::string& name) const {
+  return MistakeNote(Mistake(name), Message(name));
+}
+
+MistakeNote MistakeTable::LooksLike(const std::string& name) const {
+  Misconception mistake = Mistake(name);
+  mistake.looks_like = true;
+  return MistakeNote(std::move(mistake), "looks like " + Message(name));
+}
+
+std::ostream& operator<<(std::ostream& out, const MistakeNote& note) {
+  if (!note.mistake().name.empty() || !note.mistake().words.empty()) {
+    RecordMisconception(note.mistake(), note.text());
+  }
+  return out << note.text();
 }
 
 AttentionInputs LoadAttentionInputs(const std::string& dir, const std::string& qkv,

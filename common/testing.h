@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -26,6 +27,7 @@
 #include <gtest/gtest.h>
 #include <xtensor/xarray.hpp>
 
+#include "common/misconception.h"
 #include "common/tensor.h"
 #include "common/tolerance.h"
 
@@ -52,11 +54,37 @@ template <class A, class E>
 // A classic mistake that a golden comparison can recognise: `golden` holds
 // what the mistaken implementation computes on the same inputs (written by
 // the lab's golden generator), `message` names the mistake and the doc
-// section to read.
+// section to read. `mistake` is the same as data for the grader
+// (MistakeTable::Of fills it in; when its words are empty, `message` stands
+// for them).
 struct KnownMistake {
   std::string golden;
   std::string message;
+  Misconception mistake = {};
 };
+
+// What a test streams after an assertion to name a classic mistake in
+// words of its own: prints `text` and, when the assertion fails, records
+// `mistake` for the grader (common/misconception.h). MistakeTable's Named
+// and LooksLike make one.
+//
+//   EXPECT_EQ(cache.length(), 3) << kKvCacheMistakes.LooksLike("failed_append_changes");
+class MistakeNote {
+ public:
+  MistakeNote(Misconception mistake, std::string text)
+      : mistake_(std::move(mistake)), text_(std::move(text)) {}
+  const std::string& text() const { return text_; }
+  const Misconception& mistake() const { return mistake_; }
+
+ private:
+  Misconception mistake_;
+  std::string text_;
+};
+
+// gtest streams a failure's message only when the assertion fails, so the
+// record is made exactly then. A note with an empty mistake (a hint not
+// given) prints its text and records nothing.
+std::ostream& operator<<(std::ostream& out, const MistakeNote& note);
 
 // A lab's classic mistakes, each under the name its golden generator gives
 // it (the <name> of <case>_mistake_<name>.npy), with the words a failure
@@ -81,6 +109,16 @@ class MistakeTable {
   std::vector<KnownMistake> Of(const std::string& golden,
                                const std::vector<std::string>& names) const;
 
+  // The mistake `name` as data: {name, its words (or the name), the doc}.
+  Misconception Mistake(const std::string& name) const;
+
+  // Message(name), and LooksLike: "looks like " + Message(name), to stream
+  // after an assertion; a failure records Mistake(name) (see MistakeNote).
+  MistakeNote Named(const std::string& name) const;
+  MistakeNote LooksLike(const std::string& name) const;
+
+  const std::string& doc() const { return doc_; }
+
  private:
   std::string doc_;
   std::vector<std::pair<std::string, std::string>> words_;
@@ -88,7 +126,8 @@ class MistakeTable {
 
 // Compares `actual` with the golden file at `path` (see LoadNpy). On failure,
 // if `actual` matches one of `mistakes` instead, the message starts with that
-// mistake's message ("looks like ...: scores scaled by 1/sqrt(d_model) ...");
+// mistake's message ("looks like ...: scores scaled by 1/sqrt(d_model) ...")
+// and records that mistake for the grader (common/misconception.h);
 // otherwise it is AllClose's message. Hidden tests use this for every
 // comparison with a golden, so the grader can find them in one place.
 ::testing::AssertionResult MatchesGolden(const xt::xarray<float>& actual,

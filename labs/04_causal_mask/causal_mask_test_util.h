@@ -19,7 +19,8 @@ namespace testing {
 // The mistake whose mask the generator wrote to `golden`, in `words`; the
 // message sends the reader to the lesson.
 inline KnownMistake MaskMistake(const std::string& golden, const std::string& words) {
-  return {golden, words + "; see docs/04_causal_mask.md, \"Classic mistakes\""};
+  return {golden, words + "; see docs/04_causal_mask.md, \"Classic mistakes\"",
+          {"", words, "docs/04_causal_mask.md"}};
 }
 
 // causal_mask(T)

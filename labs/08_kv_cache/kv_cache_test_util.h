@@ -42,6 +42,8 @@ inline const MistakeTable kKvCacheMistakes(
          "positions off by one inside a chunk (query i placed at P + i + 1 instead of P + i), "
          "so each token of a chunk also sees the next one"},
         {"kv_rank_scale", "scores scaled by 1/sqrt(kv_rank) instead of 1/sqrt(d_head)"},
+        {"kv_heads_not_repeated",
+         "the kv heads were not repeated for the query heads (repeat_kv) before attending"},
     });
 
 // The mistakes the generator could tell apart when golden case `c` ("gqa",
@@ -58,13 +60,14 @@ inline std::vector<KnownMistake> DecoderMistakes(const std::string& dir, const s
   return kKvCacheMistakes.Of(dir + c + "_" + schedule, names);
 }
 
-// Why a valid step could throw std::invalid_argument.
-inline std::string WhyItThrew(const std::string& what) {
+// Why a valid step could throw std::invalid_argument (streamed after the
+// failure: the mistake it names is recorded too).
+inline MistakeNote WhyItThrew(const std::string& what) {
   if (what.find("head") != std::string::npos) {
-    return "\nlooks like the kv heads were not repeated for the query heads (repeat_kv) before "
-           "attending; see docs/08_kv_cache.md, \"Classic mistakes\"";
+    const MistakeNote note = kKvCacheMistakes.LooksLike("kv_heads_not_repeated");
+    return MistakeNote(note.mistake(), "\n" + note.text());
   }
-  return "";
+  return MistakeNote({}, "");
 }
 
 // Feeds x (T, d_model) to the decoder in chunks of the given sizes and stacks

@@ -34,6 +34,7 @@ inline const MistakeTable kFlashAttentionMistakes(
          "0 underflowed to zero"},
         {"nan_first_block_masked",
          "a row whose first key block is fully masked became NaN (exp(-inf - (-inf)) is NaN)"},
+        {"no_block_skipped", "no key block was skipped: every tile was counted"},
         {"remainder_dropped",
          "the last, shorter key block was dropped (block_k does not divide S)"},
         {"causal_skip_off_by_one",
@@ -62,19 +63,20 @@ inline std::size_t MistakenTiles(int T, int S, int bq, int bk, bool floor_blocks
   return tiles;
 }
 
-// What a wrong count `actual` of causal_tiles_computed(T, S, bq, bk) says.
-inline std::string TileCountMessage(int T, int S, int bq, int bk, std::size_t actual) {
+// What a wrong count `actual` of causal_tiles_computed(T, S, bq, bk) says
+// (streamed after the check: a mistake it recognises is recorded too).
+inline MistakeNote TileCountMessage(int T, int S, int bq, int bk, std::size_t actual) {
   if (actual == AllTiles(T, S, bq, bk)) {
-    return "looks like no key block was skipped: every tile was counted; see "
-           "docs/09_flash_attention.md, \"Classic mistakes\"";
+    return kFlashAttentionMistakes.LooksLike("no_block_skipped");
   }
   if (actual == MistakenTiles(T, S, bq, bk, /*floor_blocks=*/true, /*top_left=*/false)) {
-    return "looks like " + kFlashAttentionMistakes.Message("causal_skip_off_by_one");
+    return kFlashAttentionMistakes.LooksLike("causal_skip_off_by_one");
   }
   if (actual == MistakenTiles(T, S, bq, bk, /*floor_blocks=*/false, /*top_left=*/true)) {
-    return "looks like " + kFlashAttentionMistakes.Message("top_left_causal");
+    return kFlashAttentionMistakes.LooksLike("top_left_causal");
   }
-  return "see docs/09_flash_attention.md, \"Which tiles a causal query block needs\"";
+  return MistakeNote(
+      {}, "see docs/09_flash_attention.md, \"Which tiles a causal query block needs\"");
 }
 
 }  // namespace testing

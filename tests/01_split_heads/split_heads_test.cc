@@ -35,7 +35,12 @@ using testing::ThrowsInvalidArgument;
 const std::string kGolden = "tests/01_split_heads/golden/";
 const std::vector<std::string> kHeadAxes = {"head", "token", "column"};
 const std::vector<std::string> kRowAxes = {"token", "column"};
-const char* const kArgumentChecks = testing::kSplitHeadsArgumentChecks;
+// What a failed argument check says (the words of kSplitHeadsArgumentChecks),
+// named as data for the grader (common/misconception.h).
+const testing::MistakeTable kArgumentMistakes(
+    "docs/01_split_heads.md",
+    {{"argument_checks", "bad arguments must throw std::invalid_argument naming the values"}});
+const testing::MistakeNote kArgumentChecks = kArgumentMistakes.Named("argument_checks");
 
 // What split_heads' classic mistakes produce on the golden input `prefix`.
 std::vector<KnownMistake> SplitMistakes(const std::string& prefix) {

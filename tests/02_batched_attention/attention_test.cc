@@ -33,7 +33,6 @@ namespace {
 using testing::AllClose;
 using testing::AttentionFn;
 using testing::kAttentionMistakes;
-using testing::kAttentionShapeChecks;
 using testing::kCrossMaskedMistakes;
 using testing::kMaskedMistakes;
 using testing::kUnmaskedMistakes;
@@ -48,6 +47,15 @@ using Inputs = testing::AttentionInputs;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 const std::string kGolden = "tests/02_batched_attention/golden/";
 const std::string kSee = "; see docs/02_batched_attention.md, \"Classic mistakes\"";
+// What a failed shape check says (the words of kAttentionShapeChecks), named
+// as data for the grader (common/misconception.h).
+const testing::MistakeTable kShapeMistakes(
+    "docs/02_batched_attention.md",
+    {{"shapes_unchecked", "mismatched shapes must throw std::invalid_argument naming them"}});
+const testing::MistakeNote kAttentionShapeChecks = kShapeMistakes.Named("shapes_unchecked");
+// The table's nan_row, worded for softmax_rows alone.
+const std::string kNanRow =
+    "a fully masked row left as NaN instead of zeros (an all -inf row: -inf - (-inf) is NaN)";
 const std::vector<std::string> kWeightAxes = {"head", "query", "key"};
 const std::vector<std::string> kOutputAxes = {"head", "query", "column"};
 const std::vector<std::string> kRowAxes = {"row", "column"};
@@ -99,9 +107,8 @@ TEST(SoftmaxRows, TurnsAnAllMinusInfinityRowIntoZeros) {
   const Tensor2 scores = LoadGolden<2>(kGolden + "softmax_masked_scores.npy");  // (3, 4)
   EXPECT_TRUE(MatchesGolden(
       softmax_rows(scores), kGolden + "softmax_masked_probs.npy", kRowOp, kRowAxes,
-      {{kGolden + "softmax_masked_probs_mistake_nan_row.npy",
-        "a fully masked row left as NaN instead of zeros (an all -inf row: -inf - (-inf) is "
-        "NaN)" + kSee}}));
+      {{kGolden + "softmax_masked_probs_mistake_nan_row.npy", kNanRow + kSee,
+        {"nan_row", kNanRow, "docs/02_batched_attention.md"}}}));
 }
 
 // ----------------------------------------------------- attention, both versions

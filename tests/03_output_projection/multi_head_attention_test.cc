@@ -48,12 +48,34 @@ const std::string kGolden = "tests/03_output_projection/golden/";
 
 std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
-const char kSeeDoc[] = "; see docs/03_output_projection.md, \"Classic mistakes\"";
 
 // The known mistakes `names` of golden `golden` (multi_head_attention_test_util.h).
 std::vector<KnownMistake> Mistakes(const std::string& golden,
                                    const std::vector<std::string>& names) {
   return kMultiHeadAttentionMistakes.Of(kGolden + golden, names);
+}
+
+// The mistakes these tests name on their own: by another case's golden (what
+// the layer computes when it ignores n_heads or caches its weights), a count
+// or an exception; as data for the grader (common/misconception.h).
+const testing::MistakeTable kOwnMistakes(
+    "docs/03_output_projection.md",
+    {
+        {"n_heads_ignored", "n_heads was ignored: the layer used 3 heads"},
+        {"w_o_cached",
+         "overwriting W_O had no effect: something derived from the weights was cached"},
+        {"parameter_count", "four (d_model, d_model) matrices, W_O included"},
+        {"parameter_count_heads", "the head count must not matter"},
+        {"indivisible_accepted",
+         "the constructor must refuse sizes it cannot split into equal heads"},
+        {"w_q_cached",
+         "overwriting W_Q had no effect: something derived from the weights (a fused W_QKV?) "
+         "was cached"},
+    });
+
+// Mistake `name` of kOwnMistakes, recognised by the golden `golden`.
+KnownMistake OtherGolden(const std::string& golden, const std::string& name) {
+  return {Golden(golden), kOwnMistakes.Message(name), kOwnMistakes.Mistake(name)};
 }
 
 // ---------------------------------------------------------------- weights
@@ -112,9 +134,7 @@ TEST(MultiHeadAttentionForward, OneHeadIsPlainAttentionFollowedByWO) {
   const Tensor2 x = LoadGolden<2>(Golden("x"));
   EXPECT_TRUE(MatchesGolden(layer.forward(x), Golden("single_head_forward"), kLayer,
                             {"token", "column"},
-                            {{Golden("plain_forward"),
-                              std::string("n_heads was ignored: the layer used 3 heads") +
-                                  kSeeDoc}}));
+                            {OtherGolden("plain_forward", "n_heads_ignored")}));
 }
 
 // ---------------------------------------------------------------- attend
@@ -153,9 +173,7 @@ TEST(MultiHeadAttentionOverwrittenWeights, WOIsUsedByTheNextForward) {
   layer.W_O = LoadGolden<2>(Golden("new_w_o"));
   EXPECT_TRUE(MatchesGolden(
       layer.forward(x), Golden("overwrite_w_o_forward"), kLayer, {"token", "column"},
-      {{Golden("plain_forward"),
-        std::string("overwriting W_O had no effect: something derived from the weights was "
-                    "cached") + kSeeDoc}}));
+      {OtherGolden("plain_forward", "w_o_cached")}));
 }
 
 TEST(MultiHeadAttentionOverwrittenWeights, WQIsUsedByTheNextForward) {
@@ -165,9 +183,7 @@ TEST(MultiHeadAttentionOverwrittenWeights, WQIsUsedByTheNextForward) {
   layer.W_Q = LoadGolden<2>(Golden("new_w_q"));
   EXPECT_TRUE(MatchesGolden(
       layer.forward(x), Golden("overwrite_w_q_forward"), kLayer, {"token", "column"},
-      {{Golden("plain_forward"),
-        std::string("overwriting W_Q had no effect: something derived from the weights (a "
-                    "fused W_QKV?) was cached") + kSeeDoc}}));
+      {OtherGolden("plain_forward", "w_q_cached")}));
 }
 
 // ---------------------------------------------------------------- parameter_count
@@ -178,14 +194,15 @@ TEST(MultiHeadAttentionParameterCount, IsFourTimesDModelSquared) {
     const std::size_t d = static_cast<std::size_t>(d_model);
     EXPECT_EQ(MultiHeadAttention(d_model, n_heads).parameter_count(), 4 * d * d)
         << "d_model=" << d_model << ", n_heads=" << n_heads
-        << ": four (d_model, d_model) matrices, W_O included" << kSeeDoc;
+        << ": " << kOwnMistakes.Named("parameter_count");
   }
 }
 
 TEST(MultiHeadAttentionParameterCount, DoesNotDependOnTheNumberOfHeads) {
   for (int n_heads : {1, 2, 3, 4, 6, 12}) {
     EXPECT_EQ(MultiHeadAttention(12, n_heads).parameter_count(), 576u)
-        << "d_model=12, n_heads=" << n_heads << ": the head count must not matter" << kSeeDoc;
+        << "d_model=12, n_heads=" << n_heads << ": "
+        << kOwnMistakes.Named("parameter_count_heads");
   }
 }
 
@@ -194,7 +211,7 @@ TEST(MultiHeadAttentionParameterCount, DoesNotDependOnTheNumberOfHeads) {
 TEST(MultiHeadAttentionArguments, RejectsDModelNotDivisibleByNHeads) {
   EXPECT_TRUE(ThrowsInvalidArgument([] { MultiHeadAttention(10, 4); },
                                     {"d_model=10", "n_heads=4"}))
-      << "the constructor must refuse sizes it cannot split into equal heads" << kSeeDoc;
+      << kOwnMistakes.Named("indivisible_accepted");
 }
 
 TEST(MultiHeadAttentionArguments, RejectsNonPositiveNHeads) {

@@ -54,6 +54,13 @@ KnownMistake Mistake(const std::string& file, const std::string& words) {
   return testing::MaskMistake(kGolden + file, words);
 }
 
+// The mistakes these tests name by an exception, as data for the grader
+// (common/misconception.h).
+const testing::MistakeTable kOwnMistakes(
+    "docs/04_causal_mask.md",
+    {{"fewer_keys_accepted",
+      "causal_mask(T, S) must reject S < T: 5 new queries cannot be the last 5 of 3 positions"}});
+
 const KnownMistake kStrict = Mistake("causal_T6_mistake_strict.npy", kStrictDiagonal);
 const KnownMistake kTransposed = Mistake("causal_T6_mistake_transposed.npy", kTransposedMask);
 const KnownMistake kMultiplicative =
@@ -73,8 +80,12 @@ TEST(CausalMask, KeepsTheDiagonalSoEveryTokenSeesItself) {
     ASSERT_EQ(mask.shape(0), static_cast<std::size_t>(T)) << "T=" << T;
     ASSERT_EQ(mask.shape(1), static_cast<std::size_t>(T)) << "T=" << T;
     for (int i = 0; i < T; ++i) {
-      EXPECT_EQ(mask(i, i), 0.0f) << "T=" << T << ": query " << i << " must see key " << i
-                                  << " (itself); see docs/04_causal_mask.md";
+      const std::string words =
+          "query " + std::to_string(i) + " must see key " + std::to_string(i) + " (itself)";
+      EXPECT_EQ(mask(i, i), 0.0f)
+          << "T=" << T << ": "
+          << testing::MistakeNote({"diagonal_hidden", words, "docs/04_causal_mask.md"},
+                                  words + "; see docs/04_causal_mask.md");
     }
   }
 }
@@ -111,8 +122,7 @@ TEST(CausalMaskWithCache, EqualsTheSquareMaskWhenTEqualsS) {
 
 TEST(CausalMaskWithCache, RejectsFewerKeysThanQueries) {
   EXPECT_TRUE(ThrowsInvalidArgument([] { causal_mask(5, 3); }, {"T=5", "S=3"}))
-      << "causal_mask(T, S) must reject S < T: 5 new queries cannot be the last 5 of 3 "
-         "positions; see docs/04_causal_mask.md, \"Classic mistakes\"";
+      << kOwnMistakes.Named("fewer_keys_accepted");
 }
 
 TEST(CausalMaskWithCache, RejectsANonPositiveLength) {

@@ -29,8 +29,6 @@ using testing::AllClose;
 using testing::kAttention;
 using testing::kExact;
 using testing::KnownMistake;
-using testing::kCacheHint;
-using testing::kCountHint;
 using testing::kGroupedQueryAttentionMistakes;
 using testing::kLayer;
 using testing::LoadGolden;
@@ -51,6 +49,23 @@ std::vector<KnownMistake> Mistakes(const std::string& golden,
 GroupedQueryAttention Seed3Layer() { return GroupedQueryAttention(16, 4, 2, /*seed=*/3); }
 
 // --------------------------------------------------------------------- repeat_kv
+
+// The mistakes these tests tell by a count or an exception, named as data
+// for the grader (common/misconception.h); Named prints the words of
+// kCountHint and kCacheHint (grouped_query_attention_test_util.h).
+const testing::MistakeTable kCountMistakes(
+    "docs/05_grouped_query_attention.md",
+    {
+        {"parameter_count",
+         "parameter_count() is 2*d_model^2 + 2*d_model*n_kv_heads*d_head: only W_K and W_V "
+         "shrink"},
+        {"cache_per_query_head",
+         "the cache holds 2*n_kv_heads*d_head floats per token, none per query head"},
+        {"uneven_groups_accepted",
+         "uneven groups must be rejected: 6 query heads cannot form 4 equal groups"},
+    });
+const testing::MistakeNote kCountHint = kCountMistakes.Named("parameter_count");
+const testing::MistakeNote kCacheHint = kCountMistakes.Named("cache_per_query_head");
 
 TEST(RepeatKv, MatchesNumpyRepeatOnTheHeadAxis) {
   const Tensor3 kv = LoadGolden<3>(kGolden + "repeat_kv_input.npy");  // (2, 3, 5)
@@ -231,8 +246,7 @@ TEST(GroupedQueryAttention, MultiQueryAtGpt2SmallSizeSavesNearlyHalfTheParameter
 TEST(GroupedQueryAttention, RejectsQueryHeadsNotDivisibleByKvHeads) {
   EXPECT_TRUE(ThrowsInvalidArgument([] { GroupedQueryAttention(24, 6, 4); },
                                     {"n_heads=6", "n_kv_heads=4"}))
-      << "uneven groups must be rejected: 6 query heads cannot form 4 equal groups; see "
-         "docs/05_grouped_query_attention.md, \"Classic mistakes\"";
+      << kCountMistakes.Named("uneven_groups_accepted");
 }
 
 TEST(GroupedQueryAttention, RejectsMoreKvHeadsThanQueryHeads) {

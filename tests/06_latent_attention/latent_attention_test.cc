@@ -36,7 +36,31 @@ using testing::MatchesGolden;
 using testing::ThrowsInvalidArgument;
 
 const std::string kGolden = "tests/06_latent_attention/golden/";
-const std::string kSeeDoc = "; see docs/06_latent_attention.md, \"Classic mistakes\"";
+
+// The mistakes these tests name on their own (no table of the lab's golden
+// generator behind them), as data for the grader (common/misconception.h).
+const testing::MistakeTable kOwnMistakes(
+    "docs/06_latent_attention.md",
+    {
+        {"drawn_after_w_dkv", "W_DKV drawn before W_Q: the order is W_Q, W_DKV, W_UK, W_UV, W_O"},
+        {"w_uk_fan_in_d_model", "W_UK drawn with fan-in d_model instead of kv_rank"},
+        {"w_uv_fan_in_d_model", "W_UV drawn with fan-in d_model instead of kv_rank"},
+        {"stale_w_uk",
+         "the old W_UK is still in use: do not keep matrices derived from the public weights "
+         "between calls"},
+        {"w_q_draw", "W_Q, drawn 1st"},
+        {"w_dkv_draw", "W_DKV, drawn 2nd, fan-in d_model"},
+        {"w_uk_draw", "W_UK, drawn 3rd, fan-in kv_rank"},
+        {"w_uv_draw", "W_UV, drawn 4th, fan-in kv_rank"},
+        {"w_o_draw", "W_O, drawn 5th"},
+        {"cache_not_c_only", "the cache holds c only: kv_rank floats per token"},
+        {"parameter_count", "2*d_model^2 (W_Q, W_O) + 3*d_model*kv_rank (W_DKV, W_UK, W_UV)"},
+    });
+
+// Mistake `name` of kOwnMistakes, recognised by the golden `golden`.
+KnownMistake Own(const std::string& golden, const std::string& name) {
+  return {golden, kOwnMistakes.Message(name), kOwnMistakes.Mistake(name)};
+}
 
 // The layer and inputs of one golden case.
 struct Case {
@@ -86,22 +110,18 @@ TEST(LatentAttention, SeededWeightsEqualNumpysDrawInTheDocumentedOrder) {
   const MultiHeadLatentAttention mla(24, 4, 10, /*seed=*/6);
   const std::string g = kGolden + "seed6_";
   EXPECT_TRUE(MatchesGolden(mla.W_Q, g + "W_Q.npy", kExact, {"in", "out"},
-                            {{g + "W_Q_mistake_drawn_after_w_dkv.npy",
-                              "W_DKV drawn before W_Q: the order is W_Q, W_DKV, W_UK, W_UV, "
-                              "W_O" + kSeeDoc}}))
-      << "W_Q, drawn 1st" << kSeeDoc;
+                            {Own(g + "W_Q_mistake_drawn_after_w_dkv.npy", "drawn_after_w_dkv")}))
+      << kOwnMistakes.Named("w_q_draw");
   EXPECT_TRUE(MatchesGolden(mla.W_DKV, g + "W_DKV.npy", kExact, {"in", "out"}))
-      << "W_DKV, drawn 2nd, fan-in d_model" << kSeeDoc;
+      << kOwnMistakes.Named("w_dkv_draw");
   EXPECT_TRUE(MatchesGolden(mla.W_UK, g + "W_UK.npy", kExact, {"in", "out"},
-                            {{g + "W_UK_mistake_fan_in_d_model.npy",
-                              "W_UK drawn with fan-in d_model instead of kv_rank" + kSeeDoc}}))
-      << "W_UK, drawn 3rd, fan-in kv_rank" << kSeeDoc;
+                            {Own(g + "W_UK_mistake_fan_in_d_model.npy", "w_uk_fan_in_d_model")}))
+      << kOwnMistakes.Named("w_uk_draw");
   EXPECT_TRUE(MatchesGolden(mla.W_UV, g + "W_UV.npy", kExact, {"in", "out"},
-                            {{g + "W_UV_mistake_fan_in_d_model.npy",
-                              "W_UV drawn with fan-in d_model instead of kv_rank" + kSeeDoc}}))
-      << "W_UV, drawn 4th, fan-in kv_rank" << kSeeDoc;
+                            {Own(g + "W_UV_mistake_fan_in_d_model.npy", "w_uv_fan_in_d_model")}))
+      << kOwnMistakes.Named("w_uv_draw");
   EXPECT_TRUE(MatchesGolden(mla.W_O, g + "W_O.npy", kExact, {"in", "out"}))
-      << "W_O, drawn 5th" << kSeeDoc;
+      << kOwnMistakes.Named("w_o_draw");
 }
 
 TEST(LatentAttention, RecordsItsSizes) {
@@ -130,7 +150,7 @@ TEST(LatentAttention, CacheHoldsKvRankFloatsPerToken) {
   EXPECT_EQ(c.shape(0), 7u) << "one latent row per token";
   EXPECT_EQ(c.shape(1), 10u) << "each row has kv_rank floats";
   EXPECT_EQ(mla.kv_cache_floats_per_token(), 10u)
-      << "the cache holds c only: kv_rank floats per token" << kSeeDoc;
+      << kOwnMistakes.Named("cache_not_c_only");
 }
 
 TEST(LatentAttention, CacheIsBelowAnEighthOfMultiHeadAttentions) {
@@ -139,15 +159,15 @@ TEST(LatentAttention, CacheIsBelowAnEighthOfMultiHeadAttentions) {
   const MultiHeadLatentAttention mla(64, 4, 12);
   const std::size_t mha_floats = 2 * 64;
   EXPECT_EQ(mla.kv_cache_floats_per_token(), 12u)
-      << "the cache holds c only: kv_rank floats per token" << kSeeDoc;
+      << kOwnMistakes.Named("cache_not_c_only");
   EXPECT_LT(8 * mla.kv_cache_floats_per_token(), mha_floats);
 }
 
 TEST(LatentAttention, ParameterCountIsTwoDSquaredPlusThreeDTimesRank) {
   EXPECT_EQ(MultiHeadLatentAttention(24, 4, 10).parameter_count(), 2u * 24 * 24 + 3u * 24 * 10)
-      << "2*d_model^2 (W_Q, W_O) + 3*d_model*kv_rank (W_DKV, W_UK, W_UV)" << kSeeDoc;
+      << kOwnMistakes.Named("parameter_count");
   EXPECT_EQ(MultiHeadLatentAttention(64, 4, 12).parameter_count(), 2u * 64 * 64 + 3u * 64 * 12)
-      << "2*d_model^2 (W_Q, W_O) + 3*d_model*kv_rank (W_DKV, W_UK, W_UV)" << kSeeDoc;
+      << kOwnMistakes.Named("parameter_count");
 }
 
 // ------------------------------------------------------------- the layer
@@ -168,11 +188,7 @@ TEST(LatentAttention, OverwritingWUkChangesBothForwardsIdentically) {
   mla.forward(x);
   mla.W_UK = LoadGolden<2>(kGolden + "case1_new_W_UK.npy");
   const std::string expected = kGolden + "case1_output_new_W_UK.npy";
-  const std::vector<KnownMistake> stale = {
-      {kGolden + "case1_output.npy",
-       "the old W_UK is still in use: do not keep matrices derived from the public weights "
-       "between calls" +
-           kSeeDoc}};
+  const std::vector<KnownMistake> stale = {Own(kGolden + "case1_output.npy", "stale_w_uk")};
   EXPECT_TRUE(MatchesGolden(mla.forward(x), expected, kLayer, {"token", "feature"}, stale))
       << "forward";
   EXPECT_TRUE(MatchesGolden(mla.forward_absorbed(x), expected, kLayer, {"token", "feature"}, stale))

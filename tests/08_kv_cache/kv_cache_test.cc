@@ -51,7 +51,32 @@ using testing::kAttention;
 using testing::kExact;
 using testing::kLayer;
 
-const std::string kSeeDoc = "; see docs/08_kv_cache.md, \"Classic mistakes\"";
+
+// The mistakes that only these tests can tell (by a count or a shape, no
+// golden), named as data for the grader (common/misconception.h).
+const testing::MistakeTable kCacheMistakes(
+    "docs/08_kv_cache.md",
+    {
+        {"bytes_capacity", "bytes() counts the capacity, not the positions held"},
+        {"bytes_one_of_kv", "bytes() counts only one of K and V"},
+        {"latent_bytes_kv",
+         "bytes() counts a key and a value per latent; the latent stands for both"},
+        {"failed_append_changes", "the failed append left the cache changed"},
+        {"failed_step_changes", "the failed step left the cache changed"},
+        {"repeated_kv_heads",
+         "the cache stores the repeated kv heads (one per query head) instead of the "
+         "n_kv_heads kv heads"},
+        {"latent_stores_kv", "the latent cache stores K and V instead of the latent c"},
+    });
+
+// "<before>looks like <mistake>; see ..." when `seen` (the wrong value is
+// that mistake's), else nothing.
+testing::MistakeNote LooksLikeIf(bool seen, const std::string& name,
+                                 const std::string& before = "") {
+  if (!seen) return testing::MistakeNote({}, "");
+  const testing::MistakeNote note = kCacheMistakes.LooksLike(name);
+  return testing::MistakeNote(note.mistake(), before + note.text());
+}
 
 const std::string kGolden = "tests/08_kv_cache/golden/";
 
@@ -163,8 +188,7 @@ TEST(KVCache, StartsEmptyWithTheCapacityItWasGiven) {
   EXPECT_EQ(cache.length(), 0);
   EXPECT_EQ(cache.capacity(), 7);
   EXPECT_EQ(cache.bytes(), 0u)
-      << "an empty cache holds no bytes: looks like bytes() counts the capacity, not the "
-         "positions held" + kSeeDoc;
+      << "an empty cache holds no bytes: " << kCacheMistakes.LooksLike("bytes_capacity");
   EXPECT_EQ(cache.keys().shape(0), 3u);
   EXPECT_EQ(cache.keys().shape(1), 0u);
   EXPECT_EQ(cache.keys().shape(2), 2u);
@@ -198,10 +222,9 @@ TEST(KVCache, BytesCountTheKeysAndValuesOfThePositionsHeld) {
     cache.append(Counting(3, t, 5, 0.0f), Counting(3, t, 5, 0.0f));
     held += t;
     const std::size_t expected = 2u * 3 * static_cast<std::size_t>(held) * 5 * sizeof(float);
-    std::string hint;
-    if (cache.bytes() == expected / 2) hint = "looks like bytes() counts only one of K and V" + kSeeDoc;
+    testing::MistakeNote hint = LooksLikeIf(cache.bytes() == expected / 2, "bytes_one_of_kv");
     if (cache.bytes() == 2u * 3 * 16 * 5 * sizeof(float)) {
-      hint = "looks like bytes() counts the capacity, not the positions held" + kSeeDoc;
+      hint = kCacheMistakes.LooksLike("bytes_capacity");
     }
     EXPECT_EQ(cache.bytes(), expected) << held << " positions held; " << hint;
   }
@@ -223,18 +246,18 @@ TEST(KVCache, AppendBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
   EXPECT_TRUE(ThrowsInvalidArgument(
       [&] { cache.append(Counting(2, 2, 3, 7.0f), Counting(2, 2, 3, 7.0f)); },
       {"capacity=4", "3 + 2"}));
-  EXPECT_EQ(cache.length(), 3) << "looks like the failed append left the cache changed" << kSeeDoc;
+  EXPECT_EQ(cache.length(), 3) << kCacheMistakes.LooksLike("failed_append_changes");
   EXPECT_TRUE(AllClose(cache.keys(), k, kExact, {"kv head", "position", "feature"}))
-      << "the failed append left the cache changed" << kSeeDoc;
+      << kCacheMistakes.Named("failed_append_changes");
   EXPECT_TRUE(AllClose(cache.values(), v, kExact, {"kv head", "position", "feature"}))
-      << "the failed append left the cache changed" << kSeeDoc;
+      << kCacheMistakes.Named("failed_append_changes");
 }
 
 TEST(KVCache, AppendWithTheWrongNumberOfKvHeadsThrowsAndLeavesTheCacheUnchanged) {
   KVCache cache(/*n_kv_heads=*/2, /*d_head=*/3, /*capacity=*/4);
   EXPECT_TRUE(ThrowsInvalidArgument(
       [&] { cache.append(Counting(4, 1, 3, 0.0f), Counting(4, 1, 3, 0.0f)); }, {"(4, 1, 3)"}));
-  EXPECT_EQ(cache.length(), 0) << "looks like the failed append left the cache changed" << kSeeDoc;
+  EXPECT_EQ(cache.length(), 0) << kCacheMistakes.LooksLike("failed_append_changes");
 }
 
 TEST(KVCache, AppendWithTheWrongDHeadThrowsAndLeavesTheCacheUnchanged) {
@@ -242,7 +265,7 @@ TEST(KVCache, AppendWithTheWrongDHeadThrowsAndLeavesTheCacheUnchanged) {
   cache.append(Counting(2, 1, 3, 0.0f), Counting(2, 1, 3, 0.0f));
   EXPECT_TRUE(ThrowsInvalidArgument(
       [&] { cache.append(Counting(2, 1, 3, 0.0f), Counting(2, 1, 4, 0.0f)); }, {"(2, 1, 4)"}));
-  EXPECT_EQ(cache.length(), 1) << "looks like the failed append left the cache changed" << kSeeDoc;
+  EXPECT_EQ(cache.length(), 1) << kCacheMistakes.LooksLike("failed_append_changes");
 }
 
 TEST(KVCache, KeysAndValuesForDifferentNumbersOfPositionsAreRejected) {
@@ -250,7 +273,7 @@ TEST(KVCache, KeysAndValuesForDifferentNumbersOfPositionsAreRejected) {
   EXPECT_TRUE(ThrowsInvalidArgument(
       [&] { cache.append(Counting(2, 3, 3, 0.0f), Counting(2, 2, 3, 0.0f)); },
       {"(2, 3, 3)", "(2, 2, 3)"}));
-  EXPECT_EQ(cache.length(), 0) << "looks like the failed append left the cache changed" << kSeeDoc;
+  EXPECT_EQ(cache.length(), 0) << kCacheMistakes.LooksLike("failed_append_changes");
 }
 
 TEST(KVCache, AppendingNoPositionIsRejected) {
@@ -303,12 +326,8 @@ TEST(LatentCache, AppendedLatentsComeBackInOrder) {
 TEST(LatentCache, BytesCountOneLatentPerPositionHeld) {
   LatentCache cache(/*kv_rank=*/7, /*capacity=*/10);
   cache.append(xt::zeros<float>({3, 7}));
-  std::string hint;
-  if (cache.bytes() == 2u * 3 * 7 * sizeof(float)) {
-    hint = "looks like bytes() counts a key and a value per latent; the latent stands for both" +
-           kSeeDoc;
-  }
-  EXPECT_EQ(cache.bytes(), 3u * 7 * sizeof(float)) << hint;
+  EXPECT_EQ(cache.bytes(), 3u * 7 * sizeof(float))
+      << LooksLikeIf(cache.bytes() == 2u * 3 * 7 * sizeof(float), "latent_bytes_kv");
 }
 
 TEST(LatentCache, AppendBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
@@ -316,14 +335,14 @@ TEST(LatentCache, AppendBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
   const Tensor2 c = {{1, 2}, {3, 4}, {5, 6}};
   cache.append(c);
   EXPECT_TRUE(ThrowsInvalidArgument([&] { cache.append(c); }, {"capacity=4", "3 + 3"}));
-  EXPECT_EQ(cache.length(), 3) << "looks like the failed append left the cache changed" << kSeeDoc;
+  EXPECT_EQ(cache.length(), 3) << kCacheMistakes.LooksLike("failed_append_changes");
   EXPECT_TRUE(AllClose(cache.latents(), c, kExact, {"position", "latent"}));
 }
 
 TEST(LatentCache, ALatentOfTheWrongWidthThrowsAndLeavesTheCacheUnchanged) {
   LatentCache cache(/*kv_rank=*/4, /*capacity=*/4);
   EXPECT_TRUE(ThrowsInvalidArgument([&] { cache.append(xt::zeros<float>({2, 5})); }, {"(2, 5)"}));
-  EXPECT_EQ(cache.length(), 0) << "looks like the failed append left the cache changed" << kSeeDoc;
+  EXPECT_EQ(cache.length(), 0) << kCacheMistakes.LooksLike("failed_append_changes");
 }
 
 TEST(LatentCache, ClearForgetsThePositionsAndKeepsTheCapacity) {
@@ -402,9 +421,7 @@ TEST(GqaDecoder, TheCacheHoldsTheKeysAndValuesOfTheKvHeadsOnly) {
   const Tensor3 keys = cache.keys();
   ASSERT_EQ(keys.shape(0), 2u)
       << "the cache holds " << keys.shape(0) << " heads, expected n_kv_heads=2"
-      << (keys.shape(0) == 8 ? "; looks like the cache stores the repeated kv heads (one per "
-                               "query head) instead of the n_kv_heads kv heads" + kSeeDoc
-                             : "");
+      << LooksLikeIf(keys.shape(0) == 8, "repeated_kv_heads", "; ");
   EXPECT_EQ(cache.bytes(), 2u * 2 * 10 * 4 * sizeof(float));
   EXPECT_TRUE(MatchesGolden(keys, Golden("gqa_keys"), kAttention, {"kv head", "position", "feature"}));
   EXPECT_TRUE(MatchesGolden(cache.values(), Golden("gqa_values"), kAttention,
@@ -418,9 +435,7 @@ TEST(GqaDecoder, MultiQueryAttentionCachesOneKvHead) {
   const Tensor3 keys = decoder.cache().keys();
   ASSERT_EQ(keys.shape(0), 1u)
       << "the cache holds " << keys.shape(0) << " heads, expected n_kv_heads=1"
-      << (keys.shape(0) == 3 ? "; looks like the cache stores the repeated kv heads (one per "
-                               "query head) instead of the n_kv_heads kv heads" + kSeeDoc
-                             : "");
+      << LooksLikeIf(keys.shape(0) == 3, "repeated_kv_heads", "; ");
   EXPECT_EQ(decoder.cache().bytes(), 2u * 1 * 7 * 6 * sizeof(float));
   EXPECT_TRUE(MatchesGolden(keys, Golden("mqa_keys"), kAttention, {"kv head", "position", "feature"}));
 }
@@ -433,7 +448,7 @@ TEST(GqaDecoder, AStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
   decoder.step(Rows(x, 0, 4));
   EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(Rows(x, 4, 7)); }, {"capacity=6"}));
   EXPECT_EQ(decoder.cache().length(), 4)
-      << "looks like the failed step left the cache changed" << kSeeDoc;
+      << kCacheMistakes.LooksLike("failed_step_changes");
   // Nothing was lost: the next two tokens are rows 4 and 5 of the full forward.
   EXPECT_TRUE(AllClose(decoder.step(Rows(x, 4, 6)), Rows(full, 4, 6), kLayer, {"token", "column"}));
 }
@@ -444,7 +459,7 @@ TEST(GqaDecoder, AnInputOfTheWrongWidthThrowsAndLeavesTheCacheUnchanged) {
   decoder.step(Rows(LoadGolden<2>(Golden("gqa_x")), 0, 2));
   EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(xt::zeros<float>({1, 30})); }, {"30", "32"}));
   EXPECT_EQ(decoder.cache().length(), 2)
-      << "looks like the failed step left the cache changed" << kSeeDoc;
+      << kCacheMistakes.LooksLike("failed_step_changes");
 }
 
 TEST(GqaDecoder, ACapacityThatIsNotPositiveIsRejected) {
@@ -560,14 +575,9 @@ TEST(MlaDecoder, TheCacheHoldsOnlyTheLatents) {
   const Tensor2 latents = cache.latents();
   ASSERT_EQ(latents.shape(1), 10u)
       << "the cache keeps " << latents.shape(1) << " floats per token, expected kv_rank=10"
-      << (latents.shape(1) == 48 ? "; looks like the latent cache stores K and V instead of "
-                                   "the latent c" + kSeeDoc
-                                 : "");
+      << LooksLikeIf(latents.shape(1) == 48, "latent_stores_kv", "; ");
   EXPECT_EQ(cache.bytes(), 9u * 10 * sizeof(float))
-      << (cache.bytes() == 2 * 9u * 10 * sizeof(float)
-              ? "looks like bytes() counts a key and a value per latent; the latent stands "
-                "for both" + kSeeDoc
-              : "");
+      << LooksLikeIf(cache.bytes() == 2 * 9u * 10 * sizeof(float), "latent_bytes_kv");
   EXPECT_TRUE(MatchesGolden(latents, Golden("mla_latents"), kAttention, {"position", "latent"}));
 }
 
@@ -585,7 +595,7 @@ TEST(MlaDecoder, NewUpProjectionsApplyToEveryCachedToken) {
   const Tensor2 full = FullForward(layer, Rows(x, 0, 7));
   EXPECT_TRUE(AllClose(y, Rows(full, 5, 7), kLayer, {"token", "column"}))
       << "the step did not rebuild the cached tokens' keys and values from the current W_UK and "
-         "W_UV; looks like the latent cache stores K and V instead of the latent c" << kSeeDoc;
+         "W_UV; " << kCacheMistakes.LooksLike("latent_stores_kv");
 }
 
 TEST(MlaDecoder, AStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
@@ -596,7 +606,7 @@ TEST(MlaDecoder, AStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
   decoder.step(Rows(x, 0, 3));
   EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(Rows(x, 3, 6)); }, {"capacity=5"}));
   EXPECT_EQ(decoder.cache().length(), 3)
-      << "looks like the failed step left the cache changed" << kSeeDoc;
+      << kCacheMistakes.LooksLike("failed_step_changes");
   EXPECT_TRUE(AllClose(decoder.step(Rows(x, 3, 5)), Rows(full, 3, 5), kLayer, {"token", "column"}));
 }
 
@@ -605,7 +615,7 @@ TEST(MlaDecoder, AnInputOfTheWrongWidthThrowsAndLeavesTheCacheUnchanged) {
   MlaDecoder decoder(layer, /*capacity=*/5);
   EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(xt::zeros<float>({2, 20})); }, {"20", "24"}));
   EXPECT_EQ(decoder.cache().length(), 0)
-      << "looks like the failed step left the cache changed" << kSeeDoc;
+      << kCacheMistakes.LooksLike("failed_step_changes");
 }
 
 TEST(MlaDecoder, FreshRandomInputsMatchAPlainLoopReference) {

@@ -54,6 +54,24 @@ std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
 const char kSeeDoc[] = "; see docs/10_attention_backward.md, \"Classic mistakes\"";
 
+// The mistakes these tests name on their own (no table of the lab's golden
+// generator behind them), as data for the grader (common/misconception.h).
+const testing::MistakeTable kOwnMistakes(
+    "docs/10_attention_backward.md",
+    {
+        {"w_v_cached",
+         "overwriting W_V had no effect: something derived from the weights was cached"},
+        {"nan_dq_empty_row",
+         "query 0 sees no key (its mask row is all -inf): its output is the constant 0, so its "
+         "dq row must be exactly 0, never NaN"},
+        {"masked_dk_leak",
+         "masked positions leak gradient: key 2 is masked for every query, yet dk[:, 2] is not 0"},
+        {"masked_dv_leak",
+         "masked positions leak gradient: key 2 is masked for every query, yet dv[:, 2] is not 0"},
+        {"no_max_backward",
+         "inf or NaN in the gradients: recompute P with a softmax that subtracts the row max"},
+    });
+
 // The known mistakes `names` of golden `golden` (attention_backward_test_util.h).
 std::vector<KnownMistake> Mistakes(const std::string& golden,
                                    const std::vector<std::string>& names) {
@@ -111,9 +129,7 @@ TEST(AttentionBackward, AQueryThatSeesNoKeyGetsAnExactlyZeroDqRowNotNaN) {
   const Tensor3 zeros = xt::zeros<float>({in.q.shape(0), std::size_t{1}, in.q.shape(2)});
   EXPECT_TRUE(AllClose(xt::view(g.dq, xt::all(), xt::range(0, 1), xt::all()), zeros, kExact,
                        {"head", "query", "column"}))
-      << "query 0 sees no key (its mask row is all -inf): its output is the constant 0, so its "
-         "dq row must be exactly 0, never NaN"
-      << kSeeDoc;
+      << kOwnMistakes.Named("nan_dq_empty_row");
 }
 
 TEST(AttentionBackward, AKeyHiddenFromEveryQueryGetsNoGradient) {
@@ -126,11 +142,9 @@ TEST(AttentionBackward, AKeyHiddenFromEveryQueryGetsNoGradient) {
   const AttentionGrads g = attention_backward(q, k, v, mask, d_out);
   const Tensor2 zeros = xt::zeros<float>({2, 3});
   EXPECT_TRUE(AllClose(xt::view(g.dk, xt::all(), 2, xt::all()), zeros, kExact, {"head", "column"}))
-      << "masked positions leak gradient: key 2 is masked for every query, yet dk[:, 2] is not 0"
-      << kSeeDoc;
+      << kOwnMistakes.Named("masked_dk_leak");
   EXPECT_TRUE(AllClose(xt::view(g.dv, xt::all(), 2, xt::all()), zeros, kExact, {"head", "column"}))
-      << "masked positions leak gradient: key 2 is masked for every query, yet dv[:, 2] is not 0"
-      << kSeeDoc;
+      << kOwnMistakes.Named("masked_dv_leak");
 }
 
 TEST(AttentionBackward, ScoresInTheHundredsGiveFiniteGradientsThatMatchTorch) {
@@ -139,8 +153,7 @@ TEST(AttentionBackward, ScoresInTheHundredsGiveFiniteGradientsThatMatchTorch) {
       ExpectAttentionCaseMatchesTorch("large", /*masked=*/true, /*with_mistakes=*/false);
   EXPECT_TRUE(xt::all(xt::isfinite(g.dq)) && xt::all(xt::isfinite(g.dk)) &&
               xt::all(xt::isfinite(g.dv)))
-      << "inf or NaN in the gradients: recompute P with a softmax that subtracts the row max"
-      << kSeeDoc;
+      << kOwnMistakes.Named("no_max_backward");
 }
 
 TEST(AttentionBackward, OneHeadMatchesTorchAutograd) {
@@ -200,13 +213,12 @@ TEST(MhaBackward, UsesWeightsOverwrittenAfterAFirstCall) {
   mha_backward(layer, x, mask, d_y);  // a first call, so caching on first use is caught too
   layer.W_V = LoadGolden<2>(Golden("mha_new_w_v"));
   const MhaGrads g = mha_backward(layer, x, mask, d_y);
-  const std::string stale =
-      std::string("overwriting W_V had no effect: something derived from the weights was "
-                  "cached") + kSeeDoc;
+  const std::string stale = kOwnMistakes.Message("w_v_cached");
+  const testing::Misconception cached = kOwnMistakes.Mistake("w_v_cached");
   EXPECT_TRUE(MatchesGolden(g.dx, Golden("mha_overwrite_w_v_dx"), kLayer, {"token", "column"},
-                            {{Golden("mha_causal_dx"), stale}}));
+                            {{Golden("mha_causal_dx"), stale, cached}}));
   EXPECT_TRUE(MatchesGolden(g.dW_O, Golden("mha_overwrite_w_v_dW_O"), kLayer,
-                            {"row", "column"}, {{Golden("mha_causal_dW_O"), stale}}));
+                            {"row", "column"}, {{Golden("mha_causal_dW_O"), stale, cached}}));
 }
 
 // ---------------------------------------------------------------- finite differences

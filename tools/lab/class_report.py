@@ -9,10 +9,13 @@ submissions are unusually similar, and a static HTML report to look at.
 instructor._grade_roster calls build() after grading. Everything here is
 deterministic (sorted, no times), so the roster JSON stays reproducible.
 
-Misconceptions come from the failure messages the hidden tests already
-print (feedback.diagnosis); the same mistake, worded differently by two
-tests, counts once per submission (feedback.mistake_key, then keys that
-are a word prefix of one another are merged).
+Misconceptions come from each failed test's "mistake" field, which the
+grader's result stream writes when a test recognises a classic mistake
+(feedback.named_mistake; a test that words a mistake without a table names
+it in its message instead). The same mistake, worded differently by two
+tests, counts once per submission (feedback.mistake_key of its words, then
+keys that are a word prefix of one another are merged); a row lists the
+MistakeTable names counted under it.
 
 Similarity is measured per lab with Debian's similarity-tester (sim_c++,
 or sim_c), on the learner files with every line of the lab's stub and
@@ -37,19 +40,24 @@ from labs import ROOT
 # Misconceptions and tests
 
 
-def lab_diagnoses(lab_report):
-    """{mistake key: [its wordings]} named by the failed tests of one lab report."""
+def lab_diagnoses(lab_report, names=None):
+    """{mistake key: [its wordings]} named by the failed tests of one lab
+    report. `names`, when given, collects {key: {MistakeTable names}}."""
     out = {}
     if lab_report.get("status") != "graded":
         return out
     for t in lab_report.get("tests", []):
         if t.get("passed"):
             continue
-        text = feedback.diagnosis(t.get("message", ""))
+        found = feedback.named_mistake(t.get("message", ""), t.get("mistake"))
+        text = feedback.diagnosis("", found) if found else ""
         if text:
-            words = out.setdefault(feedback.mistake_key(text), [])
+            key = feedback.mistake_key(text)
+            words = out.setdefault(key, [])
             if text not in words:
                 words.append(text)
+            if names is not None and found["name"]:
+                names.setdefault(key, set()).add(found["name"])
     return out
 
 
@@ -79,20 +87,23 @@ def shown_wording(texts):
     return plain[0]
 
 
-def count_mistakes(named):
-    """[(submission, {key: [wordings]})] -> [{"mistake", "wordings", "count",
-    "submissions"}], most frequent first. Each submission counts once per
-    (merged) mistake."""
+def count_mistakes(named, table_names=None):
+    """[(submission, {key: [wordings]})] -> [{"mistake", "wordings", "names",
+    "count", "submissions"}], most frequent first. Each submission counts once
+    per (merged) mistake. `table_names`: {key: {MistakeTable names}}."""
+    table_names = table_names or {}
     all_keys = {k for _, d in named for k in d}
     roots = merge_keys(all_keys)
-    texts, who = {}, {}
+    texts, who, tables = {}, {}, {}
     for name, d in named:
         for key in sorted(d):
             root = roots[key]
             texts.setdefault(root, set()).update(d[key])
             who.setdefault(root, set()).add(name)
+            tables.setdefault(root, set()).update(table_names.get(key, ()))
     rows = [{"mistake": shown_wording(texts[r]), "wordings": sorted(texts[r]),
-             "count": len(who[r]), "submissions": sorted(who[r])} for r in who]
+             "names": sorted(tables[r]), "count": len(who[r]),
+             "submissions": sorted(who[r])} for r in who]
     rows.sort(key=lambda x: (-x["count"], x["mistake"]))
     return rows
 
@@ -103,7 +114,8 @@ def lab_summary(lab, lab_reports, hardest=5):
     submitted = [(n, r) for n, r in lab_reports if r.get("submitted")]
     for _, r in lab_reports:
         statuses[r["status"]] = statuses.get(r["status"], 0) + 1
-    named = [(n, lab_diagnoses(r)) for n, r in submitted]
+    table_names = {}
+    named = [(n, lab_diagnoses(r, table_names)) for n, r in submitted]
     unnamed = sorted(n for (n, r), (_, d) in zip(submitted, named)
                      if r["status"] == "graded" and not d and r["passed"] < r["total"])
     order, passed, failed = [], {}, {}
@@ -123,7 +135,7 @@ def lab_summary(lab, lab_reports, hardest=5):
         "lab": lab.number, "dir": lab.dir, "title": lab.title,
         "submissions": len(lab_reports), "submitted": n, "statuses": statuses,
         "full_marks": sum(1 for _, r in submitted if r["points"] >= r["max_points"] > 0),
-        "mistakes": count_mistakes(named),
+        "mistakes": count_mistakes(named, table_names),
         "failed_without_a_named_mistake": unnamed,
         "tests": tests,
         "hardest": [dict(t, majority=2 * t["failed"] > n) for t in worst[:hardest]],

@@ -1,21 +1,30 @@
-"""The misconception a failure message names, and what a learner is shown of a
+"""The misconception a failed test names, and what a learner is shown of a
 failed hidden test (the rubric's feedback policy).
 
-A hidden test that recognises a classic mistake says so in its message, in
-one of two forms (common/testing.cc, tests/NN_name/*_test.cc):
+The misconception is data: the grader's result stream (common/test_results.cc)
+gives a failed test a "mistake" field when the test recognised a classic
+mistake (a golden of a MistakeTable's mistake matched, or the test streamed
+a MistakeTable's Named/LooksLike), and grade.py keeps it in the test's entry:
 
-    looks like <the mistake>; see docs/NN_name.md, "Classic mistakes" (checked against ...)
-    <the test's own words>; see docs/NN_name.md, "Classic mistakes"
+    {"name": "no_scale", "words": "scores not scaled by 1/sqrt(d_head)",
+     "doc": "docs/02_batched_attention.md", "looks_like": true}
 
-The second form is what tests print when no golden can tell (an exception
-that should have been thrown, a count): gtest's account of the values comes
-first, then the test's words. The grader's reports keep each message on one
-line, so the words are found by removing gtest's fixed phrases.
+The terminal prints the same mistake as a sentence ("looks like <words>;
+see <doc>, \"Classic mistakes\"" for a diagnosis, "<words>; see ..." for a
+rule the test states); sentence() writes it from the field.
 
-    diagnosis(message)        -> "the diagonal is removed (j < i instead of j <= i)" or ""
-    mistake_key(text)         -> "the diagonal is removed": the same mistake worded
-                                 twice counts once (class_report.py)
-    shown(message, policy, status) -> what results.json shows under a policy
+A test may also word a mistake on its own, with no table behind it: gtest's
+account of the values, then "<the test's words>; see docs/NN_name.md,
+\"Classic mistakes\"" (or the words first). Such a message has no field; its
+words are what comes before the pointer to the lesson once gtest's fixed
+phrases are removed (own_words). Reports ask named_mistake(), which reads the
+field first.
+
+    named_mistake(message, mistake) -> {"name", "words", "doc"} or None
+    diagnosis(message, mistake)     -> "the diagonal is removed (j < i instead of j <= i)" or ""
+    mistake_key(words)              -> "the diagonal is removed": the same mistake worded
+                                       twice counts once (class_report.py)
+    shown(message, policy, status, mistake) -> what results.json shows under a policy
 """
 import re
 
@@ -23,7 +32,6 @@ POLICIES = ("full", "misconception", "points")
 GENERIC = "failed"
 
 _SEE_DOCS = re.compile(r";?\s*see docs/[A-Za-z0-9_]+\.md(, \"[^\"]*\")?")
-_LOOKS_LIKE = re.compile(r"\blooks like\s+", re.I)
 # gtest's fixed phrases, after which the test's own words may start.
 _GTEST_VALUE = re.compile(
     r"(Expected: (true|false)|Actual: (true|false)|Which is: (\"(?:[^\"\\]|\\.)*\"|\S+))\s+")
@@ -52,25 +60,64 @@ def _tidy(text):
     return text.strip(" ;,.:")
 
 
-def diagnosis(message):
-    """The mistake a failure message names, in the test's words, or "".
+FIELDS = ("name", "words", "doc")
 
-    In order: a "looks like" diagnosis; the test's own words before a pointer
-    to the lesson; the words of the suite's exception check."""
+
+def as_mistake(value):
+    """A result stream's "mistake" field as {"name", "words", "doc"} (strings)
+    and "looks_like" (a bool, true when absent), or None when it is missing
+    or not of that form (named by nobody)."""
+    if not isinstance(value, dict):
+        return None
+    out = {}
+    for k in FIELDS:
+        v = value.get(k, "")
+        if not isinstance(v, str):
+            return None
+        out[k] = v
+    looks_like = value.get("looks_like", True)
+    if not isinstance(looks_like, bool):
+        return None
+    out["looks_like"] = looks_like
+    return out if out["words"] or out["name"] else None
+
+
+def _pointer(mistake):
+    doc = mistake.get("doc", "")
+    return '; see %s, "Classic mistakes"' % doc if doc else ""
+
+
+def sentence(mistake):
+    """What the terminal printed for a mistake: "looks like <words>; see
+    <doc>, \"Classic mistakes\"" for a diagnosis, "<words>; see ..." for a
+    rule the test states (no pointer when the field names no lesson)."""
+    words = mistake.get("words") or mistake.get("name", "")
+    return "%s%s%s" % ("looks like " if mistake.get("looks_like", True) else "", words,
+                       _pointer(mistake))
+
+
+def named_mistake(message, mistake=None):
+    """The mistake a failed test names: its "mistake" field when it has one,
+    else the test's own words before a pointer to the lesson, else the words
+    of the suite's exception check ({"name": "", "words", "doc": ""}), or None."""
+    field = as_mistake(mistake)
+    if field:
+        return field
     if not message:
-        return ""
-    m = _LOOKS_LIKE.search(message)
-    if m:
-        rest = message[m.end():]
-        cut = min(_lesson_cut(rest), _index(rest, " (checked against "))
-        return _tidy(rest[:cut])
+        return None
     own = _own_words(message)
     if own:
-        return own
-    for phrase, mistake in _VALIDATION:
+        return {"name": "", "words": own, "doc": "", "looks_like": False}
+    for phrase, words in _VALIDATION:
         if phrase in message:
-            return mistake
-    return ""
+            return {"name": "", "words": words, "doc": "", "looks_like": False}
+    return None
+
+
+def diagnosis(message, mistake=None):
+    """The words of the mistake a failed test names, or "" (named_mistake)."""
+    found = named_mistake(message, mistake)
+    return _tidy(found["words"]) if found else ""
 
 
 def _own_words(message):
@@ -92,6 +139,10 @@ def _own_words(message):
     if start == 0 and _GTEST_VALUE.search(message[see.end():]):
         # The words came first ("<words>; see docs/..." then gtest's values).
         words = before
+    if words.lstrip().startswith("("):
+        # "Actual: false (...; see docs/...": a predicate's reason (a helper of
+        # common/testing.h), whose mistake, if any, is in the test's field.
+        return ""
     words = _CONTEXT.sub("", _tidy(words))
     return words if len(words.split()) >= MIN_OWN_WORDS else ""
 
@@ -127,11 +178,12 @@ def lesson_pointer(message):
     return m.group(0).lstrip("; ").strip() if m else ""
 
 
-def shown(message, policy, lab_status="graded"):
-    """The output results.json gives a failed test under `policy`.
+def shown(message, policy, lab_status="graded", mistake=None):
+    """The output results.json gives a failed test under `policy`
+    (`mistake`: the test's "mistake" field, if any).
 
     full: the message. misconception: "looks like <mistake>; see <lesson>",
-    or "failed" when the message names none. points: nothing. Under every
+    or "failed" when the test names none. points: nothing. Under every
     policy a lab whose file did not compile, link or pass the static checks
     (lab_status other than "graded") shows its message: it is about the
     learner's file, not about the hidden test.
@@ -140,18 +192,20 @@ def shown(message, policy, lab_status="graded"):
         return message
     if policy == "points":
         return ""
-    mistake = diagnosis(message)
-    if not mistake:
+    field = as_mistake(mistake)
+    if field:
+        return "looks like %s%s" % (field["words"] or field["name"], _pointer(field))
+    words = diagnosis(message)
+    if not words:
         return GENERIC
     pointer = lesson_pointer(message)
-    return "looks like %s%s" % (mistake, ("; " + pointer) if pointer else "")
+    return "looks like %s%s" % (words, ("; " + pointer) if pointer else "")
 
 
-def summarise_line(message):
+def summarise_line(message, mistake=None):
     """A stored (one-line) failure message as the scoreboard's first failure
-    quotes it: its named mistake first when it has one."""
+    quotes it: the sentence of its named mistake when it has one."""
     import limits
     import messages
-    if diagnosis(message) and "looks like" in message:
-        message = message[message.index("looks like"):]
-    return messages.printable(message, limits.MESSAGE_CHARS)
+    field = as_mistake(mistake)
+    return messages.printable(sentence(field) if field else message, limits.MESSAGE_CHARS)

@@ -29,6 +29,7 @@ import threading
 import time
 import traceback
 
+import feedback
 import learner_build
 import limits
 import messages
@@ -218,20 +219,35 @@ def _lab_report(lab, status, message, tests, ctx, submitted, notes=None, warning
         p = mp if t.passed else 0.0
         points += p
         max_points += mp
-        scored.append({"name": name, "passed": t.passed, "points": p, "max_points": mp,
-                       "message": "" if t.passed else messages.printable(
-                           t.message, limits.REPORT_MESSAGE_CHARS)})
+        entry = {"name": name, "passed": t.passed, "points": p, "max_points": mp,
+                 "message": "" if t.passed else messages.printable(
+                     t.message, limits.REPORT_MESSAGE_CHARS)}
+        mistake = None if t.passed else _printable_mistake(getattr(t, "mistake", None))
+        if mistake:
+            entry["mistake"] = mistake      # the result stream's field (feedback.py)
+        scored.append(entry)
     passed = sum(1 for t in tests.values() if t.passed)
     first = message
     if not first:
-        for name, t in tests.items():
+        for entry, t in zip(scored, tests.values()):
             if not t.passed:
-                first = "%s: %s" % (name, messages.summarise_failure(t.message))
+                first = "%s: %s" % (entry["name"], feedback.sentence(entry["mistake"])
+                                    if "mistake" in entry
+                                    else messages.summarise_failure(t.message))
                 break
     return {"lab": lab.number, "dir": lab.dir, "title": lab.title, "status": status,
             "submitted": submitted, "passed": passed, "total": len(tests), "points": points,
             "max_points": max_points, "first_failure": messages.printable(first),
             "tests": scored, "notes": notes or [], "warnings": warnings or []}
+
+
+def _printable_mistake(mistake):
+    """A test's "mistake" field with every string printable, or None."""
+    mistake = feedback.as_mistake(mistake)
+    if not mistake:
+        return None
+    return {k: messages.printable(v, limits.MESSAGE_CHARS) if isinstance(v, str) else v
+            for k, v in mistake.items()}
 
 
 def _failed_all(ctx, lab, kind, message):

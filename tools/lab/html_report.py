@@ -364,7 +364,7 @@ def submission_page(rep, labs, klass, pages, page_dir, root=ROOT):
         body.append("<table><thead><tr><th>failed test</th><th>named mistake</th>"
                     "<th>message</th></tr></thead><tbody>")
         for t in failed:
-            d = feedback.diagnosis(t["message"])
+            d = feedback.diagnosis(t["message"], t.get("mistake"))
             body.append('<tr><td><code>%s</code></td><td class="diag">%s</td>'
                         '<td class="msg">%s</td></tr>' % (esc(t["name"]), esc(d),
                                                           _message(t["message"])))

@@ -135,14 +135,18 @@ TEST({suite}Public, RejectsAnEmptyInputNamingItsShape) {{
 namespace mha {{
 namespace {{
 
-const std::string kSee = "; see {doc}, \\"Classic mistakes\\"";
+// The mistakes these tests name, as data for the grader (LooksLike and
+// Named print the sentence and record the mistake: common/misconception.h).
+const testing::MistakeTable kMistakes(
+    "{doc}",
+    {{{{"doubled_twice", "every element was doubled twice"}},
+     {{"not_doubled", "every element must be doubled"}}}});
 
 void ExpectDoubled(const Tensor2& x) {{
   const Tensor2 y = {target}(x);
   EXPECT_TRUE(testing::AllClose(y, x * 2.0f, testing::kExact, {{"row", "column"}}))
-      << (testing::AllClose(y, x * 4.0f, testing::kExact)
-              ? "looks like every element was doubled twice" + kSee
-              : std::string("every element must be doubled") + kSee);
+      << (testing::AllClose(y, x * 4.0f, testing::kExact) ? kMistakes.LooksLike("doubled_twice")
+                                                           : kMistakes.Named("not_doubled"));
 }}
 
 TEST({suite}, DoublesEveryElementOfATallInput) {{

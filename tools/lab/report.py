@@ -115,7 +115,8 @@ def learner_view(report, rubric=None):
                 continue
             policy = rubric.feedback(r["dir"], t["name"])
             kept.append(dict(t, message="" if t["passed"] else
-                             feedback.shown(t["message"], policy, r["status"]), policy=policy))
+                             feedback.shown(t["message"], policy, r["status"], t.get("mistake")),
+                             policy=policy))
         first = r["first_failure"] if r["status"] != "graded" else ""
         for t in kept:
             if first or t["passed"]:
@@ -124,11 +125,14 @@ def learner_view(report, rubric=None):
                 first = r["first_failure"]     # the grader's own summary of this test
                 continue
             if t["policy"] == "full":
-                summary = feedback.summarise_line(t["message"])
+                summary = feedback.summarise_line(t["message"], t.get("mistake"))
             else:
                 summary = t["message"] or "failed (details are not shown)"
             first = "%s: %s" % (t["name"], summary)
-        lab = dict(r, tests=[{k: v for k, v in t.items() if k != "policy"} for t in kept],
+        # The "mistake" field stays with the grader: a learner reads what the
+        # policy shows of it, in the message.
+        lab = dict(r, tests=[{k: v for k, v in t.items() if k not in ("policy", "mistake")}
+                             for t in kept],
                    passed=sum(1 for t in kept if t["passed"]), total=len(kept),
                    points=sum(t["points"] for t in kept),
                    max_points=sum(t["max_points"] for t in kept), first_failure=first)
@@ -149,7 +153,8 @@ def gradescope(report, rubric=None):
     for r in report["labs"]:
         for i, t in enumerate(r["tests"], 1):
             policy = rubric.feedback(r["dir"], t["name"]) if rubric else "full"
-            out = feedback.shown(t["message"], policy, r["status"]) if not t["passed"] else ""
+            out = (feedback.shown(t["message"], policy, r["status"], t.get("mistake"))
+                   if not t["passed"] else "")
             tests.append({"name": "Lab %d: %s" % (r["lab"], t["name"]),
                           "number": "%d.%d" % (r["lab"], i),
                           "score": t["points"], "max_score": t["max_points"],

@@ -12,17 +12,34 @@ import json
 import os
 import shutil
 
+import feedback
 import limits
 import messages
 import sandbox
 
 
 class TestResult:
-    def __init__(self, name, passed, message="", ms=0):
+    def __init__(self, name, passed, message="", ms=0, mistake=None):
         self.name = name
         self.passed = passed
         self.message = message
         self.ms = ms
+        self.mistake = mistake       # {"name", "words", "doc"}: see feedback.as_mistake
+
+
+def parse_result_line(line):
+    """A TestResult from one line of the result stream (common/test_results.h),
+    or None when the line is not a verdict."""
+    try:
+        r = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(r, dict) or not isinstance(r.get("name"), str):
+        return None
+    message = r.get("message", "")
+    return TestResult(r["name"], r.get("passed") is True,
+                      message if isinstance(message, str) else "", r.get("ms", 0),
+                      None if r.get("passed") is True else feedback.as_mistake(r.get("mistake")))
 
 
 def run_tests(ctx, lab, kind, server, job, run_limits, seed=None):
@@ -74,12 +91,9 @@ def run_tests(ctx, lab, kind, server, job, run_limits, seed=None):
     try:
         with open(results_file) as f:
             for line in f:
-                try:
-                    r = json.loads(line)
-                except ValueError:
-                    continue
-                got[r["name"]] = TestResult(r["name"], bool(r["passed"]), r.get("message", ""),
-                                            r.get("ms", 0))
+                r = parse_result_line(line)
+                if r is not None:
+                    got[r.name] = r
     except OSError:
         pass
     shutil.rmtree(private, ignore_errors=True)

@@ -19,9 +19,12 @@ LABS = [LAB1, LAB2]
 SEE = '; see docs/01_split_heads.md, "Classic mistakes"'
 
 
-def case(name, passed, message=""):
-    return {"name": name, "passed": passed, "points": 1.0 if passed else 0.0,
-            "max_points": 1.0, "message": "" if passed else message}
+def case(name, passed, message="", mistake=None):
+    out = {"name": name, "passed": passed, "points": 1.0 if passed else 0.0,
+           "max_points": 1.0, "message": "" if passed else message}
+    if mistake and not passed:
+        out["mistake"] = mistake        # as grade.py keeps the result stream's field
+    return out
 
 
 def lab_report(lab, tests, status="graded", submitted=True):
@@ -40,9 +43,10 @@ def submission(name, labs):
             "max_points": sum(r["max_points"] for r in labs)}
 
 
-def looks(what, numbers="1 of 4 elements differ"):
-    return "Actual: false (looks like %s%s (checked against g.npy: %s)) Expected: true" % (
-        what, SEE, numbers)
+def looks(what, numbers="1 of 4 elements differ", name="no_transpose"):
+    """(message, "mistake" field) of a test that recognised a table's mistake."""
+    return ("Actual: false (looks like %s%s (checked against g.npy: %s)) Expected: true" % (
+        what, SEE, numbers), {"name": name, "words": what, "doc": "docs/01_split_heads.md"})
 
 
 def roster():
@@ -51,12 +55,12 @@ def roster():
     no_t = "heads reshaped without the transpose (token 3 went to head 1)"
     no_t2 = "heads reshaped without the transpose (rows of one head glued together)"
     a = submission("alice", [
-        lab_report(LAB1, [case("Split.A", False, looks(no_t)),
-                          case("Split.B", False, looks(no_t2, "4 of 4 elements differ")),
+        lab_report(LAB1, [case("Split.A", False, *looks(no_t)),
+                          case("Split.B", False, *looks(no_t2, "4 of 4 elements differ")),
                           case("Split.C", True)]),
         lab_report(LAB2, [case("Att.A", True)])])
     b = submission("<script>alert(1)</script>", [
-        lab_report(LAB1, [case("Split.A", False, looks(no_t)), case("Split.B", True),
+        lab_report(LAB1, [case("Split.A", False, *looks(no_t)), case("Split.B", True),
                           case("Split.C", False, "Actual: false Expected: true")]),
         lab_report(LAB2, [case("Att.A", False, "not submitted")], "not_submitted", False)])
     c = submission("carol", [
@@ -71,6 +75,22 @@ def test_a_mistake_counts_once_per_submission_however_many_tests_name_it():
         ("heads reshaped without the transpose", 2)]
     assert lab1["mistakes"][0]["submissions"] == ["<script>alert(1)</script>", "alice"]
     assert len(lab1["mistakes"][0]["wordings"]) == 2
+
+
+def test_a_mistake_row_lists_the_table_names_counted_under_it():
+    lab1 = class_report.summarise(roster(), LABS)[0]
+    assert lab1["mistakes"][0]["names"] == ["no_transpose"]
+
+
+def test_the_class_report_reads_the_field_not_the_sentence():
+    # A message that says "looks like" without a field names nothing; a field
+    # names its mistake whatever the message holds.
+    plain, _ = looks("heads reshaped without the transpose")
+    field = {"name": "interleaved", "words": "columns dealt to heads in turn", "doc": ""}
+    r = lab_report(LAB1, [case("Split.A", False, plain),
+                          case("Split.B", False, "Actual: false Expected: true", field)])
+    assert class_report.lab_diagnoses(r) == {
+        "columns dealt to heads in turn": ["columns dealt to heads in turn"]}
 
 
 def test_tests_passed_and_the_hardest_tests_are_counted_over_those_who_submitted():

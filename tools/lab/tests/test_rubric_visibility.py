@@ -91,11 +91,18 @@ def _report():
                                        for t in tests if not t["passed"]), ""),
                 "tests": tests, "notes": [], "warnings": []}
 
-    def t(name, passed, message=""):
-        return {"name": name, "passed": passed, "points": 1.0 if passed else 0.0,
-                "max_points": 1.0, "message": message}
+    transposed = {"name": "", "words": "a transposed mask: -inf below the diagonal",
+                  "doc": "docs/04_causal_mask.md"}
+
+    def t(name, passed, message="", mistake=None):
+        out = {"name": name, "passed": passed, "points": 1.0 if passed else 0.0,
+               "max_points": 1.0, "message": message}
+        if mistake:
+            out["mistake"] = mistake
+        return out
     labs = [lab(1, "01_split_heads", [t("Split.A", True), t("Split.B", False, "plain failure")]),
-            lab(4, "04_causal_mask", [t("Mask.A", False, looks), t("Mask.B", False, looks)])]
+            lab(4, "04_causal_mask", [t("Mask.A", False, looks, transposed),
+                                      t("Mask.B", False, looks, transposed)])]
     return {"submission": "x", "mode": "isolated", "labs": labs, "notes": [],
             "points": 1.0, "max_points": 4.0, "seconds": 3.0}
 
@@ -133,3 +140,11 @@ def test_without_a_rubric_everything_is_visible_in_full():
     g = report.gradescope(_report())
     assert all(t["visibility"] == "visible" for t in g["tests"])
     assert "30 of 36 elements differ" in json.dumps(g)
+
+
+def test_the_learner_view_keeps_the_mistake_field_to_the_grader(workdir):
+    r = load(workdir, {"labs": {"04_causal_mask": {"feedback": "points"}}})
+    view = report.learner_view(_report(), r)
+    lab4 = [x for x in view["labs"] if x["lab"] == 4][0]
+    assert all("mistake" not in t for t in lab4["tests"])
+    assert all(t["message"] == "" for t in lab4["tests"])
