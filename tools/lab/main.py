@@ -140,7 +140,7 @@ def main(argv):
 
     n = sub.add_parser("new", help="course authors: a new lab (mirrored folders, registry line, "
                        "README row) that builds, fails as a stub and passes as a solution")
-    n.add_argument("name", help="NN_name, the next number, e.g. 11_rotary")
+    n.add_argument("name", help="NN_name, the next number, e.g. 14_sliding_window")
     n.add_argument("title", help="the lab's title, e.g. \"Rotary position embeddings\"")
     n.add_argument("--target", help="the library target and file name (default: name without NN_)")
     n.set_defaults(func=cmd_new)

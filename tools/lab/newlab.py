@@ -1,6 +1,6 @@
 """./lab new NN_name "Title": a new lab, as its mirrored folders and one registry line.
 
-    ./lab new 11_rotary "Rotary position embeddings" [--target rotary]
+    ./lab new 14_sliding_window "Sliding-window attention" [--target sliding_window]
 
 writes a lab that builds, whose stub fails its tests and whose solution
 passes them, from the first minute:
@@ -304,7 +304,7 @@ def create(name, title, target=None, root=ROOT):
     """Writes the new lab under `root`; returns the paths written."""
     m = _NAME.match(name)
     if not m:
-        raise ValueError("%r is not a lab folder name: use NN_name, e.g. 11_rotary" % name)
+        raise ValueError("%r is not a lab folder name: use NN_name, e.g. 14_sliding_window" % name)
     number = int(m.group(1))
     target = target or m.group(2)
     if not re.match(r"^[a-z][a-z0-9_]*$", target):
