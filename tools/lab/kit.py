@@ -194,7 +194,8 @@ def kit_files(labs):
     rows = "\n".join("| %d | `%s` | [%s](docs/%s.md) |" % (lab.number, lab.learner_file,
                                                              lab.title, lab.dir)
                      for lab in labs)
-    words = {7: "Seven", 8: "Eight", 9: "Nine", 10: "Ten", 11: "Eleven", 12: "Twelve"}
+    words = {7: "Seven", 8: "Eight", 9: "Nine", 10: "Ten", 11: "Eleven", 12: "Twelve",
+             13: "Thirteen", 14: "Fourteen", 15: "Fifteen"}
     files["README.md"] = README.format(count=words.get(len(labs), str(len(labs))),
                                        rows=rows).encode()
     return files
