@@ -18,15 +18,16 @@ using testing::Misconception;
 using testing::MistakeTable;
 using testing::TakeMisconception;
 
-const MistakeTable kTable("docs/00_example.md", {{"no_scale", "scores not scaled"}});
+const MistakeTable kTable("docs/02_batched_attention.md", {{"no_scale", "scores not scaled"}});
 
 TEST(VerdictLine, WritesTheMistakeAsItsOwnField) {
-  const std::string line = VerdictLine("S.T", false, 3, "looks like \"x\"",
-                                       Misconception{"no_scale", "scores not scaled", "docs/a.md", true});
+  const std::string line =
+      VerdictLine("S.T", false, 3, "looks like \"x\"",
+                  Misconception{"no_scale", "scores not scaled", "docs/01_split_heads.md", true});
   EXPECT_EQ(line,
             "{\"name\":\"S.T\",\"passed\":false,\"ms\":3,\"message\":\"looks like \\\"x\\\"\","
             "\"mistake\":{\"name\":\"no_scale\",\"words\":\"scores not scaled\","
-            "\"doc\":\"docs/a.md\",\"looks_like\":true}}\n");
+            "\"doc\":\"docs/01_split_heads.md\",\"looks_like\":true}}\n");
 }
 
 TEST(VerdictLine, HasNoMistakeFieldWhenNoneWasNamed) {
@@ -62,12 +63,13 @@ TEST(MistakeNote, PrintsTheTableSentenceAndRecordsTheMistake) {
   testing::ForgetMisconceptions();
   std::ostringstream out;
   out << kTable.LooksLike("no_scale");
-  EXPECT_EQ(out.str(), "looks like scores not scaled; see docs/00_example.md, \"Classic mistakes\"");
+  EXPECT_EQ(out.str(),
+            "looks like scores not scaled; see docs/02_batched_attention.md, \"Classic mistakes\"");
   const std::optional<Misconception> m = TakeMisconception("x: " + out.str());
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->name, "no_scale");
   EXPECT_EQ(m->words, "scores not scaled");
-  EXPECT_EQ(m->doc, "docs/00_example.md");
+  EXPECT_EQ(m->doc, "docs/02_batched_attention.md");
   EXPECT_TRUE(m->looks_like);
 }
 
@@ -98,7 +100,7 @@ TEST(MatchesGolden, RecordsTheKnownMistakeItRecognises) {
                              kTable.Of(dir + "g", {"no_scale"}));
   ASSERT_FALSE(r);
   const std::string message = r.message();
-  EXPECT_EQ(message.rfind("looks like scores not scaled; see docs/00_example.md", 0), 0u)
+  EXPECT_EQ(message.rfind("looks like scores not scaled; see docs/02_batched_attention.md", 0), 0u)
       << message;
   const std::optional<Misconception> m = TakeMisconception(message);
   ASSERT_TRUE(m.has_value());
