@@ -76,7 +76,8 @@ file "$work/obj/labs/01_split_heads/split_heads_public_test.cc.o" | sed 's|^.*: 
 
 # 2. labs 1-3: public tests, reference solutions, run under qemu.
 o="$work/obj"
-common_objs=("$o/common/testing.cc.o" "$o/common/rng.cc.o" "$o/common/vector_math.cc.o"
+common_objs=("$o/common/testing.cc.o" "$o/common/misconception.cc.o" "$o/common/rng.cc.o"
+             "$o/common/vector_math.cc.o"
              "$o/common/vector_math_baseline.cc.o")
 declare -A target=([01_split_heads]=split_heads [02_batched_attention]=attention
                    [03_output_projection]=multi_head_attention)
