@@ -65,7 +65,7 @@ const char* const kUsage =
     "  --keys    distinct keys, and distinct values (default 16)\n"
     "  --out     where the PNG and CSV go (default: out/compare_variants in the\n"
     "            repository when started with bazel run, else ./out/compare_variants)\n"
-    "  --quick   a smaller run (about a minute): 2 seeds, 600 steps, ranks 16 and 4\n";
+    "  --quick   a smaller run (about 20 s of CPU): 2 seeds, 600 steps, ranks 16 and 4\n";
 
 Options parse_args(int argc, char** argv) {
   Options o;
