@@ -15,59 +15,59 @@ def is_kit():
 
 
 def cmd_grade(args):
-    import instructor
+    from grader import instructor
     return instructor.cmd_grade(args)
 
 
 def cmd_gradescope_bundle(args):
-    import instructor
+    from grader import instructor
     return instructor.cmd_gradescope_bundle(args)
 
 
 def cmd_export_kit(args):
-    import kit
+    from course import kit
     return kit.cmd_export_kit(args)
 
 
 def cmd_rubric(args):
-    import instructor
+    from grader import instructor
     return instructor.cmd_rubric(args)
 
 
 def cmd_test(args):
-    import selftest
+    from checks import selftest
     return selftest.main(args)
 
 
 def cmd_mutants(args):
-    import mutants
+    from checks import mutants
     return mutants.main(args)
 
 
 def cmd_new(args):
-    import newlab
+    from course import newlab
     return newlab.cmd_new(args)
 
 
 def cmd_hint(args):
-    import learner
+    from learner import learner
     return learner.cmd_hint(args)
 
 
 def cmd_status(args):
-    import learner
+    from learner import learner
     return learner.cmd_status(args)
 
 
 def cmd_watch(args):
-    import learner
+    from learner import learner
     return learner.cmd_watch(args)
 
 
 def main(argv):
     if is_kit():
         # Only the learner's commands, with their own help (learner.main).
-        import learner
+        from learner import learner
         return learner.main(argv)
     labs = load_labs()
     numbers = "%d-%d" % (labs[0].number, labs[-1].number)
@@ -145,7 +145,7 @@ def main(argv):
     n.add_argument("--target", help="the library target and file name (default: name without NN_)")
     n.set_defaults(func=cmd_new)
 
-    import bench
+    from course import bench
     bench.add_parser(sub)
 
     sub.add_parser("help", help="show this help")

@@ -8,8 +8,8 @@ import types
 
 import pytest
 
-import class_report
-import html_report
+from reports import class_report
+from reports import html_report
 
 LAB1 = types.SimpleNamespace(number=1, dir="01_split_heads", title="Split and combine heads",
                              learner_file="labs/01_split_heads/split_heads.cc")

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-import devcontainer
+from checks import devcontainer
 from labs import ROOT
 
 

@@ -1,5 +1,5 @@
 """The misconception a failed test names, and what each feedback policy shows."""
-import feedback
+from reports import feedback
 
 LOOKS = ('Value of: MatchesGolden(out, Golden("causal_T6")) Actual: false (looks like the '
          'diagonal is removed (j < i instead of j <= i); see docs/04_causal_mask.md, "Classic '

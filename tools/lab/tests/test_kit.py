@@ -1,4 +1,4 @@
-"""Unit tests of tools/lab/kit.py: the path-reference scan, the stub
+"""Unit tests of tools/lab/course/kit.py: the path-reference scan, the stub
 recognition of the exporter, and what goes into the kit.
 
 Run: /usr/bin/python3 -m pytest tools/lab/tests
@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import kit  # noqa: E402
+from course import kit  # noqa: E402
 from labs import Lab, load_labs  # noqa: E402
 
 

@@ -1,6 +1,6 @@
 """kitsymbols: the kit's no-answer check, on canned `nm -C --defined-only`
 output (no build)."""
-import kitsymbols
+from checks import kitsymbols
 
 T2 = ("xt::xtensor_container<xt::uvector<float, std::allocator<float> >, 2ul, "
       "(xt::layout_type)1, xt::xtensor_expression_tag>")

@@ -1,4 +1,4 @@
-"""Unit tests of tools/lab/learner.py: stub recognition, compile-error and
+"""Unit tests of tools/lab/learner/learner.py: stub recognition, compile-error and
 warning extraction, test-result parsing, and the text of status and of the
 provisional scoreboard.
 
@@ -14,8 +14,8 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import learner  # noqa: E402
-import messages  # noqa: E402
+from learner import learner  # noqa: E402
+from reports import messages  # noqa: E402
 from labs import Lab, load_labs  # noqa: E402
 
 OWN = "labs/03_output_projection/multi_head_attention.cc"

@@ -1,5 +1,5 @@
 """messages: what a learner reads, and that nothing unsafe gets printed."""
-import messages
+from reports import messages
 
 
 def test_printable_removes_terminal_escapes_and_bidi_controls():

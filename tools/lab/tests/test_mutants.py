@@ -1,7 +1,7 @@
 """mutants: the catalogue's header and edits."""
 import pytest
 
-import mutants
+from checks import mutants
 from labs import load_labs
 
 LAB1 = [l for l in load_labs() if l.number == 1][0]

@@ -1,5 +1,5 @@
 """objcheck: the second layer's object checks, on canned nm/readelf output."""
-import objcheck
+from grader import objcheck
 
 READELF = """There are 3 section headers:
   [Nr] Name              Type            Address          Off    Size   ES Flg Lk Inf Al

@@ -2,7 +2,7 @@
 import os
 import stat
 
-import grade
+from grader import grade
 
 
 def mode(p):

@@ -3,8 +3,8 @@ import hashlib
 import os
 import shutil
 
-import consistency
-import newlab
+from checks import consistency
+from course import newlab
 from labs import ROOT, load_labs
 
 
@@ -68,7 +68,7 @@ def test_new_lab_refuses_a_number_out_of_order(tmp_path):
 
 
 def test_new_labs_mutant_applies_to_its_solution(tmp_path):
-    import mutants
+    from checks import mutants
     root = make_tree(tmp_path)
     n = len(load_labs()) + 1
     newlab.create("%02d_rotary" % n, "Rotary", root=root)
@@ -98,7 +98,7 @@ def test_every_committed_stub_is_recognised():
 
 def test_the_graders_stub_is_read_and_checked_once(monkeypatch):
     import builtins
-    import grade
+    from grader import grade
     lab = load_labs()[0]
     ctx = grade.Context.__new__(grade.Context)    # no build: stub() needs only its cache
     ctx._stubs = {}

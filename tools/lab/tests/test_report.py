@@ -2,8 +2,8 @@
 import csv
 import json
 
-import report
-import rubric
+from reports import report
+from reports import rubric
 from labs import load_labs
 
 LABS = load_labs()

@@ -3,8 +3,8 @@ runner, kept by the grade, quoted by the first failure; with fakes, no Bazel."""
 import json
 import types
 
-import grade
-import runner
+from grader import grade
+from grader import runner
 
 DOC = "docs/02_batched_attention.md"
 NO_SCALE = {"name": "no_scale", "words": "scores not scaled by 1/sqrt(d_head)", "doc": DOC,

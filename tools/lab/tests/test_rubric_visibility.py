@@ -5,8 +5,8 @@ import types
 
 import pytest
 
-import report
-import rubric
+from reports import report
+from reports import rubric
 
 LABS = [types.SimpleNamespace(number=1, dir="01_split_heads", title="Split"),
         types.SimpleNamespace(number=4, dir="04_causal_mask", title="Masks")]

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-import sandbox
+from grader import sandbox
 
 
 def iso(**kw):

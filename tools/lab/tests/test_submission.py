@@ -3,7 +3,7 @@ import os
 import subprocess
 
 import limits
-import submission
+from grader import submission
 from labs import load_labs
 
 LABS = load_labs()

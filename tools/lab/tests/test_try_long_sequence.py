@@ -5,7 +5,7 @@ import json
 import os
 import re
 
-import rubric
+from reports import rubric
 from labs import ROOT
 
 SOURCE = os.path.join(ROOT, "labs", "09_flash_attention", "try_long_sequence.cc")

@@ -27,7 +27,7 @@ checked; a bad one is an error like a misnamed test, and its default is used.
 import json
 import os
 
-import feedback
+from reports import feedback
 import limits
 from labs import ROOT
 

@@ -12,7 +12,7 @@ import io
 import json
 import os
 
-import feedback
+from reports import feedback
 
 _STATUS_WORDS = {"compile_error": "does not compile", "link_error": "does not link",
                  "grader_error": "grader error", "not_submitted": "not submitted"}

@@ -206,6 +206,6 @@ def summarise_line(message, mistake=None):
     """A stored (one-line) failure message as the scoreboard's first failure
     quotes it: the sentence of its named mistake when it has one."""
     import limits
-    import messages
+    from reports import messages
     field = as_mistake(mistake)
     return messages.printable(sentence(field) if field else message, limits.MESSAGE_CHARS)

@@ -18,11 +18,11 @@ import shutil
 import threading
 
 import limits
-import messages
-import objcheck
-import sandbox
+from reports import messages
+from grader import objcheck
+from grader import sandbox
 import surface
-from suite import LDFLAGS
+from grader.suite import LDFLAGS
 
 _locks = {}
 _locks_guard = threading.Lock()

@@ -42,7 +42,7 @@ import textwrap
 import time
 import xml.etree.ElementTree as ET
 
-import messages
+from reports import messages
 from labs import ROOT, find_lab, load_labs, sha256
 
 CACHE = os.path.join(ROOT, ".cache")

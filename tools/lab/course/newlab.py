@@ -22,7 +22,7 @@ import os
 import re
 import sys
 
-import consistency
+from checks import consistency
 from labs import ROOT, load_labs
 
 _NAME = re.compile(r"^(\d\d)_([a-z][a-z0-9_]*)$")
@@ -430,7 +430,7 @@ def selftest_checks(labs, make_check):
             return [c]
         sys.path.insert(0, os.path.join(copy, "tools", "lab"))
         import importlib
-        cons = importlib.import_module("consistency")
+        cons = importlib.import_module("checks.consistency")
         for problem in cons.problems(root=copy):
             c.fail("registry check: " + problem)
         bazel = ["bazel", "--output_base=" + out_base]

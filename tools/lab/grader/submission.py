@@ -19,7 +19,7 @@ import os
 import stat
 
 import limits
-import messages
+from reports import messages
 
 
 def _shown(rel):

@@ -12,11 +12,11 @@ import sys
 import time
 import zipfile
 
-import class_report
-import grade
-import report
-import submission
-import timing
+from reports import class_report
+from grader import grade
+from reports import report
+from grader import submission
+from grader import timing
 from labs import ROOT, load_labs
 
 
@@ -203,7 +203,7 @@ def _grade_roster(ctx, args, mode):
 
 
 def cmd_rubric(args):
-    import rubric as rubric_mod
+    from reports import rubric as rubric_mod
     labs = load_labs()
     ctx = grade.Context(labs, _log)
     tests = {lab.dir: ctx.suite.artefacts[lab.number].hidden_tests for lab in labs}
@@ -262,7 +262,7 @@ _BUNDLE_DIRS = ["common", "labs", "solutions", "tests", "third_party", "tools/la
 
 def bundle_files(labs):
     """{path in the bundle: bytes}: the suite, with the learner files as committed stubs."""
-    import kit
+    from course import kit
     files = kit.collect(_BUNDLE_TOP, _BUNDLE_DIRS, skip_dirs=("mutants", "hostile"))
     files["setup.sh"] = SETUP_SH.encode()
     files["run_autograder"] = RUN_AUTOGRADER.encode()

@@ -46,7 +46,7 @@ def check_unit_tests(state):
 
 
 def check_consistency(state):
-    import consistency
+    from checks import consistency
     c = Check("every registered lab has its mirrored files, and every lab folder is registered")
     for problem in consistency.problems(load_labs()):
         c.fail(problem)
@@ -68,14 +68,14 @@ def check_bazel(state):
 
 def _context(state):
     if "ctx" not in state:
-        import grade
+        from grader import grade
         state["ctx"] = grade.Context(state["labs"], lambda m: print("      " + m))
     return state["ctx"]
 
 
 def check_solutions(state):
-    import grade
-    import instructor
+    from grader import grade
+    from grader import instructor
     ctx = _context(state)
     checks = []
     for kind in ("hidden", "public"):
@@ -93,7 +93,7 @@ def check_solutions(state):
 
 
 def check_stubs(state):
-    import grade
+    from grader import grade
     ctx = _context(state)
     stubs = grade.Submission("stubs", {lab.number: ctx.stub(lab) for lab in ctx.labs})
     checks = []
@@ -114,9 +114,9 @@ def check_stubs(state):
 def check_cumulative(state):
     """Isolated mode answers a lab's calls to earlier labs with the references;
     cumulative mode links the learner's own earlier labs."""
-    import grade
-    import instructor
-    import mutants
+    from grader import grade
+    from grader import instructor
+    from checks import mutants
     labs = state["labs"]
     lab2, lab3 = labs[1], labs[2]
     c = Check("cumulative grading links the learner's own earlier labs: a mistake in lab 2 costs "
@@ -145,7 +145,7 @@ def check_cumulative(state):
 
 
 def check_mutants(state):
-    import mutants
+    from checks import mutants
     ctx = _context(state)
     all_mutants = mutants.load(ctx.labs)
     checks = []
@@ -183,12 +183,12 @@ def check_mutants(state):
 
 
 def check_tolerances(state):
-    import tolerances
+    from checks import tolerances
     return tolerances.selftest_checks(state["labs"], Check)
 
 
 def check_hostile(state):
-    import hostile
+    from checks import hostile
     ctx = _context(state)
     if not ctx.iso.setuid:
         c = Check("hostile submissions gain nothing and leak nothing")
@@ -201,9 +201,9 @@ def check_hostile(state):
 
 
 def check_reports(state):
-    import grade
-    import instructor
-    import report
+    from grader import grade
+    from grader import instructor
+    from reports import report
     ctx = _context(state)
     c = Check("the same submission graded twice gives the same JSON report; the scoreboard, "
               "CSV and Gradescope results are well formed")
@@ -221,12 +221,12 @@ def check_reports(state):
 
 
 def check_kit(state):
-    import kit
+    from course import kit
     return kit.selftest_checks(state["labs"], Check)
 
 
 def check_new_lab(state):
-    import newlab
+    from course import newlab
     return newlab.selftest_checks(state["labs"], Check)
 
 

@@ -29,14 +29,14 @@ import threading
 import time
 import traceback
 
-import feedback
-import learner_build
+from reports import feedback
+from grader import learner_build
 import limits
-import messages
-import rubric as rubric_mod
-import sandbox
+from reports import messages
+from reports import rubric as rubric_mod
+from grader import sandbox
 from labs import ROOT, load_labs
-from suite import Suite, bazel_command
+from grader.suite import Suite, bazel_command
 
 
 class Options:
@@ -251,7 +251,7 @@ def _printable_mistake(mistake):
 
 
 def _failed_all(ctx, lab, kind, message):
-    import runner
+    from grader import runner
     return {n: runner.TestResult(n, False, message)
             for n in ctx.suite.artefacts[lab.number].tests(kind)}
 
@@ -311,7 +311,7 @@ def _grade_lab(ctx, sub, lab, job, kind, timing, mode):
         with ctx._runs_lock:
             cached = ctx._runs.get(key)
         if cached is None:
-            import runner
+            from grader import runner
             t = time.time()
             cached = runner.run_tests(ctx, lab, kind, server.path, job, ctx.run_limits(lab),
                                       ctx.fresh_seed(server.key))

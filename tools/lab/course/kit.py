@@ -15,7 +15,7 @@ caches, benchmarks of the reference solutions), .git and caches.
 
 Three checks run on an exported kit: leaks() (nothing secret got in),
 symbol_check() (built, no object file but a lab's stub defines a function of
-that lab's header: tools/lab/kitsymbols.py) and reference_problems() (no
+that lab's header: tools/lab/checks/kitsymbols.py) and reference_problems() (no
 text in the kit names a repository path the kit does not have).
 selftest_checks() is what ./lab test runs.
 """
@@ -40,7 +40,8 @@ _SKIP_FILES = {"docs/INSTRUCTORS.md", "docs/SCALING.md", "docs/PERFORMANCE.md",
 _SKIP_DIRS = {"__pycache__"}
 # Of tools/lab/, only what the learner's commands import (main.py routes the
 # kit's ./lab to learner.py; see learner.main).
-_KIT_TOOLS = {"main.py", "labs.py", "learner.py", "messages.py", "limits.py", "surface.py"}
+_KIT_TOOLS = {"main.py", "labs.py", "limits.py", "surface.py", "learner/__init__.py",
+              "learner/learner.py", "reports/__init__.py", "reports/messages.py"}
 
 README = """# Multi-head attention, one lab at a time: the learner's kit
 
@@ -468,7 +469,7 @@ def symbol_check(kit_dir, labs):
     """kitsymbols.scan of an exported kit, in a temporary Bazel output base
     that is removed afterwards (no bazel-* links are left in the kit).
     Returns (problems, object files scanned)."""
-    import kitsymbols
+    from checks import kitsymbols
     ob = tempfile.mkdtemp(prefix="mha-kit-symbols-")
     bazel = ["bazel", "--output_base=" + ob]
     try:
@@ -603,9 +604,9 @@ def selftest_checks(labs, make_check):
     disk cache under the grader's work directory, so that a second run does
     not compile everything again). Every Bazel server and process started
     under that directory is gone at the end."""
-    import grade
-    import learner
-    import mutants
+    from grader import grade
+    from learner import learner
+    from checks import mutants
     t0 = time.time()
     tmp = os.path.realpath(tempfile.mkdtemp(prefix="mha-kit-"))
     kit_dir = os.path.join(tmp, "kit")
@@ -707,7 +708,7 @@ def selftest_checks(labs, make_check):
                     l for l in p.stderr.splitlines() if l.startswith("ERROR"))[:400]))
         # The kit holds no answer, by symbols: on the objects just built, then
         # with lab 1's stub planted in common/ (which must be refused).
-        import kitsymbols
+        from checks import kitsymbols
         c = new("by symbols, no object file of the built kit defines a graded function "
                 "(one its lab's header declares) except that lab's stub; a stub copied into "
                 "common/ is refused")

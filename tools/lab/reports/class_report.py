@@ -33,7 +33,7 @@ import shutil
 import subprocess
 import tempfile
 
-import feedback
+from reports import feedback
 from labs import ROOT
 
 # ---------------------------------------------------------------------------
@@ -449,7 +449,7 @@ def for_roster(ctx, reports, submissions, roster_name, out, threshold=None, log=
     Returns (class section, console lines). Never raises: a failure here
     costs the class report, never the grades."""
     import time
-    import html_report
+    from reports import html_report
     t0 = time.time()
     try:
         klass = build(reports, [(s.name, s.files) for s in submissions], ctx.labs,

@@ -12,10 +12,10 @@ import json
 import os
 import shutil
 
-import feedback
+from reports import feedback
 import limits
-import messages
-import sandbox
+from reports import messages
+from grader import sandbox
 
 
 class TestResult:

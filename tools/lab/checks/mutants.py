@@ -148,7 +148,7 @@ class Verdict:
 
 def grade(mutants, ctx):
     """{mutant label: {"hidden": Verdict, "public": Verdict}} for every mutant with a source."""
-    import grade as grade_mod
+    from grader import grade as grade_mod
     ready = [m for m in mutants if m.source is not None]
     subs = {}
     for m in ready:
@@ -207,7 +207,7 @@ def table(mutants, verdicts):
 
 
 def main(args):
-    import grade as grade_mod
+    from grader import grade as grade_mod
     labs = load_labs()
     only = None
     if args.lab:

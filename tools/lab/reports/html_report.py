@@ -18,7 +18,7 @@ import html
 import io
 import os
 
-import report
+from reports import report
 from labs import ROOT
 
 # Marks charts that did not decode; tools/lab/tests/test_class_report.py reads it.
@@ -326,7 +326,7 @@ def index_page(roster_name, reports, labs, klass, sources, pages, meta=""):
 
 
 def submission_page(rep, labs, klass, pages, page_dir, root=ROOT):
-    import feedback
+    from reports import feedback
     titles = {l.number: l.title for l in labs}
     body = ['<p><a href="../index.html">class report</a></p>',
             "<h1>%s</h1>" % esc(rep["submission"]),

@@ -176,18 +176,21 @@ class Suite:
                 os.chmod(os.path.join(dirpath, fn), 0o644)
         digest.update(json.dumps(CXXFLAGS + LDFLAGS).encode())
         # The grader's own code: a fix in it must not meet stale cached verdicts.
-        here = os.path.dirname(os.path.abspath(__file__))
-        for fn in sorted(os.listdir(here)):
-            if fn.endswith(".py"):
-                with open(os.path.join(here, fn), "rb") as f:
-                    digest.update(fn.encode() + f.read())
+        tools = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        for dirpath, dirnames, filenames in sorted(os.walk(tools)):
+            dirnames[:] = sorted(d for d in dirnames if d not in ("tests", "__pycache__"))
+            for fn in sorted(filenames):
+                if fn.endswith(".py"):
+                    path = os.path.join(dirpath, fn)
+                    with open(path, "rb") as f:
+                        digest.update(os.path.relpath(path, tools).encode() + f.read())
         digest.update(subprocess.run(["g++", "--version"], capture_output=True).stdout)
         self.fingerprint = digest.hexdigest()
 
     def _precompile(self):
         header = os.path.join(self.include_root, "mha_grading_pch.h")
         with open(header, "w") as f:
-            f.write("// Precompiled for grading (tools/lab/suite.py).\n")
+            f.write("// Precompiled for grading (tools/lab/grader/suite.py).\n")
             for h in PCH_HEADERS:
                 f.write('#include %s\n' % ('"%s"' % h if h.startswith("common/") else "<%s>" % h))
         p = subprocess.run(["g++"] + CXXFLAGS + ["-I", self.include_root, "-x", "c++-header",

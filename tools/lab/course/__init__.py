@@ -1,0 +1,1 @@
+"""Course authors' tools: export of the learner kit, ./lab new, benchmarks."""

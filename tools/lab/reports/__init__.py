@@ -1,0 +1,2 @@
+"""What graders and learners read: failure messages, the per-learner report,
+feedback, the rubric, the class summary and the HTML report."""
