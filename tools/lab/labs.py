@@ -39,6 +39,10 @@ class Lab:
             return []
         return [" ".join(p.split()) for p in text.split("\n\n") if p.strip()]
 
+    # ------------------------------------------------------------------ names
+    # The only place that spells a lab's paths and Bazel labels (common/lab.bzl
+    # derives the same names from the registry on the Bazel side).
+
     @property
     def nn(self):
         return "%02d" % self.number
@@ -49,16 +53,105 @@ class Lab:
         return "labs/%s/%s.cc" % (self.dir, self.target)
 
     @property
+    def header_file(self):
+        return "labs/%s/%s.h" % (self.dir, self.target)
+
+    @property
+    def public_test_file(self):
+        return "labs/%s/%s_public_test.cc" % (self.dir, self.target)
+
+    @property
+    def test_util_file(self):
+        return "labs/%s/%s_test_util.h" % (self.dir, self.target)
+
+    @property
+    def hints_file(self):
+        return "labs/%s/hints.txt" % self.dir
+
+    @property
+    def lesson_file(self):
+        return "docs/%s.md" % self.dir
+
+    @property
     def solution_file(self):
         return "solutions/%s/%s.cc" % (self.dir, self.target)
+
+    @property
+    def hidden_test_file(self):
+        return "tests/%s/%s_test.cc" % (self.dir, self.target)
+
+    @property
+    def remote_file(self):
+        return "tests/%s/remote.cc" % self.dir
+
+    @property
+    def goldens_generator(self):
+        return "tests/%s/gen_goldens.py" % self.dir
+
+    @property
+    def mutants_dir(self):
+        return "tests/%s/mutants" % self.dir
+
+    @property
+    def library(self):
+        """The lab's library: the learner's file behind its header."""
+        return "//labs/%s:%s" % (self.dir, self.target)
+
+    @property
+    def public_test(self):
+        """The lab's main public test (the package may hold more: lab 8's
+        configurator test, the programs' quick tests)."""
+        return "//labs/%s:%s_public_test" % (self.dir, self.target)
+
+    @property
+    def public_tests(self):
+        """Every public test of the lab: what `bazel test` runs for a learner."""
+        return "//labs/%s/..." % self.dir
 
     @property
     def hidden_test(self):
         return "//tests/%s:%s_test" % (self.dir, self.target)
 
     @property
-    def public_tests(self):
-        return "//labs/%s/..." % self.dir
+    def public_test_remote(self):
+        """The public tests built against a client of the learner's process."""
+        return self.public_test + "_remote"
+
+    @property
+    def hidden_test_remote(self):
+        """The grading tests built against a client of the learner's process."""
+        return self.hidden_test + "_remote"
+
+    def learner_runtime(self, mode):
+        """What a learner's object is linked with: mode "isolated" or "cumulative"."""
+        if mode not in ("isolated", "cumulative"):
+            raise ValueError("learner runtime mode %r: expected isolated or cumulative" % (mode,))
+        return "//tests/%s:learner_runtime_%s" % (self.dir, mode)
+
+    # ------------------------------------------------------------------ the stub
+
+    def read_learner_file(self, root=None):
+        """The learner file's bytes under root (default: the lab's root), or None
+        when it is missing or unreadable."""
+        try:
+            with open(os.path.join(root or self.root, self.learner_file), "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def file_is_stub(self, root=None):
+        """True while the learner file under root is the untouched stub. A
+        missing file is not the stub (the build will say it is missing)."""
+        data = self.read_learner_file(root)
+        return data is not None and self.is_stub(data)
+
+
+def bin_path(label):
+    """Where Bazel puts a target, relative to bazel-bin: //labs/a:b -> labs/a/b."""
+    if not label.startswith("//") or ":" not in label:
+        raise ValueError("%r is not a //package:target label" % (label,))
+    package, name = label[2:].split(":", 1)
+    return os.path.join(package, name)
 
 
 def load_labs(root=ROOT):
