@@ -147,7 +147,8 @@ class Lab:
 
 
 def bin_path(label):
-    """Where Bazel puts a target, relative to bazel-bin: //labs/a:b -> labs/a/b."""
+    """Where Bazel puts a target, relative to bazel-bin: the package's folder
+    joined with the target's name."""
     if not label.startswith("//") or ":" not in label:
         raise ValueError("%r is not a //package:target label" % (label,))
     package, name = label[2:].split(":", 1)

@@ -313,8 +313,9 @@ def _passages(rel, text):
 #     grader's manual *_remote targets; no kit build loads them (the kit
 #     self-test runs bazel test //labs/..., bazel build //... and
 #     bazel query //labs/... in a kit to make sure);
-#   tools/lab/labs.py: Lab.solution_file and Lab.hidden_test, used only by
-#     the instructors' commands;
+#   tools/lab/labs.py: the Lab names of instructors' files and targets
+#     (solution_file, hidden_test, remote_file, ...), used only by the
+#     instructors' commands;
 #   tools/lab/main.py: the help of the instructors' commands, which ./lab
 #     does not offer in a kit (learner.main parses a kit's commands).
 INSTRUCTOR_ONLY = {
@@ -322,7 +323,8 @@ INSTRUCTOR_ONLY = {
     "common/lab.bzl": ("//solutions/%s", "//tests/%s", "solutions/", "tests/",
                        "--config=solutions"),
     "common/registry.bzl": ("tests/", "solutions/"),
-    "tools/lab/labs.py": ("solutions/%s/%s.cc", "//tests/%s"),
+    "tools/lab/labs.py": ("solutions/%s/%s.cc", "//tests/%s", "tests/%s/%s_test.cc",
+                          "tests/%s/remote.cc", "tests/%s/gen_goldens.py", "tests/%s/mutants"),
     "tools/lab/main.py": ("docs/INSTRUCTORS.md", "tests/rubric.json", "tests/*/mutants/"),
     # The remote interfaces name the call surface's functions in the instructors'
     # repository; in a kit, surface.units() finds none and the kit reads the
