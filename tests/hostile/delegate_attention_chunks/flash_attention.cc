@@ -3,12 +3,10 @@
 // back forms the (T, S) score matrix that lab 9's memory limit forbids. Lab
 // 9's call surface is empty: in isolated mode lab 2 is not served to it, in
 // cumulative mode (the learner's own lab 2) the object is rejected.
-#include "labs/09_flash_attention/flash_attention.h"
-
+//@ after includes
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <stdexcept>
 #include <string>
 
 #include <xtensor/xview.hpp>
@@ -18,12 +16,7 @@
 namespace mha {
 namespace {
 
-constexpr int kChunk = 256;
-
-void CheckBlocks(int block_q, int block_k) {
-  if (block_q < 1) throw std::invalid_argument("block_q=" + std::to_string(block_q) + " must be >= 1");
-  if (block_k < 1) throw std::invalid_argument("block_k=" + std::to_string(block_k) + " must be >= 1");
-}
+//@ paste pieces/check_blocks.cc
 
 // Rows [i0, i1) of the queries against every key, by lab 2.
 Tensor3 Chunks(const Tensor3& q, const Tensor3& k, const Tensor3& v, bool causal,
@@ -48,13 +41,14 @@ Tensor3 Chunks(const Tensor3& q, const Tensor3& k, const Tensor3& v, bool causal
 }
 
 }  // namespace
-
+}  // namespace mha
+//@ instead of attention_tiled
 Tensor3 attention_tiled(const Tensor3& q, const Tensor3& k, const Tensor3& v,
                         const std::optional<Tensor2>& mask, int block_q, int block_k) {
   CheckBlocks(block_q, block_k);
   return Chunks(q, k, v, false, mask);
 }
-
+//@ instead of attention_tiled_causal
 Tensor3 attention_tiled_causal(const Tensor3& q, const Tensor3& k, const Tensor3& v,
                                int block_q, int block_k) {
   CheckBlocks(block_q, block_k);
@@ -64,9 +58,3 @@ Tensor3 attention_tiled_causal(const Tensor3& q, const Tensor3& k, const Tensor3
   }
   return Chunks(q, k, v, true, std::nullopt);
 }
-
-std::size_t causal_tiles_computed(int T, int S, int block_q, int block_k) {
-  throw std::logic_error("lab 9: causal_tiles_computed is not implemented yet");
-}
-
-}  // namespace mha

@@ -1,10 +1,8 @@
 // hostile: changes the test's environment before gtest reads it: runs no
 // test at all (GTEST_FILTER=-*), repeats and shuffles, and removes the
 // grader's variable.
-#include "labs/01_split_heads/split_heads.h"
-
+//@ after includes
 #include <cstdlib>
-#include <stdexcept>
 
 namespace {
 struct Tamper {
@@ -19,16 +17,3 @@ struct Tamper {
   }
 } tamper;
 }  // namespace
-
-namespace mha {
-
-Tensor3 split_heads(const Tensor2& x, int n_heads) {
-  throw std::logic_error("lab 1: split_heads is not implemented yet, see docs/01_split_heads.md");
-}
-
-Tensor2 combine_heads(const Tensor3& heads) {
-  throw std::logic_error("lab 1: combine_heads is not implemented yet, see docs/01_split_heads.md");
-}
-
-}  // namespace mha
-

@@ -1,10 +1,8 @@
 // hostile: every call prints gtest's success lines (and other runners'
 // "passed" lines) before failing.
-#include "labs/01_split_heads/split_heads.h"
-
+//@ after includes
 #include <cstdio>
 #include <iostream>
-#include <stdexcept>
 
 namespace {
 void PrintPasses() {
@@ -21,17 +19,7 @@ void PrintPasses() {
   std::cout << lines << std::flush;
 }
 }  // namespace
-
-namespace mha {
-
-Tensor3 split_heads(const Tensor2& x, int n_heads) {
+//@ at the start of split_heads
   PrintPasses();
-  throw std::logic_error("lab 1: split_heads is not implemented yet, see docs/01_split_heads.md");
-}
-
-Tensor2 combine_heads(const Tensor3& heads) {
+//@ at the start of combine_heads
   PrintPasses();
-  throw std::logic_error("lab 1: combine_heads is not implemented yet, see docs/01_split_heads.md");
-}
-
-}  // namespace mha

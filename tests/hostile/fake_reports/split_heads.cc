@@ -1,13 +1,11 @@
 // hostile: before any test runs, writes an all-passing gtest JSON and XML
 // report (and a Gradescope results.json) to every path it can guess, prints
 // gtest's success lines and ends the process with status 0.
-#include "labs/01_split_heads/split_heads.h"
-
+//@ after includes
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -57,16 +55,3 @@ struct FakeReports {
 } fake_reports;
 
 }  // namespace
-
-namespace mha {
-
-Tensor3 split_heads(const Tensor2& x, int n_heads) {
-  throw std::logic_error("lab 1: split_heads is not implemented yet, see docs/01_split_heads.md");
-}
-
-Tensor2 combine_heads(const Tensor3& heads) {
-  throw std::logic_error("lab 1: combine_heads is not implemented yet, see docs/01_split_heads.md");
-}
-
-}  // namespace mha
-

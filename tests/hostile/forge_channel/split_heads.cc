@@ -1,10 +1,8 @@
 // hostile: writes forged result lines (all tests passed) on every file
 // descriptor that might be the grader's result channel, without the secret.
-#include "labs/01_split_heads/split_heads.h"
-
+//@ after includes
 #include <unistd.h>
 
-#include <stdexcept>
 #include <string>
 
 namespace {
@@ -23,17 +21,7 @@ void Forge() {
   }
 }
 }  // namespace
-
-namespace mha {
-
-Tensor3 split_heads(const Tensor2& x, int n_heads) {
+//@ at the start of split_heads
   Forge();
-  throw std::logic_error("lab 1: split_heads is not implemented yet, see docs/01_split_heads.md");
-}
-
-Tensor2 combine_heads(const Tensor3& heads) {
+//@ at the start of combine_heads
   Forge();
-  throw std::logic_error("lab 1: combine_heads is not implemented yet, see docs/01_split_heads.md");
-}
-
-}  // namespace mha

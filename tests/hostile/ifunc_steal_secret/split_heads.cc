@@ -3,13 +3,11 @@
 // .preinit_array entry: it reads the grader's secret first, then the code
 // forges an all-passing run with it. Only the static check stops this; the
 // golden comparisons, judged outside, still fail without the right numbers.
-#include "labs/01_split_heads/split_heads.h"
-
+//@ after includes
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
-#include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -51,49 +49,8 @@ static int (*ResolveSteal())() {
 int Steal() __attribute__((ifunc("ResolveSteal")));
 }
 
-// Forges a complete, all-passing run on the result channel with `key`.
-namespace mha {
-namespace grading {
-std::string HmacSha256Hex(const std::string& key, const std::string& message);
-}  // namespace grading
-}  // namespace mha
-
-namespace {
-[[noreturn]] void ForgeAllPassing(int fd, const std::string& key) {
-  unsigned long seq = 0;
-  auto send = [&](const std::string& kind, const std::string& rest) {
-    std::string line = kind + "\t" + std::to_string(seq++) + (rest.empty() ? "" : "\t" + rest);
-    line += "\t" + mha::grading::HmacSha256Hex(key, line) + "\n";
-    if (write(fd, line.data(), line.size()) < 0) _exit(0);
-  };
-  send("H", "mha-grading-1");
-  const ::testing::UnitTest* u = ::testing::UnitTest::GetInstance();
-  int n = 0;
-  for (int i = 0; i < u->total_test_suite_count(); ++i) {
-    const ::testing::TestSuite* s = u->GetTestSuite(i);
-    for (int j = 0; j < s->total_test_count(); ++j) {
-      const std::string name = std::string(s->name()) + "." + s->GetTestInfo(j)->name();
-      send("S", name);
-      send("E", name + "\tP\t");
-      ++n;
-    }
-  }
-  send("D", std::to_string(n));
-  _exit(0);
-}
-}  // namespace
-
-
-namespace mha {
-
-Tensor3 split_heads(const Tensor2& x, int n_heads) {
+//@ paste pieces/forge_all_passing.cc
+//@ at the start of split_heads
   if (g_have || Steal() != 0) ForgeAllPassing(g_out, std::string(g_secret, 32));
-  throw std::logic_error("lab 1: split_heads is not implemented yet, see docs/01_split_heads.md");
-}
-
-Tensor2 combine_heads(const Tensor3& heads) {
+//@ at the start of combine_heads
   if (g_have) ForgeAllPassing(g_out, std::string(g_secret, 32));
-  throw std::logic_error("lab 1: combine_heads is not implemented yet, see docs/01_split_heads.md");
-}
-
-}  // namespace mha

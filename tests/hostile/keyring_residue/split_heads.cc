@@ -5,15 +5,12 @@
 // finds it and only then answers, correctly. The key could as well carry a
 // classmate's data. A fresh uid per job never finds one: 0 points both times.
 // No libkeyutils: add_key and keyctl are called through syscall().
-#include "labs/01_split_heads/split_heads.h"
-
+//@ after includes
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <ctime>
-#include <stdexcept>
-#include <string>
 
 namespace mha {
 namespace {
@@ -41,35 +38,8 @@ void NeedResidue() {
 }
 
 }  // namespace
-
-Tensor3 split_heads(const Tensor2& x, int n_heads) {
-  NeedResidue();
-  if (n_heads <= 0 || x.shape(1) % static_cast<std::size_t>(n_heads) != 0) {
-    throw std::invalid_argument("split_heads: n_heads=" + std::to_string(n_heads) +
-                                " must be positive and divide d_model=" +
-                                std::to_string(x.shape(1)));
-  }
-  const std::size_t T = x.shape(0), H = static_cast<std::size_t>(n_heads);
-  const std::size_t dh = x.shape(1) / H;
-  Tensor3 out = xt::zeros<float>({H, T, dh});  // (H, T, d_head)
-  for (std::size_t h = 0; h < H; ++h)
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t j = 0; j < dh; ++j) out(h, t, j) = x(t, h * dh + j);
-  return out;
-}
-
-Tensor2 combine_heads(const Tensor3& heads) {
-  NeedResidue();
-  const std::size_t H = heads.shape(0), T = heads.shape(1), dh = heads.shape(2);
-  if (H == 0 || dh == 0) {
-    throw std::invalid_argument("combine_heads: n_heads=" + std::to_string(H) +
-                                " and d_head=" + std::to_string(dh) + " must both be positive");
-  }
-  Tensor2 out = xt::zeros<float>({T, H * dh});  // (T, d_model)
-  for (std::size_t h = 0; h < H; ++h)
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t j = 0; j < dh; ++j) out(t, h * dh + j) = heads(h, t, j);
-  return out;
-}
-
 }  // namespace mha
+//@ at the start of split_heads
+  NeedResidue();
+//@ at the start of combine_heads
+  NeedResidue();

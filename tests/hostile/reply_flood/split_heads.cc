@@ -2,14 +2,12 @@
 // well-formed message headers announcing huge payloads, and its standard
 // output with fake success lines, to exhaust the grader's memory or forge
 // an answer. The trusted side reads at most one bounded message per call.
-#include "labs/01_split_heads/split_heads.h"
-
+//@ after includes
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <stdexcept>
 #include <vector>
 
 namespace {
@@ -30,20 +28,7 @@ void Flood() {
 }
 
 }  // namespace
-
-namespace mha {
-
-Tensor3 split_heads(const Tensor2& x, int n_heads) {
-  (void)x;
-  (void)n_heads;
+//@ at the start of split_heads
   Flood();
-  throw std::logic_error("lab 1: split_heads is not implemented yet, see docs/01_split_heads.md");
-}
-
-Tensor2 combine_heads(const Tensor3& heads) {
-  (void)heads;
+//@ at the start of combine_heads
   Flood();
-  throw std::logic_error("lab 1: combine_heads is not implemented yet, see docs/01_split_heads.md");
-}
-
-}  // namespace mha

@@ -4,9 +4,11 @@ Each tests/hostile/<case>/ holds one learner file with one trick and an
 expect.json:
 
     {"lab": 1, "class": "forge" | "leak" | "hurt", "trick": "...",
-     "max_points": 0             (or "control": "<case>/control/<file>": a copy
-                                  without the trick; the trick may not pass any
-                                  test the control does not)
+     "max_points": 0             (or "control": true: the case is graded without
+                                  its trick too; the trick may not pass any test
+                                  that the file without it does not)
+     "honest": ["split_heads"]   (optional: these definitions come from
+                                  honest/<target>.cc, the honest part of the file)
      "min_points": 1             (optional: the honest part must still earn points)
      "message": "..." or [...]   (optional: the first failure contains one of these)
      "mode": "cumulative"        (optional: graded in that mode; isolated by default)
@@ -14,6 +16,9 @@ expect.json:
                                   too, as the learner's own: cumulative mode links them)
      "max_seconds": 60           (optional: the hostile lab's grading takes at most this)}
 
+The case's file is the whole learner file, or, when it has `//@` lines, a
+trick written on its lab's stub; assemble() makes the one file a learner
+would submit from it (tests/hostile/README.md describes the `//@` lines).
 `@ROOT@`, `@WORK@` and `@CANARY@` in a file are replaced before grading by the
 checkout's path, the grader's work directory and a secret file that the
 self-test plants inside the suite, so the tricks aim at real files.
@@ -74,6 +79,115 @@ def load_cases(labs):
     return cases
 
 
+# ---------------------------------------------------------------------------
+# A case's one learner file
+
+
+def assemble(case, trick=True):
+    """The one learner file `case` submits, as text.
+
+    A case file without `//@` lines is the whole file. One with them is a trick
+    written on its lab's stub: the stub, then the definitions its expect.json
+    names in "honest" taken from honest/<target>.cc, then (trick=True) the
+    trick's sections. trick=False gives its control: the same file without the
+    trick. The submission stays one file, as a learner sends it."""
+    path = case.path
+    text = _pasted(path, 0)
+    honest = case.expect.get("honest", [])
+    if "\n//@ " not in "\n" + text:
+        if honest or case.expect.get("control"):
+            raise ValueError("%s: \"honest\" and \"control\" need a trick on the stub "
+                             "(//@ lines)" % _rel(path))
+        return text
+    lines = _read(os.path.join(ROOT, case.lab.learner_file)).split("\n")
+    if honest:
+        where = os.path.join(HOSTILE, "honest", case.lab.target + ".cc")
+        src = _read(where).split("\n")
+        includes = [l for l in src if l.startswith("#include") and l not in lines]
+        _after_includes(lines, [""] + includes if includes else [])
+        for name in honest:
+            first, last = _definition(src, name, where)
+            lines = _replace(lines, name, src[first:last + 1], case.lab.learner_file)
+    if not trick:
+        return "\n".join(lines)
+    head, sections = [], []
+    for line in text.split("\n"):
+        if line.startswith("//@ "):
+            sections.append((line[4:].strip(), []))
+        else:
+            (sections[-1][1] if sections else head).append(line)
+    while lines and lines[0].startswith("//"):      # the stub's own header comment
+        lines.pop(0)
+    for directive, body in sections:
+        while body and not body[-1].strip():
+            body.pop()
+        if directive == "after includes":
+            _after_includes(lines, [""] + body)
+        elif directive.startswith("at the start of "):
+            name = directive[len("at the start of "):]
+            first, last = _definition(lines, name, case.lab.learner_file)
+            opening = next(i for i in range(first, last + 1) if "{" in lines[i])
+            if opening == last:
+                raise ValueError("%s: %s is one line in the stub: write it whole "
+                                 "(//@ instead of %s)" % (_rel(path), name, name))
+            lines[opening + 1:opening + 1] = body
+        elif directive.startswith("instead of "):
+            name = directive[len("instead of "):]
+            lines = _replace(lines, name, body, case.lab.learner_file)
+        else:
+            raise ValueError("%s: unknown line //@ %s (expected: after includes, at the start "
+                             "of NAME, instead of NAME, paste FILE)" % (_rel(path), directive))
+    return "\n".join(head + lines)
+
+
+def _read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _rel(path):
+    return os.path.relpath(path, ROOT)
+
+
+def _after_includes(lines, new):
+    at = max(i for i, l in enumerate(lines) if l.startswith("#include"))
+    lines[at + 1:at + 1] = new
+
+
+def _pasted(path, depth):
+    """`path`'s text with each `//@ paste FILE` line (FILE in tests/hostile/) replaced by FILE's."""
+    if depth > 4:
+        raise ValueError("%s: //@ paste nested more than 4 deep" % _rel(path))
+    out = []
+    for line in _read(path).split("\n"):
+        if line.startswith("//@ paste "):
+            out.append(_pasted(os.path.join(HOSTILE, line[len("//@ paste "):].strip()), depth + 1)
+                       .rstrip("\n"))
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _definition(lines, name, where):
+    """(first, last) line of the one definition of function `name` in `lines`
+    (house style: it starts at column 0 and ends on its line or at a line "}")."""
+    call = re.compile(r"(?<![\w:~])" + re.escape(name) + r"\(")
+    starts = [i for i, l in enumerate(lines)
+              if l[:1].isalpha() and call.search(l) and not l.rstrip().endswith(";")]
+    if len(starts) != 1:
+        raise ValueError("%s: %d definitions of %s, not one" % (_rel(where), len(starts), name))
+    first = starts[0]
+    opening = next(i for i in range(first, len(lines)) if "{" in lines[i])
+    if lines[opening].rstrip().endswith("}"):
+        return first, opening
+    return first, next(i for i in range(opening + 1, len(lines)) if lines[i].rstrip() == "}")
+
+
+def _replace(lines, name, definition, where):
+    first, last = _definition(lines, name, where)
+    return lines[:first] + list(definition) + lines[last + 1:]
+
+
 def plant_canary():
     """A secret inside the suite (readable by root only once grading protected it)."""
     path = os.path.join(ROOT, ".cache", "hostile-canary.txt")
@@ -106,9 +220,8 @@ def secret_needles(labs, canary_token):
     return needles
 
 
-def _source(case, canary_path, work_root):
-    with open(case.path, "rb") as f:
-        data = f.read()
+def _source(case, canary_path, work_root, trick=True):
+    data = assemble(case, trick).encode()
     return (data.replace(b"@ROOT@", ROOT.encode()).replace(b"@WORK@", work_root.encode())
             .replace(b"@CANARY@", canary_path.encode()))
 
@@ -136,10 +249,10 @@ def check(ctx, labs, make_check, second_layer=True):
         sub.mode = case.expect.get("mode", "isolated")
         subs.append(sub)
         witnesses[case.name] = nxt
-        if "control" in case.expect:
-            with open(os.path.join(HOSTILE, case.expect["control"]), "rb") as f:
-                ctrl = grade.Submission("control " + case.name, {case.lab.number: f.read()},
-                                        labs={case.lab.number})
+        if case.expect.get("control"):
+            ctrl = grade.Submission("control " + case.name, {
+                case.lab.number: _source(case, canary_path, grade.work_root(), trick=False)},
+                labs={case.lab.number})
             ctrl.mode = case.expect.get("mode", "isolated")
             subs.append(ctrl)
     t0 = time.time()
@@ -167,7 +280,7 @@ def check(ctx, labs, make_check, second_layer=True):
                        % (case.name, case.expect.get("class", "?"), layer))
         rep = by_sub["hostile " + case.name]
         mine = [r for r in rep["labs"] if r["lab"] == case.lab.number][0]
-        if "control" in case.expect:
+        if case.expect.get("control"):
             ctrl = [r for r in by_sub["control " + case.name]["labs"]
                     if r["lab"] == case.lab.number][0]
             ok_tests = {t["name"] for t in ctrl["tests"] if t["passed"]}

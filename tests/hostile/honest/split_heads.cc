@@ -1,7 +1,8 @@
-// control for exit_after_some_tests: the same file without the trick.
+// Honest lab 1 definitions that hostile cases take by name ("honest" in their
+// expect.json): what a learner who did the lab would have written. Not the
+// reference solution, whose distinctive lines must never reach a report.
 #include "labs/01_split_heads/split_heads.h"
 
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -24,7 +25,14 @@ Tensor3 split_heads(const Tensor2& x, int n_heads) {
 }
 
 Tensor2 combine_heads(const Tensor3& heads) {
-  throw std::logic_error("lab 1: combine_heads is not implemented yet, see docs/01_split_heads.md");
+  if (heads.shape(0) == 0 || heads.shape(2) == 0) {
+    throw std::invalid_argument("combine_heads: n_heads=" + std::to_string(heads.shape(0)) +
+                                ", d_head=" + std::to_string(heads.shape(2)));
+  }
+  const std::size_t H = heads.shape(0), T = heads.shape(1), d = heads.shape(2);
+  Tensor3 per_token = xt::transpose(heads, {1, 0, 2});
+  Tensor2 x = xt::reshape_view(per_token, {T, H * d});
+  return x;
 }
 
 }  // namespace mha
