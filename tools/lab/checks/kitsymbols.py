@@ -22,6 +22,8 @@ import os
 import re
 import subprocess
 
+from labs import objects_path
+
 # nm's letters that are not the definition of a function's code: references
 # (U, and the weak references w and v), data (B, D, R, G, S, C, V, u: bss,
 # data, read-only data, small data, common, weak and unique objects),
@@ -166,7 +168,7 @@ def stub_object_paths(lab, object_paths):
     """The objects of `object_paths` compiled from the lab's learner file:
     labs/NN_name/_objs/<target>/<stem>.o or .pic.o."""
     stem = os.path.splitext(os.path.basename(lab.learner_file))[0]
-    prefix = "labs/%s/_objs/%s/" % (lab.dir, lab.target)
+    prefix = objects_path(lab.library) + "/"
     return [p for p in object_paths
             if p.startswith(prefix) and os.path.basename(p) in (stem + ".o", stem + ".pic.o")]
 
@@ -194,7 +196,7 @@ def check_built(bin_dir, labs, kit_dir):
     for lab in labs:
         label = "lab %d" % lab.number
         stubs[label] = stub_object_paths(lab, objects)
-        header = "labs/%s/%s.h" % (lab.dir, lab.target)
+        header = lab.header_file
         try:
             with open(os.path.join(kit_dir, header), errors="replace") as f:
                 text = f.read()
