@@ -45,42 +45,32 @@ def parse_nm(text):
     return out
 
 
+def _outside_angles(s):
+    """(index, character) of each character of s outside angle brackets
+    (template arguments), the brackets themselves left out."""
+    depth = 0
+    for i, ch in enumerate(s):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            yield i, ch
+
+
 def qualified_name(demangled):
     """The function's qualified name without return type, template
     arguments, unnamed namespaces or parameter list: "mha::split_heads(xt::... const&,
     int)" -> "mha::split_heads"; "mha::MultiHeadAttention::forward(...)
     const" -> "mha::MultiHeadAttention::forward"."""
     s = demangled.replace("(anonymous namespace)", "{anonymous}")
-    depth = 0
-    cut = len(s)
-    for i, ch in enumerate(s):
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(0, depth - 1)
-        elif ch == "(" and depth == 0:
-            cut = i
-            break
+    cut = next((i for i, ch in _outside_angles(s) if ch == "("), len(s))
     head = s[:cut].strip()
     # A template function's demangled name starts with its return type.
-    depth, last_space = 0, -1
-    for i, ch in enumerate(head):
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(0, depth - 1)
-        elif ch == " " and depth == 0:
-            last_space = i
+    last_space = max((i for i, ch in _outside_angles(head) if ch == " "), default=-1)
     head = head[last_space + 1:]
     # Drop template arguments of the function itself: f<int> -> f.
-    depth, plain = 0, []
-    for ch in head:
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            plain.append(ch)
+    plain = [ch for _, ch in _outside_angles(head)]
     # An unnamed namespace hides nothing from a reader of the file.
     return "".join(plain).replace("{anonymous}::", "")
 
