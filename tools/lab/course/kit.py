@@ -274,18 +274,24 @@ def kit_files(labs):
 _EXECUTABLE = {"lab", "tools/setup.sh"}
 
 
-def export(dest, labs=None):
-    labs = labs or load_labs()
-    if os.path.exists(dest) and os.listdir(dest):
-        raise FileExistsError("%s exists and is not empty" % dest)
-    files = kit_files(labs)
+def write_tree(dest, files, executable=_EXECUTABLE):
+    """Writes {relative path: bytes} under dest; the paths of `executable`
+    and every .sh file executable. Shared by the kit and the Gradescope bundle."""
     for rel, data in files.items():
         p = os.path.join(dest, rel)
         os.makedirs(os.path.dirname(p), exist_ok=True)
         with open(p, "wb") as f:
             f.write(data)
-        if rel in _EXECUTABLE or rel.endswith(".sh"):
+        if rel in executable or rel.endswith(".sh"):
             os.chmod(p, 0o755)
+
+
+def export(dest, labs=None):
+    labs = labs or load_labs()
+    if os.path.exists(dest) and os.listdir(dest):
+        raise FileExistsError("%s exists and is not empty" % dest)
+    files = kit_files(labs)
+    write_tree(dest, files)
     return files
 
 

@@ -12,6 +12,7 @@ import sys
 import time
 import zipfile
 
+from course import kit
 from reports import class_report
 from grader import grade
 from reports import report
@@ -262,7 +263,6 @@ _BUNDLE_DIRS = ["common", "labs", "solutions", "tests", "third_party", "tools/la
 
 def bundle_files(labs):
     """{path in the bundle: bytes}: the suite, with the learner files as committed stubs."""
-    from course import kit
     files = kit.collect(_BUNDLE_TOP, _BUNDLE_DIRS, skip_dirs=("mutants", "hostile"))
     files["setup.sh"] = SETUP_SH.encode()
     files["run_autograder"] = RUN_AUTOGRADER.encode()
@@ -289,13 +289,7 @@ def cmd_gradescope_bundle(args):
         if os.path.exists(dest) and os.listdir(dest):
             print("lab: %s exists and is not empty" % dest, file=sys.stderr)
             return 1
-        for rel, data in files.items():
-            p = os.path.join(dest, rel)
-            os.makedirs(os.path.dirname(p), exist_ok=True)
-            with open(p, "wb") as f:
-                f.write(data)
-            if rel in _EXECUTABLE or rel.endswith(".sh"):
-                os.chmod(p, 0o755)
+        kit.write_tree(dest, files, _EXECUTABLE)
     print("wrote the Gradescope autograder to %s (%d files). Upload it as the autograder "
           "(.zip); see docs/INSTRUCTORS.md, \"Gradescope\"." % (dest, len(files)))
     return 0
