@@ -94,7 +94,7 @@ class Lab:
 
     @property
     def build_files(self):
-        """The BUILD files of the lab's three mirrored folders (labs/, solutions/, tests/)."""
+        """The BUILD files of the lab's three mirrored folders: public, solution, hidden tests."""
         return ["labs/%s/BUILD" % self.dir, "solutions/%s/BUILD" % self.dir,
                 "tests/%s/BUILD" % self.dir]
 
