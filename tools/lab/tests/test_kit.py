@@ -206,6 +206,11 @@ def test_the_kit_has_the_learner_tools_and_no_instructor_files():
         assert lab.learner_file in readme
 
 
+def test_the_kit_of_this_checkout_names_no_path_it_does_not_have():
+    # The kit check of ./lab test scans an exported kit the same way, minutes later.
+    assert kit_references.reference_problems(kit.kit_files(load_labs())) == []
+
+
 def test_the_kits_bazelrc_keeps_the_learners_settings_and_drops_the_instructors_configs():
     rc = ("# Learners read failures in the terminal.\n"
           "test --test_output=errors\n\n"
