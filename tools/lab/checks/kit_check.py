@@ -15,7 +15,7 @@ from checks import kitsymbols, mutants
 from course.kit import export, leaks
 from course.kit_references import read_tree, reference_problems
 from grader import grade
-from labs import ROOT, bin_path
+from labs import ROOT, bin_path, objects_path
 from learner import results
 from learner.files import read_text
 
@@ -210,7 +210,7 @@ def selftest_checks(labs, make_check):
         planted = _plant_answer(kit_dir, labs[0])
         try:
             bad, _ = kitsymbols.scan(kit_dir, labs, bazel)
-            if not any(b.startswith("common/_objs/planted_answer/") for b in bad):
+            if not any(b.startswith(objects_path(_PLANTED_LABEL) + "/") for b in bad):
                 c.fail("lab %d's stub compiled in common/ (%s) was not refused: %s"
                        % (labs[0].number, planted, "; ".join(bad)[:300] or "no problem found"))
         finally:
@@ -327,6 +327,7 @@ def selftest_checks(labs, make_check):
 
 
 _PLANTED = "common/planted_answer.cc"
+_PLANTED_LABEL = "//common:planted_answer"
 _PLANTED_BUILD = """
 # The kit self-test's planted answer (removed again): lab %d's stub, compiled
 # outside labs/, must fail the symbol check.

@@ -15,13 +15,11 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import main  # noqa: E402
 from labs import Lab, load_labs  # noqa: E402
-from learner import bazel, cli, console, files, provisional, public_tests  # noqa: E402
+from learner import bazel, cli, console, files, hint, provisional, public_tests  # noqa: E402
 from learner import results, status, watch  # noqa: E402
 from test_learner_results import WSHADOW  # noqa: E402
-
-OWN = "labs/03_output_projection/multi_head_attention.cc"
-LAB1 = "labs/01_split_heads/split_heads.cc"
 
 
 def _lab(number=1, stub=b"", title="Split and combine heads"):
@@ -127,6 +125,18 @@ def test_a_bad_lab_number_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as e:
         cli.main(["frobnicate"])
     assert e.value.code == console.USAGE
+
+
+def test_the_instructors_parser_has_the_learners_commands_as_the_kit_has_them(capsys):
+    labs = load_labs()
+    for argv in (["status"], ["watch"], ["watch", "2"], ["hint"], ["hint", "3", "--all"]):
+        args = main.instructors_parser(labs).parse_args(argv)
+        assert args.func is {"status": status.cmd_status, "watch": watch.cmd_watch,
+                             "hint": hint.cmd_hint}[argv[0]]
+    # hint without a lab: the same clear message and status in both.
+    assert main.instructors_parser(labs).parse_args(["hint"]).lab is None
+    assert cli.main(["hint"]) == console.USAGE
+    assert "which lab?" in capsys.readouterr().err
 
 
 def test_grade_with_instructor_arguments_is_refused_in_the_kit(capsys):
