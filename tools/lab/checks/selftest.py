@@ -13,7 +13,7 @@ import time
 import traceback
 
 from checks import consistency, hostile, kit_check, mutants, newlab_check, tolerances
-from grader import grade
+from grader import grade, instructor
 from labs import ROOT, load_labs
 from reports import report
 
@@ -69,15 +69,6 @@ def check_bazel(state):
     return [c]
 
 
-def _solutions(labs):
-    """The reference solutions of `labs`, as one submission."""
-    files = {}
-    for lab in labs:
-        with open(os.path.join(ROOT, lab.solution_file), "rb") as f:
-            files[lab.number] = f.read()
-    return grade.Submission("solutions", files)
-
-
 def _context(state):
     if "ctx" not in state:
         state["ctx"] = grade.Context(state["labs"], lambda m: print("      " + m))
@@ -88,7 +79,7 @@ def check_solutions(state):
     ctx = _context(state)
     checks = []
     for kind in ("hidden", "public"):
-        rep = grade.grade_all(ctx, [_solutions(ctx.labs)], kind=kind)[0]
+        rep = grade.grade_all(ctx, [instructor.solutions_submission(ctx.labs)], kind=kind)[0]
         state["solutions_" + kind] = rep
         for r in rep["labs"]:
             c = Check("the solution of lab %d passes all %d %s tests through the grader"
@@ -130,13 +121,13 @@ def check_cumulative(state):
     if bad is None or bad.source is None:
         c.fail("lab 2 has no numeric mutant to try")
         return [c]
-    files = _solutions(labs).files
+    files = instructor.solutions_submission(labs).files
     files[lab2.number] = bad.source
     sub = grade.Submission("lab 2 wrong", files, labs={lab2.number, lab3.number})
     ctx = _context(state)      # one context graded both ways: link and run keys hold the mode
     isolated = grade.grade_all(ctx, [sub], mode="isolated")[0]
     cumulative = grade.grade_all(ctx, [sub], mode="cumulative")[0]
-    solutions = grade.grade_all(ctx, [_solutions(labs)],
+    solutions = grade.grade_all(ctx, [instructor.solutions_submission(labs)],
                                 mode="cumulative")[0]
     by = lambda rep, lab: [r for r in rep["labs"] if r["lab"] == lab.number][0]
     if by(isolated, lab3)["points"] != by(isolated, lab3)["max_points"]:
@@ -206,7 +197,7 @@ def check_reports(state):
     ctx = _context(state)
     c = Check("the same submission graded twice gives the same JSON report; the scoreboard, "
               "CSV and Gradescope results are well formed")
-    sub = _solutions(ctx.labs)
+    sub = instructor.solutions_submission(ctx.labs)
     a = grade.grade_all(ctx, [sub])[0]
     ctx.forget_runs()
     b = grade.grade_all(ctx, [sub])[0]

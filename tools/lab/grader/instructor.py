@@ -50,7 +50,8 @@ def _checkout_submission(labs):
     return grade.Submission("checkout", files)
 
 
-def _solutions_submission(labs):
+def solutions_submission(labs):
+    """The reference solutions of `labs`, as one submission."""
     files = {}
     for lab in labs:
         with open(os.path.join(ROOT, lab.solution_file), "rb") as f:
@@ -113,7 +114,7 @@ def cmd_grade(args):
     _log("grade: isolation: " + ctx.iso.describe()["summary"])
     if args.prepare:
         t0 = time.time()
-        reps = grade.grade_all(ctx, [_solutions_submission(labs)])
+        reps = grade.grade_all(ctx, [solutions_submission(labs)])
         _log("grade: prepared in %.0f s (the solutions score %s/%s)" % (
             time.time() - t0, report.fmt_points(reps[0]["points"]),
             report.fmt_points(reps[0]["max_points"])))
@@ -121,7 +122,7 @@ def cmd_grade(args):
     if args.roster:
         return _grade_roster(ctx, args, mode)
     if args.solutions:
-        sub = _solutions_submission(labs)
+        sub = solutions_submission(labs)
     elif args.submission:
         files, ignored, notes = submission.collect(args.submission, labs)
         sub = grade.Submission(os.path.basename(os.path.abspath(args.submission)), files,
