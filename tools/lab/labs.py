@@ -93,6 +93,17 @@ class Lab:
         return "tests/%s/mutants" % self.dir
 
     @property
+    def build_files(self):
+        """The BUILD files of the lab's three mirrored folders: public, solution, hidden tests."""
+        return ["labs/%s/BUILD" % self.dir, "solutions/%s/BUILD" % self.dir,
+                "tests/%s/BUILD" % self.dir]
+
+    @property
+    def package(self):
+        """The lab's public Bazel package (its labels start with package + ":")."""
+        return "//labs/%s" % self.dir
+
+    @property
     def library(self):
         """The lab's library: the learner's file behind its header."""
         return "//labs/%s:%s" % (self.dir, self.target)
@@ -107,6 +118,16 @@ class Lab:
     def public_tests(self):
         """Every public test of the lab: what `bazel test` runs for a learner."""
         return "//labs/%s/..." % self.dir
+
+    @property
+    def header_library(self):
+        """The lab's header alone (what a library that only needs the declarations links)."""
+        return "//labs/%s:%s_header" % (self.dir, self.target)
+
+    @property
+    def hidden_tests(self):
+        """Every hidden test of the lab (the instructors' repository)."""
+        return "//tests/%s/..." % self.dir
 
     @property
     def hidden_test(self):
@@ -153,6 +174,13 @@ def bin_path(label):
         raise ValueError("%r is not a //package:target label" % (label,))
     package, name = label[2:].split(":", 1)
     return os.path.join(package, name)
+
+
+def objects_path(label):
+    """Where Bazel puts the object files of a C++ target, relative to bazel-bin:
+    the package's folder, then _objs/ and the target's name."""
+    package, name = os.path.split(bin_path(label))
+    return os.path.join(package, "_objs", name)
 
 
 def load_labs(root=ROOT):

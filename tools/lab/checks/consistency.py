@@ -26,15 +26,10 @@ _LAB_DIR = re.compile(r"^(\d\d)_[a-z0-9_]+$")
 
 
 def expected_files(lab):
-    d, t = lab.dir, lab.target
-    return [
-        "labs/%s/%s.h" % (d, t), "labs/%s/%s.cc" % (d, t), "labs/%s/%s_public_test.cc" % (d, t),
-        "labs/%s/hints.txt" % d, "labs/%s/BUILD" % d,
-        "solutions/%s/%s.cc" % (d, t), "solutions/%s/BUILD" % d,
-        "tests/%s/%s_test.cc" % (d, t), "tests/%s/BUILD" % d, "tests/%s/remote.cc" % d,
-        "tests/%s/gen_goldens.py" % d,
-        "docs/%s.md" % d,
-    ]
+    """Every file a registered lab must have, by labs.Lab's names."""
+    return [lab.header_file, lab.learner_file, lab.public_test_file, lab.hints_file,
+            lab.solution_file, lab.hidden_test_file, lab.remote_file, lab.goldens_generator,
+            lab.lesson_file] + lab.build_files
 
 
 def problems(labs=None, root=ROOT):
@@ -50,17 +45,15 @@ def problems(labs=None, root=ROOT):
         for rel in expected_files(lab):
             if not os.path.isfile(os.path.join(root, rel)):
                 out.append("lab %d: %s is missing" % (lab.number, rel))
-        stub = os.path.join(root, lab.learner_file)
-        if os.path.isfile(stub):
-            with open(stub, "rb") as f:
-                data = f.read()
+        data = lab.read_learner_file(root)
+        if data is not None:
             if not lab.is_stub(data):
                 out.append("lab %d: %s is not the stub recorded in labs/labs.json (sha256 %s, "
                            "registry %s): restore the stub, or record the new one's hash"
                            % (lab.number, lab.learner_file, sha256(data)[:12],
                               lab.stub_sha256[:12]))
         if not lab.hints:
-            out.append("lab %d: labs/%s/hints.txt has no hints" % (lab.number, lab.dir))
+            out.append("lab %d: %s has no hints" % (lab.number, lab.hints_file))
         out += surface.registry_problems(lab, labs, root)
         if lab.calls is not None:
             out += surface.lesson_problems(lab, root)
@@ -80,8 +73,9 @@ def problems(labs=None, root=ROOT):
 
 def readme_rows(labs):
     """The README's lab table, as the registry says it must be."""
-    return ["| %d | `labs/%s` | `%s.cc` | [%s](docs/%s.md) |" % (
-        lab.number, lab.dir, lab.target, lab.title, lab.dir) for lab in labs]
+    return ["| %d | `%s` | `%s` | [%s](%s) |" % (
+        lab.number, os.path.dirname(lab.learner_file), os.path.basename(lab.learner_file),
+        lab.title, lab.lesson_file) for lab in labs]
 
 
 def readme_problems(labs, root=ROOT):

@@ -50,8 +50,9 @@ import sys
 import tempfile
 import time
 
-from reports import report
+from grader import grade, sandbox
 from labs import ROOT
+from reports import report
 
 HOSTILE = os.path.join(ROOT, "tests", "hostile")
 CASE_SECONDS = 240
@@ -233,7 +234,6 @@ def _solution(lab):
 
 def check(ctx, labs, make_check, second_layer=True):
     """One Check per case."""
-    from grader import grade
     canary_path, token = plant_canary()
     needles = secret_needles(labs, token)
     cases = load_cases(labs)
@@ -314,7 +314,6 @@ def check(ctx, labs, make_check, second_layer=True):
         if re.search(r"[\x00-\x08\x0b-\x1f\x7f]", report.scoreboard(rep)):
             c.fail("the scoreboard contains control characters")
         out.append(c)
-    from grader import sandbox
     left = make_check("no process of any job's one-off user (orphans, zombies, a used-up "
                       "process count) outlives its job (%s the second layer)" % layer)
     # Killed processes are reaped by their parent: PID 1 where no pid

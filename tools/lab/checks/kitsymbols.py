@@ -22,6 +22,8 @@ import os
 import re
 import subprocess
 
+from labs import objects_path
+
 # nm's letters that are not the definition of a function's code: references
 # (U, and the weak references w and v), data (B, D, R, G, S, C, V, u: bss,
 # data, read-only data, small data, common, weak and unique objects),
@@ -43,42 +45,32 @@ def parse_nm(text):
     return out
 
 
+def _outside_angles(s):
+    """(index, character) of each character of s outside angle brackets
+    (template arguments), the brackets themselves left out."""
+    depth = 0
+    for i, ch in enumerate(s):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            yield i, ch
+
+
 def qualified_name(demangled):
     """The function's qualified name without return type, template
     arguments, unnamed namespaces or parameter list: "mha::split_heads(xt::... const&,
     int)" -> "mha::split_heads"; "mha::MultiHeadAttention::forward(...)
     const" -> "mha::MultiHeadAttention::forward"."""
     s = demangled.replace("(anonymous namespace)", "{anonymous}")
-    depth = 0
-    cut = len(s)
-    for i, ch in enumerate(s):
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(0, depth - 1)
-        elif ch == "(" and depth == 0:
-            cut = i
-            break
+    cut = next((i for i, ch in _outside_angles(s) if ch == "("), len(s))
     head = s[:cut].strip()
     # A template function's demangled name starts with its return type.
-    depth, last_space = 0, -1
-    for i, ch in enumerate(head):
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(0, depth - 1)
-        elif ch == " " and depth == 0:
-            last_space = i
+    last_space = max((i for i, ch in _outside_angles(head) if ch == " "), default=-1)
     head = head[last_space + 1:]
     # Drop template arguments of the function itself: f<int> -> f.
-    depth, plain = 0, []
-    for ch in head:
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            plain.append(ch)
+    plain = [ch for _, ch in _outside_angles(head)]
     # An unnamed namespace hides nothing from a reader of the file.
     return "".join(plain).replace("{anonymous}::", "")
 
@@ -166,7 +158,7 @@ def stub_object_paths(lab, object_paths):
     """The objects of `object_paths` compiled from the lab's learner file:
     labs/NN_name/_objs/<target>/<stem>.o or .pic.o."""
     stem = os.path.splitext(os.path.basename(lab.learner_file))[0]
-    prefix = "labs/%s/_objs/%s/" % (lab.dir, lab.target)
+    prefix = objects_path(lab.library) + "/"
     return [p for p in object_paths
             if p.startswith(prefix) and os.path.basename(p) in (stem + ".o", stem + ".pic.o")]
 
@@ -194,7 +186,7 @@ def check_built(bin_dir, labs, kit_dir):
     for lab in labs:
         label = "lab %d" % lab.number
         stubs[label] = stub_object_paths(lab, objects)
-        header = "labs/%s/%s.h" % (lab.dir, lab.target)
+        header = lab.header_file
         try:
             with open(os.path.join(kit_dir, header), errors="replace") as f:
                 text = f.read()

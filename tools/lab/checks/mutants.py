@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 
+from grader import grade as grade_mod
 from labs import ROOT, find_lab, load_labs
 
 PUBLIC_TARGET = 0.90
@@ -111,7 +112,7 @@ def load(labs=None, only=None):
     for lab in labs:
         if only and lab.number != only.number:
             continue
-        d = os.path.join(ROOT, "tests", lab.dir, "mutants")
+        d = os.path.join(ROOT, lab.mutants_dir)
         if not os.path.isdir(d):
             continue
         with open(os.path.join(ROOT, lab.solution_file), "rb") as f:
@@ -148,7 +149,6 @@ class Verdict:
 
 def grade(mutants, ctx):
     """{mutant label: {"hidden": Verdict, "public": Verdict}} for every mutant with a source."""
-    from grader import grade as grade_mod
     ready = [m for m in mutants if m.source is not None]
     subs = {}
     for m in ready:
@@ -207,7 +207,6 @@ def table(mutants, verdicts):
 
 
 def main(args):
-    from grader import grade as grade_mod
     labs = load_labs()
     only = None
     if args.lab:

@@ -10,8 +10,12 @@ import os
 import subprocess
 import sys
 import time
+import traceback
 
+from checks import consistency, hostile, kit_check, mutants, newlab_check, tolerances
+from grader import grade, instructor
 from labs import ROOT, load_labs
+from reports import report
 
 
 class Check:
@@ -46,7 +50,6 @@ def check_unit_tests(state):
 
 
 def check_consistency(state):
-    from checks import consistency
     c = Check("every registered lab has its mirrored files, and every lab folder is registered")
     for problem in consistency.problems(load_labs()):
         c.fail(problem)
@@ -68,18 +71,15 @@ def check_bazel(state):
 
 def _context(state):
     if "ctx" not in state:
-        from grader import grade
         state["ctx"] = grade.Context(state["labs"], lambda m: print("      " + m))
     return state["ctx"]
 
 
 def check_solutions(state):
-    from grader import grade
-    from grader import instructor
     ctx = _context(state)
     checks = []
     for kind in ("hidden", "public"):
-        rep = grade.grade_all(ctx, [instructor._solutions_submission(ctx.labs)], kind=kind)[0]
+        rep = grade.grade_all(ctx, [instructor.solutions_submission(ctx.labs)], kind=kind)[0]
         state["solutions_" + kind] = rep
         for r in rep["labs"]:
             c = Check("the solution of lab %d passes all %d %s tests through the grader"
@@ -93,7 +93,6 @@ def check_solutions(state):
 
 
 def check_stubs(state):
-    from grader import grade
     ctx = _context(state)
     stubs = grade.Submission("stubs", {lab.number: ctx.stub(lab) for lab in ctx.labs})
     checks = []
@@ -114,9 +113,6 @@ def check_stubs(state):
 def check_cumulative(state):
     """Isolated mode answers a lab's calls to earlier labs with the references;
     cumulative mode links the learner's own earlier labs."""
-    from grader import grade
-    from grader import instructor
-    from checks import mutants
     labs = state["labs"]
     lab2, lab3 = labs[1], labs[2]
     c = Check("cumulative grading links the learner's own earlier labs: a mistake in lab 2 costs "
@@ -125,13 +121,13 @@ def check_cumulative(state):
     if bad is None or bad.source is None:
         c.fail("lab 2 has no numeric mutant to try")
         return [c]
-    files = instructor._solutions_submission(labs).files
+    files = instructor.solutions_submission(labs).files
     files[lab2.number] = bad.source
     sub = grade.Submission("lab 2 wrong", files, labs={lab2.number, lab3.number})
     ctx = _context(state)      # one context graded both ways: link and run keys hold the mode
     isolated = grade.grade_all(ctx, [sub], mode="isolated")[0]
     cumulative = grade.grade_all(ctx, [sub], mode="cumulative")[0]
-    solutions = grade.grade_all(ctx, [instructor._solutions_submission(labs)],
+    solutions = grade.grade_all(ctx, [instructor.solutions_submission(labs)],
                                 mode="cumulative")[0]
     by = lambda rep, lab: [r for r in rep["labs"] if r["lab"] == lab.number][0]
     if by(isolated, lab3)["points"] != by(isolated, lab3)["max_points"]:
@@ -145,7 +141,6 @@ def check_cumulative(state):
 
 
 def check_mutants(state):
-    from checks import mutants
     ctx = _context(state)
     all_mutants = mutants.load(ctx.labs)
     checks = []
@@ -183,12 +178,10 @@ def check_mutants(state):
 
 
 def check_tolerances(state):
-    from checks import tolerances
     return tolerances.selftest_checks(state["labs"], Check)
 
 
 def check_hostile(state):
-    from checks import hostile
     ctx = _context(state)
     if not ctx.iso.setuid:
         c = Check("hostile submissions gain nothing and leak nothing")
@@ -201,15 +194,12 @@ def check_hostile(state):
 
 
 def check_reports(state):
-    from grader import grade
-    from grader import instructor
-    from reports import report
     ctx = _context(state)
     c = Check("the same submission graded twice gives the same JSON report; the scoreboard, "
               "CSV and Gradescope results are well formed")
-    sub = instructor._solutions_submission(ctx.labs)
+    sub = instructor.solutions_submission(ctx.labs)
     a = grade.grade_all(ctx, [sub])[0]
-    ctx._runs.clear()
+    ctx.forget_runs()
     b = grade.grade_all(ctx, [sub])[0]
     if json.dumps(report.deterministic(a), sort_keys=True) != \
             json.dumps(report.deterministic(b), sort_keys=True):
@@ -221,13 +211,11 @@ def check_reports(state):
 
 
 def check_kit(state):
-    from course import kit
-    return kit.selftest_checks(state["labs"], Check)
+    return kit_check.selftest_checks(state["labs"], Check)
 
 
 def check_new_lab(state):
-    from course import newlab
-    return newlab.selftest_checks(state["labs"], Check)
+    return newlab_check.selftest_checks(state["labs"], Check)
 
 
 CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_bazel, check_solutions,
@@ -246,7 +234,6 @@ def main(args):
         try:
             results = fn(state)
         except Exception as e:  # a broken check is a failed check, not a crash
-            import traceback
             c = Check(fn.__name__)
             c.fail("%s: %s" % (type(e).__name__, e))
             c.details += traceback.format_exc().splitlines()[-6:]

@@ -27,8 +27,9 @@ def test_sources(root=ROOT):
     """The public and hidden test files of every lab (not tests/hostile/)."""
     files = []
     for lab in load_labs(root):
-        for base in ("labs", "tests"):
-            files += sorted(glob.glob(os.path.join(root, base, lab.dir, "*_test.cc")))
+        for test_file in (lab.public_test_file, lab.hidden_test_file):
+            folder = os.path.dirname(test_file)
+            files += sorted(glob.glob(os.path.join(root, folder, "*_test.cc")))
     return [os.path.relpath(f, root) for f in files]
 
 

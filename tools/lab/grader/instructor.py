@@ -12,6 +12,7 @@ import sys
 import time
 import zipfile
 
+from course import kit
 from reports import class_report
 from grader import grade
 from reports import report
@@ -49,7 +50,8 @@ def _checkout_submission(labs):
     return grade.Submission("checkout", files)
 
 
-def _solutions_submission(labs):
+def solutions_submission(labs):
+    """The reference solutions of `labs`, as one submission."""
     files = {}
     for lab in labs:
         with open(os.path.join(ROOT, lab.solution_file), "rb") as f:
@@ -112,7 +114,7 @@ def cmd_grade(args):
     _log("grade: isolation: " + ctx.iso.describe()["summary"])
     if args.prepare:
         t0 = time.time()
-        reps = grade.grade_all(ctx, [_solutions_submission(labs)])
+        reps = grade.grade_all(ctx, [solutions_submission(labs)])
         _log("grade: prepared in %.0f s (the solutions score %s/%s)" % (
             time.time() - t0, report.fmt_points(reps[0]["points"]),
             report.fmt_points(reps[0]["max_points"])))
@@ -120,7 +122,7 @@ def cmd_grade(args):
     if args.roster:
         return _grade_roster(ctx, args, mode)
     if args.solutions:
-        sub = _solutions_submission(labs)
+        sub = solutions_submission(labs)
     elif args.submission:
         files, ignored, notes = submission.collect(args.submission, labs)
         sub = grade.Submission(os.path.basename(os.path.abspath(args.submission)), files,
@@ -262,7 +264,6 @@ _BUNDLE_DIRS = ["common", "labs", "solutions", "tests", "third_party", "tools/la
 
 def bundle_files(labs):
     """{path in the bundle: bytes}: the suite, with the learner files as committed stubs."""
-    from course import kit
     files = kit.collect(_BUNDLE_TOP, _BUNDLE_DIRS, skip_dirs=("mutants", "hostile"))
     files["setup.sh"] = SETUP_SH.encode()
     files["run_autograder"] = RUN_AUTOGRADER.encode()
@@ -289,13 +290,7 @@ def cmd_gradescope_bundle(args):
         if os.path.exists(dest) and os.listdir(dest):
             print("lab: %s exists and is not empty" % dest, file=sys.stderr)
             return 1
-        for rel, data in files.items():
-            p = os.path.join(dest, rel)
-            os.makedirs(os.path.dirname(p), exist_ok=True)
-            with open(p, "wb") as f:
-                f.write(data)
-            if rel in _EXECUTABLE or rel.endswith(".sh"):
-                os.chmod(p, 0o755)
+        kit.write_tree(dest, files, _EXECUTABLE)
     print("wrote the Gradescope autograder to %s (%d files). Upload it as the autograder "
           "(.zip); see docs/INSTRUCTORS.md, \"Gradescope\"." % (dest, len(files)))
     return 0

@@ -1,4 +1,29 @@
-"""What a learner runs from the kit: status, watch, hint, the provisional grade.
+"""What a learner runs from the kit: ./lab status, watch, hint, and grade.
 
-The learner's kit ships this package and the modules it imports (course/kit.py
-decides by following the imports)."""
+    ./lab status            each lab: not started / failing (and why) / passing, and the next one
+    ./lab watch [N]         re-run lab N's public tests every time you save its file
+    ./lab hint N            the next hint for lab N (--all: every hint; --reset: start over)
+    ./lab grade             in the learner's kit: a provisional scoreboard from the public tests
+
+status, watch and grade run the public tests, `bazel test //labs/NN_name/...`,
+in this folder with Bazel's usual output base, so they share its cache with
+your own `bazel test` runs; status and grade run every lab they look at in
+one Bazel invocation. When a file does not compile, status and watch print
+the compiler's first error that points into your own file (file:line:
+message), also when the error is reported inside a library header that your
+line instantiated, and the warnings about your file (-Wall -Wextra -Wshadow,
+common/lab.bzl), one line.
+
+The modules, one concern each:
+    cli.py                the command line (the kit's ./lab; main.py adds the instructors')
+    status.py, watch.py, hint.py, provisional.py    one command each
+    public_tests.py       one `bazel test` over some labs, and where each lab stands
+    results.py            Bazel's summary, GoogleTest's XML and logs, a lab's score
+    compiler_warnings.py  the warnings cache (.cache/warnings.json)
+    bazel.py              Bazel's server: started by a command, shut down by it
+    files.py              the learner file (stub or started), BUILD files, .cache/ JSON
+    console.py            exit statuses, width, messages, lab arguments
+
+The learner's kit ships this package and every module it imports, found by
+following the imports from tools/lab/main.py's learner path (course/kit.py).
+"""

@@ -4,6 +4,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import pathlib  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
 
@@ -15,7 +16,6 @@ def workdir():
     """A fresh temporary directory (pathlib.Path), removed afterwards. Not
     pytest's tmp_path: its shared base under /tmp is cleaned at start-up,
     which fails when another user's run left something odd there."""
-    import pathlib
     d = tempfile.mkdtemp(prefix="mha-test-")
     yield pathlib.Path(d)
     shutil.rmtree(d, ignore_errors=True)

@@ -12,12 +12,12 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from course import kit  # noqa: E402
+from course import kit, kit_references  # noqa: E402
 from labs import Lab, load_labs  # noqa: E402
 
 
 def scan(files):
-    return kit.reference_problems({k: v.encode() for k, v in files.items()})
+    return kit_references.reference_problems({k: v.encode() for k, v in files.items()})
 
 
 KIT = {
@@ -134,13 +134,13 @@ def test_binary_files_are_not_scanned():
     files = {k: v.encode() for k, v in KIT.items()}
     files["labs/01_split_heads/golden/x.npy"] = b"\x93NUMPY\0 tests/secret/x"
     files["docs/images/x.png"] = b"\x89PNG tests/secret"
-    assert kit.reference_problems(files) == []
+    assert kit_references.reference_problems(files) == []
 
 
 def test_passages_split_markdown_by_paragraph_and_code_by_comment_runs():
-    assert [(s, len(p)) for s, p in kit._passages("x.md", "a\nb\n\nc\n")] == [(1, 2), (4, 1)]
+    assert [(s, len(p)) for s, p in kit_references.passages("x.md", "a\nb\n\nc\n")] == [(1, 2), (4, 1)]
     code = "int a;\n// one\n// two\nint b;\n"
-    assert [(s, len(p)) for s, p in kit._passages("x.cc", code)] == [(1, 1), (2, 2), (4, 1)]
+    assert [(s, len(p)) for s, p in kit_references.passages("x.cc", code)] == [(1, 1), (2, 2), (4, 1)]
 
 
 # --------------------------------------------------------------------------- stubs
@@ -195,7 +195,7 @@ def test_every_registered_stub_is_in_this_checkout():
 def test_the_kit_has_the_learner_tools_and_no_instructor_files():
     files = kit.kit_files(load_labs())
     tools = {f for f in files if f.startswith("tools/lab/")}
-    assert tools == {"tools/lab/" + f for f in kit._KIT_TOOLS}
+    assert tools == {"tools/lab/" + f for f in kit.kit_tools()}
     for f in files:
         assert not f.startswith(("solutions/", "tests/", "tools/goldens/", "bench/"))
         assert f not in ("docs/INSTRUCTORS.md", "docs/SCALING.md", "docs/PERFORMANCE.md")
@@ -204,6 +204,11 @@ def test_the_kit_has_the_learner_tools_and_no_instructor_files():
     assert "not your grade" in readme
     for lab in load_labs():
         assert lab.learner_file in readme
+
+
+def test_the_kit_of_this_checkout_names_no_path_it_does_not_have():
+    # The kit check of ./lab test scans an exported kit the same way, minutes later.
+    assert kit_references.reference_problems(kit.kit_files(load_labs())) == []
 
 
 def test_the_kits_bazelrc_keeps_the_learners_settings_and_drops_the_instructors_configs():
@@ -217,5 +222,26 @@ def test_the_kits_bazelrc_keeps_the_learners_settings_and_drops_the_instructors_
     assert "test --test_output=errors" in out and "build:asan" in out
     assert "build:solutions" not in out and "build:bench" not in out
     assert "not in the learner kit" in " ".join(l.lstrip("# ") for l in out.splitlines())
-    assert kit.reference_problems({".bazelrc": out.encode()}) == []
+    assert kit_references.reference_problems({".bazelrc": out.encode()}) == []
     assert kit.kit_bazelrc("test --x\n") == "test --x\n"
+
+
+# --------------------------------------------------------------------------- the learner's tools
+
+def test_the_kit_ships_the_learner_path_of_main_and_no_instructors_module():
+    tools = kit.kit_tools()
+    for must in ("main.py", "labs.py", "learner/__init__.py", "learner/cli.py",
+                 "learner/status.py", "learner/watch.py", "learner/hint.py",
+                 "reports/__init__.py", "reports/messages.py"):
+        assert must in tools
+    assert not [t for t in tools if t.startswith(("grader/", "checks/", "course/", "tests/"))]
+    assert "reports/report.py" not in tools
+
+
+def test_imports_follow_the_branch_a_kit_takes():
+    source = ("import os\nfrom learner import cli\n"
+              "if not cli.is_kit():\n    from grader import instructor\n"
+              "else:\n    import kit_only\n"
+              "def f():\n    from reports import messages\n")
+    assert kit.imported_names(source) == ["os", "learner", "learner.cli", "kit_only",
+                                          "reports", "reports.messages"]

@@ -1,5 +1,6 @@
 """kitsymbols: the kit's no-answer check, on canned `nm -C --defined-only`
 output (no build)."""
+import labs
 from checks import kitsymbols
 
 T2 = ("xt::xtensor_container<xt::uvector<float, std::allocator<float> >, 2ul, "
@@ -105,13 +106,12 @@ def test_qualified_names_lose_return_types_templates_and_parameters():
 
 
 def test_stub_objects_are_found_by_the_registry_target_and_file():
-    class Lab:
-        dir, target, learner_file = "01_split_heads", "split_heads", \
-            "labs/01_split_heads/split_heads.cc"
+    lab = labs.Lab({"number": 1, "dir": "01_split_heads", "target": "split_heads",
+                    "title": "Split and combine heads"})
     paths = [STUB_1_PATH, "labs/01_split_heads/_objs/split_heads/split_heads.o",
              "labs/01_split_heads/_objs/split_heads_public_test/split_heads_public_test.pic.o",
              "common/_objs/split_heads/split_heads.pic.o"]
-    assert kitsymbols.stub_object_paths(Lab, paths) == paths[:2]
+    assert kitsymbols.stub_object_paths(lab, paths) == paths[:2]
 
 
 def test_implicit_copy_and_move_constructors_are_no_answer_but_the_stubs_constructor_is():

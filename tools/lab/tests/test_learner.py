@@ -1,11 +1,12 @@
-"""Unit tests of tools/lab/learner/learner.py: stub recognition, compile-error and
-warning extraction, test-result parsing, and the text of status and of the
-provisional scoreboard.
+"""Unit tests of the learner package (tools/lab/learner/): stub recognition,
+the text of status, of the provisional scoreboard and of the kit's help, the
+command line, Bazel's server, and one public-test run.
 
 Run: /usr/bin/python3 -m pytest tools/lab/tests
 """
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import types
@@ -14,12 +15,11 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from learner import learner  # noqa: E402
-from reports import messages  # noqa: E402
+import main  # noqa: E402
 from labs import Lab, load_labs  # noqa: E402
-
-OWN = "labs/03_output_projection/multi_head_attention.cc"
-LAB1 = "labs/01_split_heads/split_heads.cc"
+from learner import bazel, cli, console, files, hint, provisional, public_tests  # noqa: E402
+from learner import results, status, watch  # noqa: E402
+from test_learner_results import WSHADOW  # noqa: E402
 
 
 def _lab(number=1, stub=b"", title="Split and combine heads"):
@@ -43,14 +43,14 @@ def _put(root, lab, data):
 def test_the_untouched_stub_is_not_started(tmp_path):
     lab = _lab(stub=STUB)
     _put(str(tmp_path), lab, STUB)
-    assert learner.is_stub(lab, str(tmp_path))
-    assert not learner.is_started(lab, str(tmp_path))
+    assert lab.file_is_stub(str(tmp_path))
+    assert not files.is_started(lab, str(tmp_path))
 
 
 def test_an_edited_file_is_started(tmp_path):
     lab = _lab(stub=STUB)
     _put(str(tmp_path), lab, STUB + b"// my notes\n")
-    assert learner.is_started(lab, str(tmp_path))
+    assert files.is_started(lab, str(tmp_path))
 
 
 def test_committed_work_is_still_started(tmp_path):
@@ -63,270 +63,23 @@ def test_committed_work_is_still_started(tmp_path):
     subprocess.run(["git", "-C", root, "add", "-A"], check=True)
     subprocess.run(["git", "-C", root, "-c", "user.name=t", "-c", "user.email=t@t", "commit",
                     "-qm", "my work"], check=True)
-    assert learner.is_started(lab, root)
+    assert files.is_started(lab, root)
 
 
 def test_a_missing_file_is_not_the_stub(tmp_path):
-    assert learner.is_started(_lab(stub=STUB), str(tmp_path))
+    assert files.is_started(_lab(stub=STUB), str(tmp_path))
 
 
 def test_every_lab_of_this_checkout_is_recognised_as_its_stub():
     for lab in load_labs():
-        assert learner.is_stub(lab), lab.learner_file
-
-
-# --------------------------------------------------------------------------- compiler output
-
-ERROR_IN_OWN_FILE = """\
-ERROR: /home/me/kit/labs/03_output_projection/BUILD:4:12: Compiling labs/03_output_projection/multi_head_attention.cc failed: (Exit 1): gcc failed: error executing command /usr/bin/gcc -U_FORTIFY_SOURCE
-labs/03_output_projection/multi_head_attention.cc: In member function 'void f()':
-labs/03_output_projection/multi_head_attention.cc:20:3: error: 'foo' was not declared in this scope
-   20 |   foo();
-      |   ^~~
-labs/03_output_projection/multi_head_attention.cc:24:10: error: 'outt' was not declared in this scope
-"""
-
-TEMPLATE_ERROR = """\
-In file included from /usr/include/xtensor/xbuilder.hpp:32,
-                 from ./common/tensor.h:15,
-                 from labs/03_output_projection/multi_head_attention.cc:4:
-/usr/include/xtensor/xoperation.hpp: In instantiation of 'constexpr auto xt::detail::plus::operator()(T1&&, T2&&) const [with T1 = float; T2 = std::string]':
-/usr/include/xtensor/xfunction.hpp:145:83:   required from 'struct xt::xcontainer_inner_types<xt::xfunction<xt::detail::plus> >'
-labs/03_output_projection/multi_head_attention.cc:43:55:   required from here
-/usr/include/xtensor/xoperation.hpp:107:9: error: no match for 'operator+' (operand types are 'float' and 'std::string')
-  107 |         BINARY_OPERATOR_FUNCTOR(plus, +);
-/usr/include/xtensor/xoperation.hpp:86:9: note: candidate: 'template<class T1, class T2> constexpr auto xt::detail::operator+(const std::complex<_Tp>&, const T2&)'
-"""
-
-WSHADOW = """\
-INFO: From Compiling labs/03_output_projection/multi_head_attention.cc:
-labs/03_output_projection/multi_head_attention.cc: In constructor 'mha::MultiHeadAttention::MultiHeadAttention(int, int, uint64_t)':
-labs/03_output_projection/multi_head_attention.cc:20:57: warning: declaration of 'n_heads' shadows a member of 'mha::MultiHeadAttention' [-Wshadow]
-   20 | MultiHeadAttention::MultiHeadAttention(int d_model, int n_heads, std::uint64_t seed) {
-In file included from labs/03_output_projection/multi_head_attention.cc:4:
-./labs/03_output_projection/multi_head_attention.h:48:16: note: shadowed declaration is here
-labs/03_output_projection/multi_head_attention.cc:20:44: warning: declaration of 'd_model' shadows a member of 'mha::MultiHeadAttention' [-Wshadow]
-labs/03_output_projection/multi_head_attention.cc:20:57: warning: declaration of 'n_heads' shadows a member of 'mha::MultiHeadAttention' [-Wshadow]
-"""
-
-WUNUSED = """\
-labs/03_output_projection/multi_head_attention.cc:20:44: warning: unused parameter 'embed_dim' [-Wunused-parameter]
-labs/03_output_projection/multi_head_attention.cc:29:59: warning: unused parameter 'x' [-Wunused-parameter]
-"""
-
-
-def test_the_first_error_in_the_learners_own_file_comes_as_one_line():
-    assert messages.first_error(ERROR_IN_OWN_FILE, OWN) == (
-        "labs/03_output_projection/multi_head_attention.cc:20: error: "
-        "'foo' was not declared in this scope")
-
-
-def test_an_error_in_a_library_header_is_reported_at_the_learners_line():
-    assert messages.first_error(TEMPLATE_ERROR, OWN) == (
-        "labs/03_output_projection/multi_head_attention.cc:43: error: no match for 'operator+' "
-        "(operand types are 'float' and 'std::string') (in xtensor/xoperation.hpp:107)")
-
-
-def test_the_labs_own_file_comes_before_an_earlier_labs_file():
-    out = ("labs/01_split_heads/split_heads.cc:5:1: error: expected ';'\n" + ERROR_IN_OWN_FILE)
-    assert messages.first_error(out, OWN, [LAB1]).startswith(OWN + ":20: error:")
-    # Building lab 3 on a broken lab 1: the error is in lab 1's file.
-    assert messages.first_error(out.splitlines()[0], OWN, [LAB1]) == (
-        "labs/01_split_heads/split_heads.cc:5: error: expected ';'")
-
-
-def test_an_error_nowhere_near_a_learner_file_is_still_reported():
-    out = "/usr/include/xtensor/xarray.hpp:10:1: error: something odd\n"
-    assert messages.first_error(out, OWN) == "xtensor/xarray.hpp:10: error: something odd"
-
-
-def test_no_error_means_none_and_warnings_are_not_errors():
-    assert messages.first_error(WSHADOW + WUNUSED, OWN) is None
-    assert messages.first_error("", OWN) is None
-
-
-def test_a_fatal_error_counts():
-    out = "labs/03_output_projection/multi_head_attention.cc:5:10: fatal error: nope.h: " \
-          "No such file or directory\n"
-    assert messages.first_error(out, OWN) == (
-        OWN + ":5: fatal error: nope.h: No such file or directory")
-
-
-def test_shadow_warnings_come_once_each_in_order():
-    assert messages.warnings_in(WSHADOW, {OWN}) == {OWN: [
-        OWN + ":20: warning: declaration of 'n_heads' shadows a member of "
-        "'mha::MultiHeadAttention' [-Wshadow]",
-        OWN + ":20: warning: declaration of 'd_model' shadows a member of "
-        "'mha::MultiHeadAttention' [-Wshadow]"]}
-
-
-def test_warnings_of_other_files_are_not_the_learners():
-    assert messages.warnings_in(WSHADOW, {LAB1}) == {}
-
-
-def test_an_unused_parameter_of_a_function_that_is_still_a_stub_is_not_shown():
-    source = "\n" * 19 + (
-        "MultiHeadAttention::MultiHeadAttention(int embed_dim, int num_heads) {\n"  # line 20
-        "  d_model = d_model;\n"
-        "}\n") + "\n" * 6 + (
-        "AttentionResult MultiHeadAttention::attend(const Tensor2& x) const {\n"   # line 29
-        '  throw std::logic_error("lab 3: attend is not implemented yet");\n'
-        "}\n")
-    warnings = messages.warnings_in(WUNUSED, {OWN})[OWN]
-    assert learner.relevant_warnings(warnings, source) == [
-        OWN + ":20: warning: unused parameter 'embed_dim' [-Wunused-parameter]"]
-
-
-def test_a_link_error_says_what_is_missing():
-    out = ("/usr/bin/ld: x.o: in function `Test()':\n"
-           "x.cc:(.text+0x1): undefined reference to `mha::combine_heads(Tensor3 const&)'\n")
-    assert messages.linker_complaint(out).startswith(
-        "does not link: undefined reference to `mha::combine_heads(Tensor3 const&)'; is a "
-        "function of the header missing")
-    assert messages.linker_complaint("all fine") is None
-
-
-def test_the_compile_command_becomes_a_syntax_check():
-    args = ["/usr/bin/gcc", "-MD", "-MF", "x.d", "-Wall", "-c", OWN, "-o", "x.o"]
-    assert learner.syntax_only_command(args, OWN) == ["/usr/bin/gcc", "-Wall", "-fsyntax-only",
-                                                      OWN]
-    assert learner.syntax_only_command(args, LAB1) is None
-
-
-def test_warnings_are_remembered_for_the_content_that_had_them(tmp_path):
-    root = str(tmp_path)
-    lab = Lab({"number": 3, "dir": "03_output_projection", "target": "multi_head_attention",
-               "title": "t", "stub_sha256": ""})
-    _put(root, lab, b"version 1")
-    state = os.path.join(root, "warnings.json")
-    got = learner.remember_warnings(WSHADOW, [lab], state, root)
-    assert len(got[OWN]) == 2
-    assert len(learner.known_warnings([lab], state, root)[OWN]) == 2   # a later run, cached
-    _put(root, lab, b"version 2")
-    assert learner.known_warnings([lab], state, root) == {}           # the file changed
-    # Compiled again without warnings: the entry is replaced by an empty one.
-    learner.remember_warnings("INFO: From Compiling %s:\n" % OWN, [lab], state, root)
-    assert learner.known_warnings([lab], state, root) == {}
-
-
-# --------------------------------------------------------------------------- test results
-
-SUMMARY = """\
-//labs/01_split_heads:split_heads_public_test                   (cached) PASSED in 0.1s
-//labs/02_batched_attention:attention_public_test                FAILED in 0.3s
-//labs/03_output_projection:multi_head_attention_public_test     FAILED TO BUILD
-//labs/08_kv_cache:configurator_test                             NO STATUS
-"""
-
-GTEST_XML = """<?xml version="1.0" encoding="UTF-8"?>
-<testsuites tests="3" failures="1">
-  <testsuite name="A" tests="3">
-    <testcase name="One" status="run" classname="A"/>
-    <testcase name="Two" status="run" classname="A">
-      <failure message="x"><![CDATA[labs/x_test.cc:12
-Value of: AllClose(...)
-  Actual: false (looks like scores scaled by 1/sqrt(d_model); see docs/02_batched_attention.md)
-Expected: true]]></failure>
-    </testcase>
-    <testcase name="Three" status="notrun" classname="A"/>
-  </testsuite>
-</testsuites>
-"""
-
-BAZEL_XML = """<?xml version="1.0" encoding="UTF-8"?>
-<testsuites><testsuite name="labs/01_split_heads/split_heads_public_test" tests="1">
-<testcase name="labs/01_split_heads/split_heads_public_test" status="run"><error message="exited with error code 136"></error></testcase>
-</testsuite></testsuites>
-"""
-
-CRASH_LOG = """\
-Running main() from gtest_main.cc
-[==========] Running 3 tests from 1 test suite.
-[ RUN      ] S.First
-labs/01_split_heads/t.cc:9: Failure
-C++ exception with description "std::bad_alloc" thrown in the test body.
-[  FAILED  ] S.First (0 ms)
-[ RUN      ] S.Second
-[       OK ] S.Second (0 ms)
-[ RUN      ] S.RejectsZeroHeads
-"""
-
-
-def test_the_summary_gives_each_targets_status():
-    assert learner.parse_summary(SUMMARY) == {
-        "//labs/01_split_heads:split_heads_public_test": "PASSED",
-        "//labs/02_batched_attention:attention_public_test": "FAILED",
-        "//labs/03_output_projection:multi_head_attention_public_test": "FAILED TO BUILD",
-        "//labs/08_kv_cache:configurator_test": "NO STATUS"}
-
-
-def test_test_xml_cases_and_their_failures():
-    cases = learner.parse_test_xml(GTEST_XML)
-    assert [c for c, _ in cases] == ["A.One", "A.Two"]      # not run: not counted
-    assert cases[0][1] is None and "looks like" in cases[1][1]
-
-
-def test_the_kits_check_keeps_the_cases_that_did_not_run():
-    cases = learner.parse_test_xml(GTEST_XML, keep_skipped=True)
-    assert [c for c, _ in cases] == ["A.One", "A.Two", "A.Three"]
-    assert cases[2][1] is None and "looks like" in cases[1][1]
-
-
-def test_the_summary_lines_of_bazel_test():
-    out = ("//labs/01_split_heads:split_heads_public_test    (cached) PASSED in 0.1s\n"
-           "//labs/02_x:x_public_test      FAILED in 0.2s\n"
-           "//labs/03_y:y_public_test    FAILED TO BUILD\n"
-           "//labs/04_z:z_public_test    NO STATUS\n")
-    assert learner.parse_summary(out) == {
-        "//labs/01_split_heads:split_heads_public_test": "PASSED",
-        "//labs/02_x:x_public_test": "FAILED", "//labs/03_y:y_public_test": "FAILED TO BUILD",
-        "//labs/04_z:z_public_test": "NO STATUS"}
-
-
-def test_a_crashed_program_is_read_from_its_log():
-    cases, running = learner.parse_gtest_log(CRASH_LOG)
-    assert [(c, f is None) for c, f in cases] == [("S.First", False), ("S.Second", True)]
-    assert running == "S.RejectsZeroHeads"
-    sig = learner.exit_signal(learner.parse_test_xml(BAZEL_XML)[0][1])
-    assert sig == 8
-    assert learner.crash_note(running, sig) == (
-        "S.RejectsZeroHeads crashed the test program (SIGFPE: an integer division by zero?)")
-
-
-def test_counting_tests_in_a_source_counts_macro_uses():
-    src = ("#define BOTH(B) \\\n  TEST(Loop, B) { Check##B(1); } \\\n  TEST(Batched, B) { }\n"
-           "TEST(Softmax, Hand) {}\nTEST_F(Fixture, X) {}\nBOTH(Weights) {}\nBOTH(Output) {}\n")
-    assert learner.count_tests(src) == 6
-
-
-def test_lab_results_read_the_score_from_the_labs_public_test(tmp_path, monkeypatch):
-    logs = str(tmp_path)
-    d = os.path.join(logs, "labs", "02_batched_attention", "attention_public_test")
-    os.makedirs(d)
-    with open(os.path.join(d, "test.xml"), "w") as f:
-        f.write(GTEST_XML)
-    lab = Lab({"number": 2, "dir": "02_batched_attention", "target": "attention", "title": "t",
-               "stub_sha256": ""})
-    r = learner.lab_results([lab], SUMMARY, 3, logs)[2]
-    assert (r.passed, r.total, r.all_pass, r.error) == (1, 2, False, "")
-    assert r.first.startswith("A.Two: looks like scores scaled by 1/sqrt(d_model)")
-
-
-def test_a_lab_that_does_not_compile_says_where():
-    lab = Lab({"number": 3, "dir": "03_output_projection", "target": "multi_head_attention",
-               "title": "t", "stub_sha256": ""})
-    r = learner.lab_results([lab], SUMMARY + ERROR_IN_OWN_FILE, 1, None)[3]
-    assert r.error == "does not compile: " + OWN + ":20: error: 'foo' was not declared in this " \
-                                                    "scope"
-    assert r.total == learner.count_tests(open(os.path.join(
-        learner.ROOT, "labs/03_output_projection/multi_head_attention_public_test.cc")).read())
+        assert lab.file_is_stub(), lab.learner_file
 
 
 # --------------------------------------------------------------------------- what is printed
 
 def test_the_provisional_scoreboard_says_it_is_not_the_grade():
     a, b, c = _lab(1, title="Split"), _lab(2, title="Attention"), _lab(3, title="Layer")
-    lines = learner.scoreboard_lines([(a, 8, 8, ""), (b, 3, 20, "T.X: looks like no scale"),
+    lines = provisional.scoreboard_lines([(a, 8, 8, ""), (b, 3, 20, "T.X: looks like no scale"),
                                       (c, 0, 10, "does not compile: x.cc:3: error: y")], width=100)
     text = "\n".join(lines)
     assert "not your grade" in text and "hidden tests" in text
@@ -340,23 +93,19 @@ def test_the_provisional_scoreboard_says_it_is_not_the_grade():
 
 def test_a_long_message_goes_on_its_own_lines():
     a = _lab(1, title="Split")
-    lines = learner.scoreboard_lines([(a, 0, 8, "word " * 40)], width=60)
+    lines = provisional.scoreboard_lines([(a, 0, 8, "word " * 40)], width=60)
     row = lines.index("lab 1   Split      0/8")
     assert all(len(l) <= 60 for l in lines[row:row + 4])
     assert lines[row + 1].startswith(" " * 8 + "word")
 
 
-def test_status_lines_say_what_fails_and_what_a_lab_builds_on():
+def test_status_lines_say_what_fails_and_what_a_lab_builds_on(monkeypatch):
     a, b = _lab(1, title="Split"), _lab(2, title="Attention")
-    r = learner.LabResult(b)
+    r = results.LabResult(b)
     r.passed, r.total, r.first = 3, 9, "T.X: looks like no scale"
     r.warnings = ["x.cc:3: warning: unused parameter 'q' [-Wunused-parameter]"]
-    learner_builds_on = learner.builds_on
-    try:
-        learner.builds_on = lambda lab, labs, root=None: [a] if lab is b else []
-        lines = learner.status_lines([(a, "not started", None), (b, "failing", r)], [a, b])
-    finally:
-        learner.builds_on = learner_builds_on
+    monkeypatch.setattr(files, "builds_on", lambda lab, labs, root=None: [a] if lab is b else [])
+    lines = status.status_lines([(a, "not started", None), (b, "failing", r)], [a, b])
     assert lines == [
         "lab 1   Split      not started",
         "lab 2   Attention  failing: 3/9 public tests pass",
@@ -365,29 +114,40 @@ def test_status_lines_say_what_fails_and_what_a_lab_builds_on():
 
 
 def test_the_kit_help_lists_exactly_the_learner_commands():
-    text = learner.help_text(load_labs())
-    import re
+    text = cli.help_text(load_labs())
     assert re.findall(r"^\s+\./lab (\w+)", text, re.M) == ["status", "watch", "hint", "grade",
                                                            "help"]
 
 
 def test_a_bad_lab_number_is_a_usage_error(capsys):
-    assert learner.main(["hint", "99"]) == learner.USAGE
+    assert cli.main(["hint", "99"]) == console.USAGE
     assert "there is no lab '99'" in capsys.readouterr().err
     with pytest.raises(SystemExit) as e:
-        learner.main(["frobnicate"])
-    assert e.value.code == learner.USAGE
+        cli.main(["frobnicate"])
+    assert e.value.code == console.USAGE
+
+
+def test_the_instructors_parser_has_the_learners_commands_as_the_kit_has_them(capsys):
+    labs = load_labs()
+    for argv in (["status"], ["watch"], ["watch", "2"], ["hint"], ["hint", "3", "--all"]):
+        args = main.instructors_parser(labs).parse_args(argv)
+        assert args.func is {"status": status.cmd_status, "watch": watch.cmd_watch,
+                             "hint": hint.cmd_hint}[argv[0]]
+    # hint without a lab: the same clear message and status in both.
+    assert main.instructors_parser(labs).parse_args(["hint"]).lab is None
+    assert cli.main(["hint"]) == console.USAGE
+    assert "which lab?" in capsys.readouterr().err
 
 
 def test_grade_with_instructor_arguments_is_refused_in_the_kit(capsys):
     args = types.SimpleNamespace(submission="sub", roster=None)
-    assert learner.cmd_provisional_grade(args) == learner.USAGE
+    assert provisional.cmd_provisional_grade(args) == console.USAGE
     assert "provisional scoreboard" in capsys.readouterr().err
 
 
 def test_watch_without_inotifywait_says_how_to_install_it(monkeypatch, capsys):
-    monkeypatch.setattr(learner.shutil, "which", lambda name: None)
-    assert learner.cmd_watch(types.SimpleNamespace(lab="1")) == learner.FAILED
+    monkeypatch.setattr(watch.shutil, "which", lambda name: None)
+    assert watch.cmd_watch(types.SimpleNamespace(lab="1")) == console.FAILED
     assert "inotifywait is not installed" in capsys.readouterr().err
 
 
@@ -396,23 +156,23 @@ def test_watch_without_inotifywait_says_how_to_install_it(monkeypatch, capsys):
 def test_the_output_base_is_bazels_md5_of_the_workspace(tmp_path):
     root = str(tmp_path)
     expected = hashlib.md5(os.path.realpath(root).encode()).hexdigest()
-    base = learner.output_base(["--output_user_root=/x"], root)
+    base = bazel.output_base(["--output_user_root=/x"], root)
     assert base == "/x/" + expected
-    assert learner.output_base(["--output_base=/y"], root) == "/y"
+    assert bazel.output_base(["--output_base=/y"], root) == "/y"
 
 
 def test_no_pid_file_means_no_server(tmp_path):
-    assert learner.server_pid(str(tmp_path)) is None
+    assert bazel.server_pid(str(tmp_path)) is None
     os.makedirs(os.path.join(str(tmp_path), "server"))
     with open(os.path.join(str(tmp_path), "server", "server.pid.txt"), "w") as f:
         f.write(str(os.getpid()))      # alive, but not a server of this output base
-    assert learner.server_pid(str(tmp_path)) is None
+    assert bazel.server_pid(str(tmp_path)) is None
 
 
 def test_a_test_run_reads_the_registry_and_the_warnings_cache_once(tmp_path, monkeypatch):
     calls = {"load_labs": 0, "load_json": 0, "hashed": []}
-    real_load_labs, real_load_json, real_hash = (learner.load_labs, learner._load_json,
-                                                 learner._sha256_file)
+    real_load_labs, real_load_json, real_hash = (public_tests.load_labs, files.load_json,
+                                                 files.sha256_file)
 
     def load_labs_counted(*a, **k):
         calls["load_labs"] += 1
@@ -422,65 +182,15 @@ def test_a_test_run_reads_the_registry_and_the_warnings_cache_once(tmp_path, mon
         calls["load_json"] += 1
         return real_load_json(*a, **k)
 
-    monkeypatch.setattr(learner, "load_labs", load_labs_counted)
-    monkeypatch.setattr(learner, "_load_json", load_json_counted)
-    monkeypatch.setattr(learner, "_sha256_file",
-                        lambda p: calls["hashed"].append(p) or real_hash(p))
-    monkeypatch.setattr(learner, "WARNINGS_STATE", str(tmp_path / "warnings.json"))
-    bazel = types.SimpleNamespace(run=lambda args, stdout_only=False: (1, WSHADOW))
+    monkeypatch.setattr(public_tests, "load_labs", load_labs_counted)
+    monkeypatch.setattr(files, "load_json", load_json_counted)
+    monkeypatch.setattr(files, "sha256_file", lambda p: calls["hashed"].append(p) or real_hash(p))
+    monkeypatch.setattr(files, "WARNINGS_STATE", str(tmp_path / "warnings.json"))
+    fake_bazel = types.SimpleNamespace(run=lambda args, stdout_only=False: (1, WSHADOW))
     labs = real_load_labs()
-    results, rc, _ = learner.run_public_tests(labs, bazel)
+    results, rc, _ = public_tests.run_public_tests(labs, fake_bazel)
     assert rc == 1 and set(results) == {lab.number for lab in labs}
     assert calls["load_labs"] == 1 and calls["load_json"] == 1
     assert len(calls["hashed"]) == len(set(calls["hashed"])) == len(labs)
 
 
-_TIMEOUT_BUILD = '''load("//common:lab.bzl", "lab_test")
-
-lab_test(
-    name = "x_public_test",
-    srcs = ["x_public_test.cc"],
-)
-
-sh_test(
-    name = "quick_test",
-    size = "small",
-    srcs = ["quick_run_test.sh"],
-)
-
-sh_test(
-    name = "long_test",
-    timeout = "long",
-    srcs = ["long.sh"],
-)
-
-sh_test(
-    name = "plain_test",
-    srcs = ["plain.sh"],
-)
-'''
-
-
-def test_a_tests_time_limit_comes_from_its_size_or_timeout_in_the_build_file(workdir):
-    (workdir / "labs" / "10_x").mkdir(parents=True)
-    (workdir / "labs" / "10_x" / "BUILD").write_text(_TIMEOUT_BUILD)
-    limit = lambda name: learner.time_limit("//labs/10_x:" + name, str(workdir))  # noqa: E731
-    assert limit("x_public_test") == 60      # lab_test's size defaults to small
-    assert limit("quick_test") == 60
-    assert limit("long_test") == 900
-    assert limit("plain_test") == 300        # Bazel's default size, medium
-    assert limit("missing_test") is None
-
-
-def test_a_timed_out_test_names_its_limit_and_slow_code_not_only_a_loop(workdir):
-    (workdir / "labs" / "10_x").mkdir(parents=True)
-    (workdir / "labs" / "10_x" / "BUILD").write_text(_TIMEOUT_BUILD)
-    text = learner.timeout_message("//labs/10_x:quick_test", str(workdir))
-    assert text.startswith("quick_test ran past its 60 s limit")
-    assert "too slow" in text and "docs/02_batched_attention.md" in text
-    assert "Fast enough for the later labs" in text
-
-
-def test_lab_2s_lesson_has_the_section_the_timeout_message_names():
-    with open(os.path.join(learner.ROOT, "docs", "02_batched_attention.md")) as f:
-        assert "**Fast enough for the later labs.**" in f.read()

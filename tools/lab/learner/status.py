@@ -1,0 +1,70 @@
+"""./lab status: each lab not started / failing (and why) / passing, and the next one.
+
+A lab is "not started" while its file is byte for byte the stub (the sha256
+recorded in labs/labs.json), whatever git says: committing your work does not
+reset it. The started labs' public tests run in one Bazel invocation.
+"""
+from labs import load_labs
+from learner import files
+from learner.bazel import Bazel
+from learner.console import OK, WIDTH, err, wrap
+from learner.public_tests import lab_states, next_lab
+from learner.results import count_text
+
+
+def status_lines(states, labs, width=WIDTH):
+    """The text of ./lab status (without the "next:" line)."""
+    state_of = {lab.number: state for lab, state, _ in states}
+    tw = max(len(lab.title) for lab in labs)
+    lines = []
+    for lab, state, r in states:
+        head = "lab %-2d  %-*s  %s" % (lab.number, tw, lab.title, state)
+        if r is not None and state == "failing" and count_text(r) and not r.error:
+            head += ": " + count_text(r)
+        lines.append(head.rstrip())
+        indent = " " * 8
+        if r is not None and state == "passing":
+            for w in r.warnings[:1]:
+                lines += wrap(w, width, indent)
+            continue
+        if r is None:
+            continue
+        behind = ["lab %d (%s)" % (d.number, state_of[d.number])
+                  for d in files.builds_on(lab, labs) if state_of.get(d.number) != "passing"]
+        detail = r.detail
+        if detail and not r.error:
+            detail = "first failure: " + detail
+        if behind:
+            detail = "builds on %s; %s" % (", ".join(behind), detail)
+        for text in [detail] + r.notes + r.warnings[:1]:
+            if text:
+                lines += wrap(text, width, indent)
+        if len(r.warnings) > 1:
+            lines.append(indent + "(%d more warnings about %s)" % (len(r.warnings) - 1,
+                                                                   lab.learner_file))
+    return lines
+
+
+def next_line(lab):
+    return "next: lab %d \u2014 %s \u2014 bazel test %s" % (lab.number, lab.title,
+                                                          lab.public_tests)
+
+
+def cmd_status(args):
+    labs = load_labs()
+    started = [lab for lab in labs if files.is_started(lab)]
+    if started:
+        err("running the public tests of lab%s %s (the first build takes a few minutes)..."
+            % ("s" if len(started) > 1 else "", ", ".join(str(l.number) for l in started)))
+    with Bazel() as bz:
+        states = lab_states(labs, bz)
+    for line in status_lines(states, labs):
+        print(line)
+    nxt = next_lab(states)
+    print()
+    if nxt is None:
+        print("every lab passes its public tests; ./lab grade shows the provisional scoreboard.")
+    else:
+        print(next_line(nxt))
+    return OK
+

@@ -1,0 +1,152 @@
+"""./lab watch [N]: re-run lab N's public tests every time you save its file
+(default: the first lab not passing); Ctrl-C, closing the terminal or `kill`
+stop it cleanly. It needs inotifywait (Debian's inotify-tools)."""
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import textwrap
+import time
+
+from labs import ROOT, load_labs
+from learner.bazel import Bazel
+from learner.console import FAILED, OK, USAGE, WIDTH, err, lab_arg
+from learner.public_tests import lab_states, next_lab, run_public_tests
+from learner.results import count_text
+
+_NOISE = re.compile(r"^(Loading:|Analyzing:|\[[\d,]+ / [\d,]+\] |Starting local Bazel server|"
+                    r"\s+currently loading|\s+Fetching |"
+                    r"INFO: (Invocation ID|Analyzed|Found|Elapsed time|"
+                    r"\d+ process|Build completed|Streaming build results|Current date)|"
+                    r"Use --sandbox_debug|Target //|\s+bazel-bin/|Executed \d+ out of|"
+                    r"There were tests whose specified size)")
+
+
+def _watch_report(lab, result, rc, out, max_lines=60):
+    """What watch prints after a run: the one-line error first, then Bazel's
+    output (trimmed), then where things stand."""
+    stamp = time.strftime("%H:%M:%S")
+    if result.error:
+        print(result.error if result.error.startswith("does not") else
+              "error: " + result.error)
+        for w in result.warnings[:1]:
+            print(w)
+        print("---- Bazel's output ----")
+    lines = [l for l in out.splitlines() if l.strip() and not _NOISE.match(l)]
+    for l in lines[:max_lines]:
+        print(l)
+    if len(lines) > max_lines:
+        print("... %d more lines: bazel test %s shows them all" % (len(lines) - max_lines,
+                                                                 lab.public_tests))
+    if rc == 0 and result.all_pass:
+        print("[%s] lab %d passes its public tests. Next: ./lab status; ./lab grade shows the "
+              "provisional scoreboard." % (stamp, lab.number), flush=True)
+        return
+    if result.error:
+        text = "[%s] lab %d %s" % (stamp, lab.number, result.error)
+    else:
+        text = "[%s] lab %d: %s; first failure: %s" % (stamp, lab.number, count_text(result) or
+                                                       "failing", result.first or "see above")
+    for line in [text] + result.notes + result.warnings[:1]:
+        print(textwrap.fill(line, width=WIDTH, subsequent_indent="    ",
+                            break_on_hyphens=False, break_long_words=False))
+    print("Save %s to run again; Ctrl-C stops." % lab.learner_file, flush=True)
+
+
+def _run_tests_once(lab, bz):
+    print("\n[%s] bazel test %s ..." % (time.strftime("%H:%M:%S"), lab.public_tests), flush=True)
+    results, rc, out = run_public_tests([lab], bz, test_output="errors")
+    _watch_report(lab, results[lab.number], rc, out)
+    return rc
+
+
+def _drain(proc, name, wait_s, stop_on_hit=False):
+    """Reads inotify events for up to wait_s; True if `name` was written.
+    With stop_on_hit, returns as soon as it was."""
+    hit = False
+    deadline = time.time() + wait_s
+    while True:
+        left = deadline - time.time()
+        if left <= 0:
+            return hit
+        r, _, _ = select.select([proc.stdout], [], [], left)
+        if not r:
+            return hit
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError("inotifywait stopped (exit %s)" % proc.poll())
+        if line.strip() == name:
+            hit = True
+            if stop_on_hit:
+                return hit
+
+
+class _Stop(Exception):
+    pass
+
+
+def _on_signal(signum, frame):
+    raise _Stop(signal.Signals(signum).name)
+
+
+def cmd_watch(args):
+    labs = load_labs()
+    if shutil.which("inotifywait") is None:
+        err("lab watch: inotifywait is not installed; tools/setup.sh installs it "
+            "(Debian's inotify-tools). Meanwhile: bazel test //labs/NN_name/...")
+        return FAILED
+    lab = None
+    if args.lab is not None:
+        lab = lab_arg(labs, args.lab)
+        if lab is None:
+            return USAGE
+    # Closing the terminal or `kill` ends the watch as Ctrl-C does: cleanly.
+    # (SIGINT too, even where the shell that started us told it to ignore it.)
+    old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGHUP)}
+    old[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
+    proc = None
+    try:
+        with Bazel() as bz:
+            try:
+                if lab is None:
+                    err("finding the first lab that does not pass yet...")
+                    lab = next_lab(lab_states(labs, bz))
+                    if lab is None:
+                        print("every lab passes its public tests; ./lab watch N watches lab N")
+                        return OK
+                directory = os.path.dirname(os.path.join(ROOT, lab.learner_file))
+                name = os.path.basename(lab.learner_file)
+                print("watching %s (lab %d \u2014 %s); Ctrl-C stops"
+                      % (lab.learner_file, lab.number, lab.title), flush=True)
+                # The folder, not the file: editors often save by writing a new
+                # file and renaming it over the old one, which ends a watch on the file.
+                proc = subprocess.Popen(["inotifywait", "-q", "-m", "-e",
+                                         "close_write,moved_to,create", "--format", "%f",
+                                         directory], stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True,
+                                        start_new_session=True)
+                _run_tests_once(lab, bz)
+                while True:
+                    if _drain(proc, name, 3600, stop_on_hit=True):
+                        _drain(proc, name, 0.3)   # one run for a burst of writes
+                        _run_tests_once(lab, bz)
+            except (KeyboardInterrupt, _Stop):
+                print("\nwatch: stopped", flush=True)
+                return OK
+            except RuntimeError as e:
+                err("lab watch: %s" % e)
+                return FAILED
+            finally:
+                if proc is not None:
+                    proc.terminate()
+                    try:
+                        proc.wait(timeout=2)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait()
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
