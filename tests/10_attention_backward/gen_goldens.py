@@ -41,7 +41,6 @@ import os
 import sys
 
 import numpy as np
-import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "goldens"))
 import common  # noqa: E402  (tools/goldens/common.py)
@@ -157,13 +156,11 @@ def attention_case(out, case, q, k, v, mask, dO, with_mistakes=True):
     dq, dk, dv = autograd_attention(q, k, v, mask, dO)
     grads = {"dq": dq, "dk": dk, "dv": dv}
     common.assert_grads_close(manual_attention_backward(q, k, v, mask, dO), grads, case, 1e-12)
-    mistakes = {}
-    if with_mistakes:
-        for m, changed in ATTENTION_MISTAKES.items():
-            if m == "mask_leak" and (mask is None or np.all(np.isfinite(mask))):
-                continue
-            mistakes[m] = (changed, manual_attention_backward(q, k, v, mask, dO, m))
-    common.save_grads(out, case, grads, mistakes)
+    masks_something = mask is not None and not np.all(np.isfinite(mask))
+    mistakes = {m: changed for m, changed in ATTENTION_MISTAKES.items()
+                if with_mistakes and (m != "mask_leak" or masks_something)}
+    common.save_grads(out, case, grads, mistakes,
+                      lambda m: manual_attention_backward(q, k, v, mask, dO, m))
     return grads
 
 
@@ -173,11 +170,8 @@ def layer_case(out, case, x, Ws, n_heads, mask, d_y, with_mistakes=True):
     if mask is None or np.all(np.isfinite(mask).any(axis=-1)):
         common.assert_grads_close(common.autograd_nn_mha(x, Ws, n_heads, mask, d_y), grads, case,
                                   1e-10)
-    mistakes = {}
-    if with_mistakes:
-        for m, changed in LAYER_MISTAKES.items():
-            mistakes[m] = (changed, manual_layer_backward(x, Ws, n_heads, mask, d_y, m))
-    common.save_grads(out, case, grads, mistakes)
+    common.save_grads(out, case, grads, LAYER_MISTAKES if with_mistakes else {},
+                      lambda m: manual_layer_backward(x, Ws, n_heads, mask, d_y, m))
     return grads
 
 

@@ -192,15 +192,15 @@ def gqa_case(out, case, x, Ws, n_heads, n_kv, mask, d_y, with_mistakes=True):
     if n_kv == n_heads and (mask is None or np.all(np.isfinite(mask).any(axis=-1))):
         common.assert_grads_close(common.autograd_nn_mha(x, Ws, n_heads, mask, d_y), grads, case,
                                   1e-10)
-    mistakes = {}
-    if with_mistakes:
-        for m, changed in GQA_MISTAKES.items():
-            if m == "kv_grad_one_query_head" and n_kv == n_heads:
-                continue  # no sharing: one query head per kv head
-            if m == "kv_grad_tiled" and n_kv in (1, n_heads):
-                continue  # one group, or no sharing: both orders agree
-            mistakes[m] = (changed, manual_gqa(x, Ws, n_heads, n_kv, mask, d_y, m))
-    common.save_grads(out, case, grads, mistakes)
+    def shows(m):
+        if m == "kv_grad_one_query_head":
+            return n_kv != n_heads  # no sharing: one query head per kv head
+        if m == "kv_grad_tiled":
+            return n_kv not in (1, n_heads)  # one group, or no sharing: both orders agree
+        return True
+    mistakes = {m: changed for m, changed in GQA_MISTAKES.items() if with_mistakes and shows(m)}
+    common.save_grads(out, case, grads, mistakes,
+                      lambda m: manual_gqa(x, Ws, n_heads, n_kv, mask, d_y, m))
     return grads
 
 
@@ -211,11 +211,8 @@ def mla_case(out, case, x, Ws, n_heads, mask, d_y, with_mistakes=True):
     assert np.allclose(y, y_abs, rtol=1e-10, atol=1e-10), case
     common.assert_grads_close(manual_mla(x, Ws, n_heads, mask, d_y), grads, case, 1e-12)
     common.assert_grads_close(absorbed, grads, case, 1e-10)
-    mistakes = {}
-    if with_mistakes:
-        for m, changed in MLA_MISTAKES.items():
-            mistakes[m] = (changed, manual_mla(x, Ws, n_heads, mask, d_y, m))
-    common.save_grads(out, case, grads, mistakes)
+    common.save_grads(out, case, grads, MLA_MISTAKES if with_mistakes else {},
+                      lambda m: manual_mla(x, Ws, n_heads, mask, d_y, m))
     return grads
 
 

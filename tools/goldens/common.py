@@ -201,14 +201,16 @@ def assert_grads_close(found, expected, case, tol):
         assert np.allclose(found[g], expected[g], rtol=tol, atol=tol), (case, g)
 
 
-def save_grads(out, case, grads, mistakes):
+def save_grads(out, case, grads, mistakes, wrong_of):
     """<case>_<g>.npy for each gradient g, and <case>_<g>_mistake_<m>.npy for
-    each mistake m that changes g (mistakes: {m: (changed names, wrong grads)};
-    each must differ clearly from the right one)."""
+    each mistake m that changes g. mistakes: {m: names of the gradients it
+    changes}; wrong_of(m): the gradients m computes instead (a dict), each
+    changed one asserted to differ clearly from the right one."""
     for g, value in grads.items():
         assert np.all(np.isfinite(value)), (case, g)
         save(out, case + "_" + g, value)
-    for m, (changed, wrong) in mistakes.items():
+    for m, changed in mistakes.items():
+        wrong = wrong_of(m)
         for g in changed:
             assert not np.allclose(wrong[g], grads[g], rtol=1e-2, atol=1e-3), (case, g, m)
             save(out, "%s_%s_mistake_%s" % (case, g, m), wrong[g])
