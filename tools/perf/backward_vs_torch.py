@@ -77,28 +77,17 @@ class TorchNN:
                 "dW_O": self.mha.out_proj.weight.grad.numpy().T}
 
 
-class TorchOps:
+class TorchOps(torch_bench.OpsLayer):
     """The same layer in plain torch ops, weights (in, out) as ours."""
 
+    names = ("dW_Q", "dW_K", "dW_V", "dW_O")
+
     def __init__(self, d):
-        self.W = [torch.from_numpy(w).requires_grad_() for w in layer_weights(d)]
-        self.mask = causal(T)
+        super().__init__(T, [(d, d, d)] * 4)
 
-    def step(self, x, d_y):
-        for w in self.W:
-            w.grad = None
-        x.grad = None
-        W_Q, W_K, W_V, W_O = self.W
-        d = x.shape[1]
-        split = lambda m: m.view(T, HEADS, d // HEADS).transpose(0, 1)  # noqa: E731
-        q, k, v = split(x @ W_Q), split(x @ W_K), split(x @ W_V)
-        p = torch.softmax(q @ k.transpose(-1, -2) / np.sqrt(d // HEADS) + self.mask, dim=-1)
-        y = (p @ v).transpose(0, 1).reshape(T, d) @ W_O
-        y.backward(d_y)
-
-    def grads(self, x):
-        return {"dx": x.grad.numpy(), **{n: w.grad.numpy() for n, w in
-                                         zip(("dW_Q", "dW_K", "dW_V", "dW_O"), self.W)}}
+    def forward(self, x, W_Q, W_K, W_V, W_O):
+        q, k, v = (torch_bench.split_heads(x @ W, HEADS) for W in (W_Q, W_K, W_V))
+        return torch_bench.attention(q, k, v, self.mask).transpose(0, 1).reshape(x.shape) @ W_O
 
 
 def main(argv):

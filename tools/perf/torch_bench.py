@@ -62,6 +62,42 @@ def causal(n):
     return torch.triu(torch.full((n, n), float("-inf")), diagonal=1)
 
 
+def split_heads(m, n_heads):
+    """(T, n_heads*d_head) -> (n_heads, T, d_head), a view."""
+    T, d = m.shape
+    return m.view(T, n_heads, d // n_heads).transpose(0, 1)
+
+
+def attention(q, k, v, mask):
+    """softmax(q k^T / sqrt(d_head) + mask) v, (H, T, d_head)."""
+    p = torch.softmax(q @ k.transpose(-1, -2) / np.sqrt(q.shape[-1]) + mask, dim=-1)
+    return p @ v
+
+
+class OpsLayer:
+    """A layer written in plain torch ops, float32, weights (in, out) drawn as
+    NumpyRng(0) draws them (shapes: (rows, cols, fan_in) in draw order) with
+    their gradients' names. A subclass defines forward(x, *W) -> y (T, d) and
+    uses self.mask, the (T, T) causal mask."""
+
+    names = ()
+
+    def __init__(self, T, shapes):
+        self.W = [torch.from_numpy(w).requires_grad_() for w in numpy_rng_draws(shapes)]
+        self.mask = causal(T)
+
+    def step(self, x, d_y):
+        """Forward and backward; x (T, d) requires grad. Returns nothing."""
+        for w in self.W:
+            w.grad = None
+        x.grad = None
+        self.forward(x, *self.W).backward(d_y)
+
+    def grads(self, x):
+        """{dx, dW_...} after step."""
+        return {"dx": x.grad.numpy(), **{n: w.grad.numpy() for n, w in zip(self.names, self.W)}}
+
+
 def dumped(binary):
     """{file stem: flat float32 array} of what `binary --dump DIR` writes."""
     with tempfile.TemporaryDirectory() as tmp:

@@ -29,10 +29,8 @@ import os
 import sys
 
 import torch_bench  # noqa: F401  (first: one thread for OpenBLAS and torch)
-from torch_bench import ROOT, causal
-from torch_bench import numpy_rng_draws as draws
+from torch_bench import ROOT, attention, split_heads
 
-import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 TARGET = "//bench:variant_backward_bench"
@@ -40,54 +38,33 @@ T, HEADS, KV_HEADS, WIDTHS = 128, 8, 2, (64, 512)
 CPP = {"BM_GqaBackward": "cpp_gqa", "BM_MlaBackward": "cpp_mla"}
 
 
-def attention(q, k, v, mask):
-    p = torch.softmax(q @ k.transpose(-1, -2) / np.sqrt(q.shape[-1]) + mask, dim=-1)
-    return p @ v
-
-
-class TorchGqa:
+class TorchGqa(torch_bench.OpsLayer):
     names = ("dW_Q", "dW_K", "dW_V", "dW_O")
 
     def __init__(self, d):
         dkv = KV_HEADS * (d // HEADS)
-        self.W = [torch.from_numpy(w).requires_grad_()
-                  for w in draws([(d, d, d), (d, dkv, d), (d, dkv, d), (d, d, d)])]
-        self.mask = causal(T)
+        super().__init__(T, [(d, d, d), (d, dkv, d), (d, dkv, d), (d, d, d)])
 
-    def step(self, x, d_y):
-        for w in self.W:
-            w.grad = None
-        x.grad = None
-        W_Q, W_K, W_V, W_O = self.W
-        d = x.shape[1]
-        dh = d // HEADS
-        q = (x @ W_Q).view(T, HEADS, dh).transpose(0, 1)
-        k = (x @ W_K).view(T, KV_HEADS, dh).transpose(0, 1).repeat_interleave(HEADS // KV_HEADS, 0)
-        v = (x @ W_V).view(T, KV_HEADS, dh).transpose(0, 1).repeat_interleave(HEADS // KV_HEADS, 0)
-        y = attention(q, k, v, self.mask).transpose(0, 1).reshape(T, d) @ W_O
-        y.backward(d_y)
+    def forward(self, x, W_Q, W_K, W_V, W_O):
+        group = HEADS // KV_HEADS
+        q = split_heads(x @ W_Q, HEADS)
+        k = split_heads(x @ W_K, KV_HEADS).repeat_interleave(group, 0)
+        v = split_heads(x @ W_V, KV_HEADS).repeat_interleave(group, 0)
+        return attention(q, k, v, self.mask).transpose(0, 1).reshape(x.shape) @ W_O
 
 
-class TorchMla:
+class TorchMla(torch_bench.OpsLayer):
     names = ("dW_Q", "dW_DKV", "dW_UK", "dW_UV", "dW_O")
 
     def __init__(self, d):
         r = d // 8
-        self.W = [torch.from_numpy(w).requires_grad_()
-                  for w in draws([(d, d, d), (d, r, d), (r, d, r), (r, d, r), (d, d, d)])]
-        self.mask = causal(T)
+        super().__init__(T, [(d, d, d), (d, r, d), (r, d, r), (r, d, r), (d, d, d)])
 
-    def step(self, x, d_y):
-        for w in self.W:
-            w.grad = None
-        x.grad = None
-        W_Q, W_DKV, W_UK, W_UV, W_O = self.W
-        d = x.shape[1]
-        split = lambda m: m.view(T, HEADS, d // HEADS).transpose(0, 1)  # noqa: E731
+    def forward(self, x, W_Q, W_DKV, W_UK, W_UV, W_O):
         c = x @ W_DKV
-        y = attention(split(x @ W_Q), split(c @ W_UK), split(c @ W_UV),
-                      self.mask).transpose(0, 1).reshape(T, d) @ W_O
-        y.backward(d_y)
+        heads = attention(split_heads(x @ W_Q, HEADS), split_heads(c @ W_UK, HEADS),
+                          split_heads(c @ W_UV, HEADS), self.mask)
+        return heads.transpose(0, 1).reshape(x.shape) @ W_O
 
 
 LAYERS = {"gqa": TorchGqa, "mla": TorchMla}
@@ -111,9 +88,7 @@ def main(argv):
             layer = cls(d)
             xt = torch.from_numpy(x.copy()).requires_grad_()
             layer.step(xt, torch.from_numpy(d_y))
-            grads = {"dx": xt.grad.numpy(), **{n: w.grad.numpy()
-                                               for n, w in zip(cls.names, layer.W)}}
-            for n, ref in grads.items():
+            for n, ref in layer.grads(xt).items():
                 errors[(kind, d, n)] = torch_bench.relative_diff(files["%s_%s_%d" % (kind, n, d)],
                                                                  ref)
 
