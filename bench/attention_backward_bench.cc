@@ -77,17 +77,15 @@ void BM_TrainingStep(benchmark::State& state) {
   if (ran) state.counters["FLOPS"] = rate(3 * forward_flops(state.range(0)));
 }
 
-BENCHMARK(BM_Forward)->ArgName("d_model")->Arg(64)->Arg(512)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_MhaBackward)->ArgName("d_model")->Arg(64)->Arg(512)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_TrainingStep)->ArgName("d_model")->Arg(64)->Arg(512)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Forward)->Apply(bench::backward_widths);
+BENCHMARK(BM_MhaBackward)->Apply(bench::backward_widths);
+BENCHMARK(BM_TrainingStep)->Apply(bench::backward_widths);
 
-void dump(const std::string& dir) {
-  for (int d : {64, 512}) {
-    const Inputs in(d);
-    const MhaGrads g = mha_backward(in.layer, in.x, in.mask, in.d_y);
-    bench::write_dump(dir, d, {{"x", in.x}, {"d_y", in.d_y}, {"dx", g.dx}, {"dW_Q", g.dW_Q},
-                               {"dW_K", g.dW_K}, {"dW_V", g.dW_V}, {"dW_O", g.dW_O}});
-  }
+void dump(const std::string& dir, int d) {
+  const Inputs in(d);
+  const MhaGrads g = mha_backward(in.layer, in.x, in.mask, in.d_y);
+  bench::write_dump(dir, d, {{"x", in.x}, {"d_y", in.d_y}, {"dx", g.dx}, {"dW_Q", g.dW_Q},
+                             {"dW_K", g.dW_K}, {"dW_V", g.dW_V}, {"dW_O", g.dW_O}});
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 //   void BM_X(benchmark::State& state) {
 //     bench::time_each<Inputs>(state, [](const Inputs& in) { ... });
 //   }
+//   BENCHMARK(BM_X)->Apply(bench::backward_widths);
+//   void dump(const std::string& dir, int d_model) { bench::write_dump(dir, d_model, {...}); }
 //   int main(int argc, char** argv) { return mha::bench::backward_main(argc, argv, dump); }
 //
 // tools/perf/backward_vs_torch.py and variant_backward_vs_torch.py read the
@@ -33,6 +35,13 @@ namespace bench {
 
 constexpr std::size_t kBackwardTokens = 128;  // T
 constexpr int kBackwardHeads = 8;             // query heads
+constexpr int kBackwardWidths[] = {64, 512};  // d_model, the benchmarks' argument
+
+// A benchmark's arguments (d_model = each of kBackwardWidths) and unit.
+inline void backward_widths(benchmark::internal::Benchmark* b) {
+  b->ArgName("d_model")->Unit(benchmark::kMicrosecond);
+  for (int d : kBackwardWidths) b->Arg(d);
+}
 
 // The same x and upstream gradient d_y (T, d_model) and causal mask (T, T)
 // for every benchmark and for --dump (the scripts rebuild the layers' weights
@@ -67,11 +76,12 @@ inline void write_dump(const std::string& dir, int d_model,
   for (const auto& [name, tensor] : named) write_f32(dir + "/" + name + suffix, tensor);
 }
 
-// main(): with `--dump DIR` (before any benchmark flag) calls dump(DIR) and
-// runs nothing; otherwise runs the benchmarks.
-inline int backward_main(int argc, char** argv, void (*dump)(const std::string&)) {
+// main(): with `--dump DIR` (before any benchmark flag) calls dump(DIR, d)
+// for each d of kBackwardWidths and runs nothing; otherwise runs the
+// benchmarks.
+inline int backward_main(int argc, char** argv, void (*dump)(const std::string&, int)) {
   if (argc >= 3 && std::strcmp(argv[1], "--dump") == 0) {
-    dump(argv[2]);
+    for (int d : kBackwardWidths) dump(argv[2], d);
     return 0;
   }
   benchmark::Initialize(&argc, argv);

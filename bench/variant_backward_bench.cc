@@ -51,21 +51,19 @@ void BM_MlaBackward(benchmark::State& state) {
   });
 }
 
-BENCHMARK(BM_GqaBackward)->ArgName("d_model")->Arg(64)->Arg(512)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_MlaBackward)->ArgName("d_model")->Arg(64)->Arg(512)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GqaBackward)->Apply(bench::backward_widths);
+BENCHMARK(BM_MlaBackward)->Apply(bench::backward_widths);
 
-void dump(const std::string& dir) {
-  for (int d : {64, 512}) {
-    const Inputs in(d);
-    const GqaGrads g = gqa_backward(in.gqa, in.x, in.mask, in.d_y);
-    const MlaGrads m = mla_backward(in.mla, in.x, in.mask, in.d_y);
-    bench::write_dump(dir, d, {{"x", in.x}, {"d_y", in.d_y},
-                               {"gqa_dx", g.dx}, {"gqa_dW_Q", g.dW_Q}, {"gqa_dW_K", g.dW_K},
-                               {"gqa_dW_V", g.dW_V}, {"gqa_dW_O", g.dW_O},
-                               {"mla_dx", m.dx}, {"mla_dW_Q", m.dW_Q}, {"mla_dW_DKV", m.dW_DKV},
-                               {"mla_dW_UK", m.dW_UK}, {"mla_dW_UV", m.dW_UV},
-                               {"mla_dW_O", m.dW_O}});
-  }
+void dump(const std::string& dir, int d) {
+  const Inputs in(d);
+  const GqaGrads g = gqa_backward(in.gqa, in.x, in.mask, in.d_y);
+  const MlaGrads m = mla_backward(in.mla, in.x, in.mask, in.d_y);
+  bench::write_dump(dir, d, {{"x", in.x}, {"d_y", in.d_y},
+                             {"gqa_dx", g.dx}, {"gqa_dW_Q", g.dW_Q}, {"gqa_dW_K", g.dW_K},
+                             {"gqa_dW_V", g.dW_V}, {"gqa_dW_O", g.dW_O},
+                             {"mla_dx", m.dx}, {"mla_dW_Q", m.dW_Q}, {"mla_dW_DKV", m.dW_DKV},
+                             {"mla_dW_UK", m.dW_UK}, {"mla_dW_UV", m.dW_UV},
+                             {"mla_dW_O", m.dW_O}});
 }
 
 }  // namespace
