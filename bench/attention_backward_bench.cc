@@ -19,29 +19,19 @@
 // weights are NumpyRng(0) draws, which NumPy reproduces.
 #include <benchmark/benchmark.h>
 
-#include <cstring>
-#include <stdexcept>
 #include <string>
 
+#include "bench/backward_bench.h"
 #include "bench/bench_inputs.h"
-#include "labs/04_causal_mask/causal_mask.h"
 #include "labs/10_attention_backward/attention_backward.h"
 
 namespace mha {
 namespace {
 
-constexpr std::size_t kTokens = 128;
-constexpr int kHeads = 8;
-
-// The same inputs for every benchmark and for --dump.
-struct Inputs {
+struct Inputs : bench::BackwardData {
   explicit Inputs(int d_model)
-      : layer(d_model, kHeads, /*seed=*/0),
-        x(bench::random_matrix(kTokens, d_model, /*seed=*/10)),
-        d_y(bench::random_matrix(kTokens, d_model, /*seed=*/11)),
-        mask(causal_mask(static_cast<int>(kTokens))) {}
+      : BackwardData(d_model), layer(d_model, bench::kBackwardHeads, /*seed=*/0) {}
   MultiHeadAttention layer;
-  Tensor2 x, d_y, mask;  // (T, d_model), (T, d_model), (T, T)
 };
 
 // Multiply-adds counted as 2 FLOPs, causal mask ignored (as PyTorch computes
@@ -50,87 +40,55 @@ struct Inputs {
 // A @ B has the two gradients dA and dB), which mha_backward does after
 // recomputing the forward.
 double forward_flops(double d) {
-  return 4 * bench::matmul_flops(kTokens, d, d) + bench::attention_flops(kTokens, kTokens, d);
+  constexpr double T = bench::kBackwardTokens;
+  return 4 * bench::matmul_flops(T, d, d) + bench::attention_flops(T, T, d);
+}
+
+// FLOP/s of `flops` per iteration.
+benchmark::Counter rate(double flops) {
+  return benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_Forward(benchmark::State& state) {
-  try {
-    const Inputs in(static_cast<int>(state.range(0)));
-    for (auto _ : state) {
-      Tensor2 y = in.layer.forward(in.x, in.mask);  // (T, d_model)
-      benchmark::DoNotOptimize(y.data());
-    }
-  } catch (const std::logic_error& e) {  // a stub: build with --config=bench
-    state.SkipWithError(e.what());
-    return;
-  }
-  state.counters["FLOPS"] = benchmark::Counter(forward_flops(state.range(0)),
-                                               benchmark::Counter::kIsIterationInvariantRate);
+  const bool ran = bench::time_each<Inputs>(state, [](const Inputs& in) {
+    Tensor2 y = in.layer.forward(in.x, in.mask);  // (T, d_model)
+    benchmark::DoNotOptimize(y.data());
+  });
+  if (ran) state.counters["FLOPS"] = rate(forward_flops(state.range(0)));
 }
 
 void BM_MhaBackward(benchmark::State& state) {
-  try {
-    const Inputs in(static_cast<int>(state.range(0)));
-    for (auto _ : state) {
-      MhaGrads g = mha_backward(in.layer, in.x, in.mask, in.d_y);
-      benchmark::DoNotOptimize(g.dx.data());
-    }
-  } catch (const std::logic_error& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
-  state.counters["FLOPS"] = benchmark::Counter(3 * forward_flops(state.range(0)),
-                                               benchmark::Counter::kIsIterationInvariantRate);
+  const bool ran = bench::time_each<Inputs>(state, [](const Inputs& in) {
+    MhaGrads g = mha_backward(in.layer, in.x, in.mask, in.d_y);
+    benchmark::DoNotOptimize(g.dx.data());
+  });
+  if (ran) state.counters["FLOPS"] = rate(3 * forward_flops(state.range(0)));
 }
 
 void BM_TrainingStep(benchmark::State& state) {
-  try {
-    const Inputs in(static_cast<int>(state.range(0)));
-    for (auto _ : state) {
-      Tensor2 y = in.layer.forward(in.x, in.mask);                   // for the loss
-      MhaGrads g = mha_backward(in.layer, in.x, in.mask, in.d_y);   // for the update
-      benchmark::DoNotOptimize(y.data());
-      benchmark::DoNotOptimize(g.dx.data());
-    }
-  } catch (const std::logic_error& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
+  const bool ran = bench::time_each<Inputs>(state, [](const Inputs& in) {
+    Tensor2 y = in.layer.forward(in.x, in.mask);                   // for the loss
+    MhaGrads g = mha_backward(in.layer, in.x, in.mask, in.d_y);   // for the update
+    benchmark::DoNotOptimize(y.data());
+    benchmark::DoNotOptimize(g.dx.data());
+  });
   // Counted as PyTorch's step: one forward and one backward (3x the forward's
   // FLOPs), so that GFLOP/s compare; the recomputed forward is not counted.
-  state.counters["FLOPS"] = benchmark::Counter(3 * forward_flops(state.range(0)),
-                                               benchmark::Counter::kIsIterationInvariantRate);
+  if (ran) state.counters["FLOPS"] = rate(3 * forward_flops(state.range(0)));
 }
 
-BENCHMARK(BM_Forward)->ArgName("d_model")->Arg(64)->Arg(512)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_MhaBackward)->ArgName("d_model")->Arg(64)->Arg(512)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_TrainingStep)->ArgName("d_model")->Arg(64)->Arg(512)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Forward)->Apply(bench::backward_widths);
+BENCHMARK(BM_MhaBackward)->Apply(bench::backward_widths);
+BENCHMARK(BM_TrainingStep)->Apply(bench::backward_widths);
 
-void dump(const std::string& dir) {
-  for (int d : {64, 512}) {
-    const Inputs in(d);
-    const MhaGrads g = mha_backward(in.layer, in.x, in.mask, in.d_y);
-    const std::string s = "_" + std::to_string(d) + ".f32";
-    bench::write_f32(dir + "/x" + s, in.x);
-    bench::write_f32(dir + "/d_y" + s, in.d_y);
-    bench::write_f32(dir + "/dx" + s, g.dx);
-    bench::write_f32(dir + "/dW_Q" + s, g.dW_Q);
-    bench::write_f32(dir + "/dW_K" + s, g.dW_K);
-    bench::write_f32(dir + "/dW_V" + s, g.dW_V);
-    bench::write_f32(dir + "/dW_O" + s, g.dW_O);
-  }
+void dump(const std::string& dir, int d) {
+  const Inputs in(d);
+  const MhaGrads g = mha_backward(in.layer, in.x, in.mask, in.d_y);
+  bench::write_dump(dir, d, {{"x", in.x}, {"d_y", in.d_y}, {"dx", g.dx}, {"dW_Q", g.dW_Q},
+                             {"dW_K", g.dW_K}, {"dW_V", g.dW_V}, {"dW_O", g.dW_O}});
 }
 
 }  // namespace
 }  // namespace mha
 
-int main(int argc, char** argv) {
-  if (argc >= 3 && std::strcmp(argv[1], "--dump") == 0) {
-    mha::dump(argv[2]);
-    return 0;
-  }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  return 0;
-}
+int main(int argc, char** argv) { return mha::bench::backward_main(argc, argv, mha::dump); }

@@ -18,92 +18,55 @@
 // weights are NumpyRng(0) draws, which NumPy reproduces.
 #include <benchmark/benchmark.h>
 
-#include <cstring>
-#include <stdexcept>
 #include <string>
 
-#include "bench/bench_inputs.h"
-#include "labs/04_causal_mask/causal_mask.h"
+#include "bench/backward_bench.h"
 #include "labs/12_variant_backward/variant_backward.h"
 
 namespace mha {
 namespace {
 
-constexpr std::size_t kTokens = 128;
-constexpr int kHeads = 8;
 constexpr int kKvHeads = 2;
 
-struct Inputs {
+struct Inputs : bench::BackwardData {
   explicit Inputs(int d_model)
-      : gqa(d_model, kHeads, kKvHeads, /*seed=*/0),
-        mla(d_model, kHeads, /*kv_rank=*/d_model / 8, /*seed=*/0),
-        x(bench::random_matrix(kTokens, d_model, /*seed=*/10)),
-        d_y(bench::random_matrix(kTokens, d_model, /*seed=*/11)),
-        mask(causal_mask(static_cast<int>(kTokens))) {}
+      : BackwardData(d_model),
+        gqa(d_model, bench::kBackwardHeads, kKvHeads, /*seed=*/0),
+        mla(d_model, bench::kBackwardHeads, /*kv_rank=*/d_model / 8, /*seed=*/0) {}
   GroupedQueryAttention gqa;
   MultiHeadLatentAttention mla;
-  Tensor2 x, d_y, mask;  // (T, d_model), (T, d_model), (T, T)
 };
 
 void BM_GqaBackward(benchmark::State& state) {
-  try {
-    const Inputs in(static_cast<int>(state.range(0)));
-    for (auto _ : state) {
-      GqaGrads g = gqa_backward(in.gqa, in.x, in.mask, in.d_y);
-      benchmark::DoNotOptimize(g.dx.data());
-    }
-  } catch (const std::logic_error& e) {  // a stub: build with --config=bench
-    state.SkipWithError(e.what());
-  }
+  bench::time_each<Inputs>(state, [](const Inputs& in) {
+    GqaGrads g = gqa_backward(in.gqa, in.x, in.mask, in.d_y);
+    benchmark::DoNotOptimize(g.dx.data());
+  });
 }
 
 void BM_MlaBackward(benchmark::State& state) {
-  try {
-    const Inputs in(static_cast<int>(state.range(0)));
-    for (auto _ : state) {
-      MlaGrads g = mla_backward(in.mla, in.x, in.mask, in.d_y);
-      benchmark::DoNotOptimize(g.dx.data());
-    }
-  } catch (const std::logic_error& e) {
-    state.SkipWithError(e.what());
-  }
+  bench::time_each<Inputs>(state, [](const Inputs& in) {
+    MlaGrads g = mla_backward(in.mla, in.x, in.mask, in.d_y);
+    benchmark::DoNotOptimize(g.dx.data());
+  });
 }
 
-BENCHMARK(BM_GqaBackward)->ArgName("d_model")->Arg(64)->Arg(512)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_MlaBackward)->ArgName("d_model")->Arg(64)->Arg(512)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GqaBackward)->Apply(bench::backward_widths);
+BENCHMARK(BM_MlaBackward)->Apply(bench::backward_widths);
 
-void dump(const std::string& dir) {
-  for (int d : {64, 512}) {
-    const Inputs in(d);
-    const std::string s = "_" + std::to_string(d) + ".f32";
-    bench::write_f32(dir + "/x" + s, in.x);
-    bench::write_f32(dir + "/d_y" + s, in.d_y);
-    const GqaGrads g = gqa_backward(in.gqa, in.x, in.mask, in.d_y);
-    bench::write_f32(dir + "/gqa_dx" + s, g.dx);
-    bench::write_f32(dir + "/gqa_dW_Q" + s, g.dW_Q);
-    bench::write_f32(dir + "/gqa_dW_K" + s, g.dW_K);
-    bench::write_f32(dir + "/gqa_dW_V" + s, g.dW_V);
-    bench::write_f32(dir + "/gqa_dW_O" + s, g.dW_O);
-    const MlaGrads m = mla_backward(in.mla, in.x, in.mask, in.d_y);
-    bench::write_f32(dir + "/mla_dx" + s, m.dx);
-    bench::write_f32(dir + "/mla_dW_Q" + s, m.dW_Q);
-    bench::write_f32(dir + "/mla_dW_DKV" + s, m.dW_DKV);
-    bench::write_f32(dir + "/mla_dW_UK" + s, m.dW_UK);
-    bench::write_f32(dir + "/mla_dW_UV" + s, m.dW_UV);
-    bench::write_f32(dir + "/mla_dW_O" + s, m.dW_O);
-  }
+void dump(const std::string& dir, int d) {
+  const Inputs in(d);
+  const GqaGrads g = gqa_backward(in.gqa, in.x, in.mask, in.d_y);
+  const MlaGrads m = mla_backward(in.mla, in.x, in.mask, in.d_y);
+  bench::write_dump(dir, d, {{"x", in.x}, {"d_y", in.d_y},
+                             {"gqa_dx", g.dx}, {"gqa_dW_Q", g.dW_Q}, {"gqa_dW_K", g.dW_K},
+                             {"gqa_dW_V", g.dW_V}, {"gqa_dW_O", g.dW_O},
+                             {"mla_dx", m.dx}, {"mla_dW_Q", m.dW_Q}, {"mla_dW_DKV", m.dW_DKV},
+                             {"mla_dW_UK", m.dW_UK}, {"mla_dW_UV", m.dW_UV},
+                             {"mla_dW_O", m.dW_O}});
 }
 
 }  // namespace
 }  // namespace mha
 
-int main(int argc, char** argv) {
-  if (argc >= 3 && std::strcmp(argv[1], "--dump") == 0) {
-    mha::dump(argv[2]);
-    return 0;
-  }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  return 0;
-}
+int main(int argc, char** argv) { return mha::bench::backward_main(argc, argv, mha::dump); }

@@ -1,8 +1,5 @@
 #include "labs/10_attention_backward/attention_only_model.h"
 
-#include <algorithm>
-#include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -14,64 +11,6 @@
 
 namespace mha {
 namespace training {
-
-namespace {
-
-// (T, T) additive causal mask: 0 where key j <= query i, -inf above.
-Tensor2 causal(std::size_t T) {
-  Tensor2 mask = xt::zeros<float>({T, T});
-  for (std::size_t i = 0; i < T; ++i)
-    for (std::size_t j = i + 1; j < T; ++j) mask(i, j) = -std::numeric_limits<float>::infinity();
-  return mask;
-}
-
-// Cross-entropy of one row of logits against its target, computed around the
-// row's largest logit so that exp never overflows:
-//   loss = log sum_c exp(row[c] - max) - (row[target] - max)
-struct RowLoss {
-  double loss;
-  double sum;          // sum_c exp(row[c] - max), softmax's denominator
-  float max;           // row[argmax]
-  std::size_t argmax;  // the predicted token
-};
-
-RowLoss cross_entropy(const float* row, std::size_t V, int target) {
-  RowLoss r;
-  r.argmax = std::max_element(row, row + V) - row;
-  r.max = row[r.argmax];
-  r.sum = 0.0;
-  for (std::size_t c = 0; c < V; ++c) r.sum += std::exp(double(row[c]) - r.max);
-  r.loss = std::log(r.sum) - (double(row[target]) - r.max);
-  return r;
-}
-
-void check_sequence(const AttentionOnlyModel& model, const std::vector<int>& inputs) {
-  if (inputs.empty() || static_cast<int>(inputs.size()) > model.max_len()) {
-    throw std::invalid_argument("AttentionOnlyModel: a sequence of " +
-                                std::to_string(inputs.size()) + " tokens, expected 1 to " +
-                                std::to_string(model.max_len()));
-  }
-  for (int id : inputs) {
-    if (id < 0 || id >= model.vocab()) {
-      throw std::invalid_argument("AttentionOnlyModel: token id " + std::to_string(id) +
-                                  " outside [0, " + std::to_string(model.vocab()) + ")");
-    }
-  }
-}
-
-// x = embed[ids] + pos[0:T]: (T, d_model).
-Tensor2 embed_sequence(const AttentionOnlyModel& model, const std::vector<int>& ids) {
-  const std::size_t T = ids.size(), d = model.embed.shape(1);
-  Tensor2 x = Tensor2::from_shape({T, d});
-  for (std::size_t t = 0; t < T; ++t) {
-    const float* e = &model.embed(static_cast<std::size_t>(ids[t]), 0);
-    const float* p = &model.pos(t, 0);
-    for (std::size_t c = 0; c < d; ++c) x(t, c) = e[c] + p[c];
-  }
-  return x;
-}
-
-}  // namespace
 
 AttentionOnlyModel::AttentionOnlyModel(int vocab, int max_len, int d_model, int n_heads,
                                        std::uint64_t seed)
@@ -88,10 +27,10 @@ AttentionOnlyModel::AttentionOnlyModel(int vocab, int max_len, int d_model, int 
 }
 
 Tensor2 AttentionOnlyModel::logits(const std::vector<int>& inputs) const {
-  check_sequence(*this, inputs);
-  const Tensor2 x = embed_sequence(*this, inputs);                          // (T, d)
-  const Tensor2 y = x + layer.forward(x, causal(inputs.size()));            // (T, d)
-  return xt::linalg::dot(y, unembed);                                       // (T, V)
+  check_sequence("AttentionOnlyModel", inputs, vocab(), max_len());
+  const Tensor2 x = embed_sequence(embed, pos, inputs);            // (T, d)
+  const Tensor2 y = x + layer.forward(x, causal(inputs.size()));   // (T, d)
+  return xt::linalg::dot(y, unembed);                              // (T, V)
 }
 
 ModelGrads::ModelGrads(const AttentionOnlyModel& m)
@@ -110,38 +49,22 @@ void ModelGrads::zero() {
 double accumulate_gradients(const AttentionOnlyModel& model, const Example& example, float weight,
                             ModelGrads& grads, std::size_t* scored, std::size_t* correct) {
   const std::vector<int>& ids = example.inputs;
-  check_sequence(model, ids);
+  check_sequence("AttentionOnlyModel", ids, model.vocab(), model.max_len());
   if (example.targets.size() != ids.size()) {
     throw std::invalid_argument("accumulate_gradients: " + std::to_string(ids.size()) +
                                 " inputs but " + std::to_string(example.targets.size()) +
                                 " targets");
   }
-  const std::size_t T = ids.size(), V = model.embed.shape(0);
-  const Tensor2 mask = causal(T);
+  const Tensor2 mask = causal(ids.size());  // (T, T)
 
   // forward, keeping what the backward needs
-  const Tensor2 x = embed_sequence(model, ids);               // (T, d)
-  const Tensor2 y = x + model.layer.forward(x, mask);         // (T, d)   lab 3
-  Tensor2 d_logits = xt::linalg::dot(y, model.unembed);       // (T, V)   logits for now
+  const Tensor2 x = embed_sequence(model.embed, model.pos, ids);  // (T, d)
+  const Tensor2 y = x + model.layer.forward(x, mask);             // (T, d)   lab 3
+  Tensor2 d_logits = xt::linalg::dot(y, model.unembed);           // (T, V)   logits for now
 
   // cross-entropy, and its gradient softmax(logits) - onehot(target), in place
-  double loss = 0.0;
-  for (std::size_t t = 0; t < T; ++t) {
-    float* row = &d_logits(t, 0);
-    const int target = example.targets[t];
-    if (target < 0) {
-      std::fill(row, row + V, 0.0f);  // not scored: no gradient
-      continue;
-    }
-    const RowLoss r = cross_entropy(row, V, target);
-    loss += r.loss;
-    if (scored) ++*scored;
-    if (correct && r.argmax == static_cast<std::size_t>(target)) ++*correct;
-    for (std::size_t c = 0; c < V; ++c) {
-      row[c] = weight * static_cast<float>(std::exp(double(row[c]) - r.max) / r.sum);
-    }
-    row[target] -= weight;
-  }
+  const double loss =
+      cross_entropy_backward(d_logits, example.targets, weight, scored, correct);
 
   // backward: logits = y @ unembed
   grads.unembed += xt::linalg::dot(xt::transpose(y), d_logits);         // (d, V)
@@ -153,16 +76,7 @@ double accumulate_gradients(const AttentionOnlyModel& model, const Example& exam
   grads.W_V += g.dW_V;
   grads.W_O += g.dW_O;
   // x = embed[ids] + pos: each row of dx goes to its token's and its position's row
-  const std::size_t d = x.shape(1);
-  for (std::size_t t = 0; t < T; ++t) {
-    float* de = &grads.embed(static_cast<std::size_t>(ids[t]), 0);
-    float* dp = &grads.pos(t, 0);
-    for (std::size_t c = 0; c < d; ++c) {
-      const float dx = d_y(t, c) + g.dx(t, c);
-      de[c] += dx;
-      dp[c] += dx;
-    }
-  }
+  embedding_backward(ids, d_y, g.dx, grads.embed, grads.pos);
   return loss;
 }
 
@@ -178,35 +92,6 @@ Evaluation evaluate(const AttentionOnlyModel& model, const std::vector<Example>&
   logits.reserve(examples.size());
   for (const Example& ex : examples) logits.push_back(model.logits(ex.inputs));  // (T, V) each
   return evaluate_logits(logits, examples);
-}
-
-Evaluation evaluate_logits(const std::vector<Tensor2>& all_logits,
-                           const std::vector<Example>& examples) {
-  if (all_logits.size() != examples.size()) {
-    throw std::invalid_argument("evaluate_logits: " + std::to_string(all_logits.size()) +
-                                " logits for " + std::to_string(examples.size()) + " examples");
-  }
-  Evaluation e;
-  std::size_t correct = 0;
-  double loss = 0.0;
-  for (std::size_t i = 0; i < examples.size(); ++i) {
-    const Example& ex = examples[i];
-    const Tensor2& logits = all_logits[i];  // (T, V)
-    const std::size_t V = logits.shape(1);
-    for (std::size_t t = 0; t < ex.inputs.size(); ++t) {
-      const int target = ex.targets[t];
-      if (target < 0) continue;
-      const RowLoss r = cross_entropy(&logits(t, 0), V, target);
-      loss += r.loss;
-      ++e.scored;
-      if (r.argmax == static_cast<std::size_t>(target)) ++correct;
-    }
-  }
-  if (e.scored > 0) {
-    e.loss = loss / e.scored;
-    e.accuracy = double(correct) / e.scored;
-  }
-  return e;
 }
 
 AttentionOnlyModel without_head(const AttentionOnlyModel& model, int head) {

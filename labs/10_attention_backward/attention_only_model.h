@@ -12,7 +12,8 @@
 // positions that have one.
 //
 // Forward uses layer.forward (lab 3); the gradients use mha_backward (lab 10)
-// for the layer and plain matrix products for the rest.
+// for the layer and plain matrix products for the rest (token_model.h: the
+// parts lab 12's VariantModel shares).
 #ifndef MHA_LABS_10_ATTENTION_BACKWARD_ATTENTION_ONLY_MODEL_H_
 #define MHA_LABS_10_ATTENTION_BACKWARD_ATTENTION_ONLY_MODEL_H_
 
@@ -24,16 +25,10 @@
 #include "common/tensor.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 #include "labs/10_attention_backward/attention_backward.h"
+#include "labs/10_attention_backward/token_model.h"
 
 namespace mha {
 namespace training {
-
-// One training sequence: the model reads inputs[t] and is scored on
-// predicting targets[t]; a target of -1 is not scored.
-struct Example {
-  std::vector<int> inputs;
-  std::vector<int> targets;  // same length as inputs
-};
 
 class AttentionOnlyModel {
  public:
@@ -71,16 +66,11 @@ double accumulate_gradients(const AttentionOnlyModel& model, const Example& exam
 // The model's parameters paired with their gradients, for an optimiser.
 std::vector<Param> parameters(AttentionOnlyModel& model, const ModelGrads& grads);
 
-struct Evaluation {
-  double loss = 0.0;      // mean cross-entropy per scored position, nats
-  double accuracy = 0.0;  // fraction of scored positions whose argmax is the target
-  std::size_t scored = 0;
-};
+// Mean loss and accuracy over the examples (Evaluation: token_model.h).
+// evaluate_logits (token_model.h) gives the same from logits already
+// computed, logits[i] = model.logits(examples[i].inputs), for a caller that
+// also reads them.
 Evaluation evaluate(const AttentionOnlyModel& model, const std::vector<Example>& examples);
-// The same from logits already computed, logits[i] = model.logits(examples[i].inputs),
-// for a caller that also reads them.
-Evaluation evaluate_logits(const std::vector<Tensor2>& logits,
-                           const std::vector<Example>& examples);
 
 // A copy of the model with head h silenced: its rows of W_O are zeroed, so
 // its output never reaches y (what "Are Sixteen Heads Really Better than

@@ -1,7 +1,6 @@
 #include "labs/10_attention_backward/copy_task.h"
 
 #include <chrono>
-#include <cmath>
 
 #include "common/optimizer.h"
 
@@ -23,10 +22,7 @@ Example copy_example(const CopyTaskConfig& config, std::mt19937_64& gen) {
 }
 
 std::vector<Example> copy_examples(const CopyTaskConfig& config, int count, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::vector<Example> out;
-  for (int i = 0; i < count; ++i) out.push_back(copy_example(config, gen));
-  return out;
+  return draw_examples(count, seed, [&](std::mt19937_64& gen) { return copy_example(config, gen); });
 }
 
 TrainResult train_model(AttentionOnlyModel model, const Schedule& schedule,
@@ -52,10 +48,7 @@ TrainResult train_model(AttentionOnlyModel model, const Schedule& schedule,
       loss += accumulate_gradients(r.model, ex, weight, grads, &scored, nullptr);
     }
     r.loss_curve.push_back(loss / static_cast<double>(scored));
-    // Cosine decay from the learning rate to 0 over the run.
-    const double progress = static_cast<double>(step) / schedule.steps;
-    adam.set_learning_rate(
-        static_cast<float>(schedule.learning_rate * 0.5 * (1.0 + std::cos(M_PI * progress))));
+    adam.set_learning_rate(cosine_learning_rate(schedule.learning_rate, step, schedule.steps));
     adam.step(parameters(r.model, grads));
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -24,15 +24,11 @@
 namespace mha {
 namespace training {
 
-struct CopyTaskConfig {
+// The task, and the training settings (d_model, steps, batch,
+// learning_rate, seed, eval_examples: token_model.h).
+struct CopyTaskConfig : TrainingConfig {
   int length = 8;          // L, tokens to copy
   int alphabet = 16;       // symbols; the separator is token `alphabet`
-  int d_model = 64;
-  int steps = 1500;        // optimiser steps
-  int batch = 32;          // sequences per step
-  float learning_rate = 3e-3f;  // Adam, cosine decay to 0 over the steps
-  std::uint64_t seed = 0;  // the model's weights and the training data
-  int eval_examples = 500; // held-out sequences, drawn from seed + 1000
 };
 
 Example copy_example(const CopyTaskConfig& config, std::mt19937_64& gen);

@@ -47,10 +47,8 @@ Example order_example(const OrderTaskConfig& config, std::mt19937_64& gen) {
 
 std::vector<Example> order_examples(const OrderTaskConfig& config, int count,
                                     std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::vector<Example> out;
-  for (int i = 0; i < count; ++i) out.push_back(order_example(config, gen));
-  return out;
+  return draw_examples(count, seed,
+                       [&](std::mt19937_64& gen) { return order_example(config, gen); });
 }
 
 TrainResult train_order_model(const OrderTaskConfig& config, int n_heads) {

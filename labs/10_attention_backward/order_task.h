@@ -34,16 +34,12 @@
 namespace mha {
 namespace training {
 
-struct OrderTaskConfig {
+// The task, and the training settings (d_model, steps, batch,
+// learning_rate, seed, eval_examples: token_model.h).
+struct OrderTaskConfig : TrainingConfig {
   int length = 16;          // T, tokens per sequence
   int symbols = 4;          // K plain symbols; tokens K .. 2K-1 are their marked forms
   int marks = 3;            // marked tokens per sequence; the answer is one of K^marks
-  int d_model = 64;
-  int steps = 1500;         // optimiser steps
-  int batch = 32;           // sequences per step
-  float learning_rate = 3e-3f;  // Adam, cosine decay to 0 over the steps
-  std::uint64_t seed = 0;   // the model's weights and the training data
-  int eval_examples = 500;  // held-out sequences, drawn from seed + 1000
 };
 
 // The number of answers, symbols^marks. Throws std::invalid_argument unless

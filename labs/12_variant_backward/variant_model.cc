@@ -1,9 +1,7 @@
 #include "labs/12_variant_backward/variant_model.h"
 
 #include <algorithm>
-#include <cmath>
 #include <ctime>
-#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -17,34 +15,11 @@ namespace mha {
 namespace variants {
 namespace {
 
-// (T, T) additive causal mask: 0 where key j <= query i, -inf above.
-Tensor2 causal(std::size_t T) {
-  Tensor2 mask = xt::zeros<float>({T, T});
-  for (std::size_t i = 0; i < T; ++i)
-    for (std::size_t j = i + 1; j < T; ++j) mask(i, j) = -std::numeric_limits<float>::infinity();
-  return mask;
-}
+using training::causal;
+using training::embed_sequence;
 
 void check_sequence(const VariantModel& model, const std::vector<int>& inputs) {
-  if (inputs.empty() || static_cast<int>(inputs.size()) > model.max_len()) {
-    throw std::invalid_argument("VariantModel: a sequence of " + std::to_string(inputs.size()) +
-                                " tokens, expected 1 to " + std::to_string(model.max_len()));
-  }
-  for (int id : inputs) {
-    if (id < 0 || id >= model.vocab()) {
-      throw std::invalid_argument("VariantModel: token id " + std::to_string(id) +
-                                  " outside [0, " + std::to_string(model.vocab()) + ")");
-    }
-  }
-}
-
-// x = embed[ids] + pos[0:T]: (T, d_model).
-Tensor2 embed_sequence(const VariantModel& model, const std::vector<int>& ids) {
-  const std::size_t T = ids.size(), d = model.embed.shape(1);
-  Tensor2 x = Tensor2::from_shape({T, d});
-  for (std::size_t t = 0; t < T; ++t)
-    for (std::size_t c = 0; c < d; ++c) x(t, c) = model.embed(ids[t], c) + model.pos(t, c);
-  return x;
+  training::check_sequence("VariantModel", inputs, model.vocab(), model.max_len());
 }
 
 Tensor2 layer_forward(const VariantModel& m, const Tensor2& x, const Tensor2& mask) {
@@ -84,7 +59,7 @@ std::size_t VariantModel::kv_cache_floats_per_token() const {
 
 Tensor2 VariantModel::logits(const std::vector<int>& inputs) const {
   check_sequence(*this, inputs);
-  const Tensor2 x = embed_sequence(*this, inputs);                        // (T, d)
+  const Tensor2 x = embed_sequence(embed, pos, inputs);                   // (T, d)
   const Tensor2 y = x + layer_forward(*this, x, causal(inputs.size()));   // (T, d)
   return xt::linalg::dot(y, unembed);                                     // (T, V)
 }
@@ -120,32 +95,16 @@ double accumulate_gradients(const VariantModel& model, const Example& example, f
                             VariantGrads& grads, std::size_t* scored) {
   const std::vector<int>& ids = example.inputs;
   check_sequence(model, ids);
-  const std::size_t T = ids.size(), V = model.embed.shape(0), d = model.embed.shape(1);
-  const Tensor2 mask = causal(T);
+  const Tensor2 mask = causal(ids.size());  // (T, T)
 
   // forward, keeping what the backward needs
-  const Tensor2 x = embed_sequence(model, ids);                // (T, d)
+  const Tensor2 x = embed_sequence(model.embed, model.pos, ids);  // (T, d)
   const Tensor2 y = x + layer_forward(model, x, mask);         // (T, d)
   Tensor2 d_logits = xt::linalg::dot(y, model.unembed);        // (T, V): logits for now
 
   // cross-entropy and its gradient softmax(logits) - onehot(target), in place
-  double loss = 0.0;
-  for (std::size_t t = 0; t < T; ++t) {
-    float* row = &d_logits(t, 0);
-    const int target = example.targets[t];
-    if (target < 0) {
-      std::fill(row, row + V, 0.0f);
-      continue;
-    }
-    const float max = *std::max_element(row, row + V);
-    double sum = 0.0;
-    for (std::size_t c = 0; c < V; ++c) sum += std::exp(double(row[c]) - max);
-    loss += std::log(sum) - (double(row[target]) - max);
-    if (scored) ++*scored;
-    for (std::size_t c = 0; c < V; ++c)
-      row[c] = weight * static_cast<float>(std::exp(double(row[c]) - max) / sum);
-    row[target] -= weight;
-  }
+  const double loss =
+      training::cross_entropy_backward(d_logits, example.targets, weight, scored, nullptr);
 
   // logits = y @ unembed
   grads.tensors.back() += xt::linalg::dot(xt::transpose(y), d_logits);            // (d, V)
@@ -169,42 +128,15 @@ double accumulate_gradients(const VariantModel& model, const Example& example, f
     dx = std::move(g.dx);
   }
   // x = embed[ids] + pos: each row of the total dx goes to its token and position
-  Tensor2& d_embed = grads.tensors[0];
-  Tensor2& d_pos = grads.tensors[1];
-  for (std::size_t t = 0; t < T; ++t) {
-    for (std::size_t c = 0; c < d; ++c) {
-      const float g = d_y(t, c) + dx(t, c);
-      d_embed(ids[t], c) += g;
-      d_pos(t, c) += g;
-    }
-  }
+  training::embedding_backward(ids, d_y, dx, grads.tensors[0], grads.tensors[1]);
   return loss;
 }
 
 Evaluation evaluate(const VariantModel& model, const std::vector<Example>& examples) {
-  Evaluation e;
-  std::size_t correct = 0;
-  double loss = 0.0;
-  for (const Example& ex : examples) {
-    const Tensor2 logits = model.logits(ex.inputs);  // (T, V)
-    const std::size_t V = logits.shape(1);
-    for (std::size_t t = 0; t < ex.inputs.size(); ++t) {
-      const int target = ex.targets[t];
-      if (target < 0) continue;
-      const float* row = &logits(t, 0);
-      const std::size_t argmax = std::max_element(row, row + V) - row;
-      double sum = 0.0;
-      for (std::size_t c = 0; c < V; ++c) sum += std::exp(double(row[c]) - row[argmax]);
-      loss += std::log(sum) - (double(row[target]) - row[argmax]);
-      ++e.scored;
-      if (argmax == static_cast<std::size_t>(target)) ++correct;
-    }
-  }
-  if (e.scored > 0) {
-    e.loss = loss / e.scored;
-    e.accuracy = double(correct) / e.scored;
-  }
-  return e;
+  std::vector<Tensor2> logits;
+  logits.reserve(examples.size());
+  for (const Example& ex : examples) logits.push_back(model.logits(ex.inputs));  // (T, V) each
+  return training::evaluate_logits(logits, examples);
 }
 
 // ---------------------------------------------------------------- the task
@@ -238,10 +170,8 @@ Example recall_example(const RecallConfig& c, std::mt19937_64& gen) {
 }
 
 std::vector<Example> recall_examples(const RecallConfig& c, int count, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::vector<Example> out;
-  for (int i = 0; i < count; ++i) out.push_back(recall_example(c, gen));
-  return out;
+  return training::draw_examples(count, seed,
+                                 [&](std::mt19937_64& gen) { return recall_example(c, gen); });
 }
 
 TrainResult train_recall_model(const RecallConfig& c, const Variant& variant, int every,
@@ -263,9 +193,7 @@ TrainResult train_recall_model(const RecallConfig& c, const Variant& variant, in
       loss += accumulate_gradients(model, recall_example(c, data), weight, grads, &scored);
     }
     r.loss_curve.push_back(loss / static_cast<double>(scored));
-    const double progress_fraction = static_cast<double>(step) / c.steps;
-    adam.set_learning_rate(static_cast<float>(c.learning_rate * 0.5 *
-                                              (1.0 + std::cos(M_PI * progress_fraction))));
+    adam.set_learning_rate(training::cosine_learning_rate(c.learning_rate, step, c.steps));
     adam.step(parameters(model, grads));
     if (progress && every > 0 && (step + 1) % every == 0) progress(step + 1, r.loss_curve.back());
   }

@@ -9,8 +9,8 @@
 //
 // The forward is your lab 5 or 6 layer.forward; the layer's gradients come
 // from your gqa_backward or mla_backward; the rest (embedding, residual,
-// unembedding, cross-entropy) is plain matrix products, as in lab 10's
-// attention_only_model (whose library is private to lab 10's package).
+// unembedding, cross-entropy) is lab 10's token_model.h, which lab 10's
+// AttentionOnlyModel uses too.
 //
 // The task (associative recall). A sequence holds n_pairs pair tokens, each
 // standing for one (key, value) pair with distinct keys, then n_queries query
@@ -35,23 +35,16 @@
 
 #include "common/optimizer.h"
 #include "common/tensor.h"
+#include "labs/10_attention_backward/token_model.h"
 #include "labs/12_variant_backward/variant_backward.h"
 
 namespace mha {
 namespace variants {
 
-// One training sequence: the model reads inputs[t] and is scored on
-// predicting targets[t]; a target of -1 is not scored.
-struct Example {
-  std::vector<int> inputs;
-  std::vector<int> targets;  // same length as inputs
-};
-
-struct Evaluation {
-  double loss = 0.0;      // mean cross-entropy per scored position, nats
-  double accuracy = 0.0;  // fraction of scored positions whose argmax is the target
-  std::size_t scored = 0;
-};
+// A sequence with its scored targets, and the loss and accuracy over many
+// (lab 10's token_model.h).
+using training::Evaluation;
+using training::Example;
 
 // Which attention layer: n_kv_heads kv heads (lab 5; n_kv_heads == n_heads is
 // MHA, 1 is MQA), or, with kv_rank > 0, lab 6's latent layer of that rank.
@@ -101,18 +94,15 @@ Evaluation evaluate(const VariantModel& model, const std::vector<Example>& examp
 
 // ---------------------------------------------------------------- the task
 
-struct RecallConfig {
+// The task and the model's size, and the training settings (d_model, steps,
+// batch, learning_rate, seed: the weights and the training batches,
+// eval_examples: held-out sequences from seed + 1000; lab 10's token_model.h).
+struct RecallConfig : training::TrainingConfig {
   int n_keys = 16;         // distinct keys
   int n_values = 16;       // distinct values
   int n_pairs = 8;         // (key, value) pairs per sequence, distinct keys
   int n_queries = 4;       // scored queries per sequence
-  int d_model = 64;
   int n_heads = 8;
-  int steps = 1500;        // Adam steps
-  int batch = 32;          // sequences per step
-  float learning_rate = 3e-3f;  // cosine decay to 0
-  std::uint64_t seed = 0;  // the weights and the training batches
-  int eval_examples = 500; // held-out sequences, from seed + 1000
 };
 
 // Token ids: pair (k, v) is k * n_values + v; query ?k is n_keys * n_values + k.

@@ -17,8 +17,6 @@
 // where a head's matrices live (see MatrixRef).
 #include "labs/10_attention_backward/attention_backward.h"
 
-#include <cblas.h>
-
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -26,47 +24,18 @@
 #include <string>
 #include <vector>
 
+#include "common/matrix_ref.h"
 #include "common/shape_string.h"
 #include "common/vector_math.h"
 
 namespace mha {
 namespace {
 
-// A rows x cols matrix inside someone else's memory: row r starts at
-// data + r * stride. One head of an (H, T, d_head) tensor is contiguous
-// (stride d_head); one head of a (T, d_model) matrix such as Q = x @ W_Q is
-// the column block [h*d_head, (h+1)*d_head) of every row (stride d_model).
-// BLAS reads and writes both in place, so nothing is split or combined by
-// copying: that is all split_heads and combine_heads were doing.
-struct MatrixRef {
-  float* data;
-  int rows, cols, stride;
-};
-
-MatrixRef whole(const Tensor2& m) {
-  return {const_cast<float*>(m.data()), static_cast<int>(m.shape(0)),
-          static_cast<int>(m.shape(1)), static_cast<int>(m.shape(1))};
-}
-// Head h of an (H, rows, d_head) tensor.
-MatrixRef head_of(const Tensor3& t, std::size_t h) {
-  const int rows = static_cast<int>(t.shape(1)), cols = static_cast<int>(t.shape(2));
-  return {const_cast<float*>(t.data()) + h * t.shape(1) * t.shape(2), rows, cols, cols};
-}
-// Head h (columns [h*d_head, (h+1)*d_head)) of a (rows, H*d_head) matrix.
-MatrixRef columns_of(const Tensor2& m, int h, int d_head) {
-  return {const_cast<float*>(m.data()) + h * d_head, static_cast<int>(m.shape(0)), d_head,
-          static_cast<int>(m.shape(1))};
-}
-
-// c = alpha * op(a) @ op(b) + beta * c, op transposing on request (BLAS
-// reads the transpose in place; it is never built).
-void gemm(const MatrixRef& a, bool transpose_a, const MatrixRef& b, bool transpose_b,
-          const MatrixRef& c, float alpha = 1.0f, float beta = 0.0f) {
-  const int inner = transpose_a ? a.rows : a.cols;
-  cblas_sgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans,
-              transpose_b ? CblasTrans : CblasNoTrans, c.rows, c.cols, inner, alpha, a.data,
-              a.stride, b.data, b.stride, beta, c.data, c.stride);
-}
+// A head's matrices are MatrixRefs (common/matrix_ref.h): one head of an
+// (H, T, d_head) tensor is contiguous; one head of a (T, d_model) matrix such
+// as Q = x @ W_Q is the column block [h*d_head, (h+1)*d_head) of every row.
+// BLAS (gemm) reads and writes both in place, so nothing is split or
+// combined by copying: that is all split_heads and combine_heads were doing.
 
 // The softmax backward, in place: dP becomes dS, row by row.
 //

@@ -12,12 +12,10 @@
 //        paths: dQ W_Q^T + dc W_DKV^T.
 //
 // The shared middle (recompute each head's P, then walk attention backwards)
-// runs on column blocks of Q, K, V in place with BLAS, as lab 10's solution
-// does: a head of a (T, n*d_head) matrix is its column block, so split_heads,
-// combine_heads and repeat_kv never copy anything here.
+// runs on column blocks of Q, K, V in place with BLAS (common/matrix_ref.h),
+// as lab 10's solution does: a head of a (T, n*d_head) matrix is its column
+// block, so split_heads, combine_heads and repeat_kv never copy anything here.
 #include "labs/12_variant_backward/variant_backward.h"
-
-#include <cblas.h>
 
 #include <cmath>
 #include <cstddef>
@@ -26,42 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "common/matrix_ref.h"
 #include "common/shape_string.h"
 #include "common/vector_math.h"
 
 namespace mha {
 namespace {
-
-// A rows x cols matrix inside someone else's memory: row r starts at
-// data + r * stride (a whole matrix, or one head's column block).
-struct MatrixRef {
-  float* data;
-  int rows, cols, stride;
-};
-
-MatrixRef whole(const Tensor2& m) {
-  return {const_cast<float*>(m.data()), static_cast<int>(m.shape(0)),
-          static_cast<int>(m.shape(1)), static_cast<int>(m.shape(1))};
-}
-// Head h of an (H, rows, cols) tensor.
-MatrixRef head_of(const Tensor3& t, std::size_t h) {
-  const int rows = static_cast<int>(t.shape(1)), cols = static_cast<int>(t.shape(2));
-  return {const_cast<float*>(t.data()) + h * t.shape(1) * t.shape(2), rows, cols, cols};
-}
-// Head h (columns [h*d_head, (h+1)*d_head)) of a (rows, n*d_head) matrix.
-MatrixRef columns_of(const Tensor2& m, int h, int d_head) {
-  return {const_cast<float*>(m.data()) + h * d_head, static_cast<int>(m.shape(0)), d_head,
-          static_cast<int>(m.shape(1))};
-}
-
-// c = alpha * op(a) @ op(b) + beta * c (BLAS reads a transpose in place).
-void gemm(const MatrixRef& a, bool transpose_a, const MatrixRef& b, bool transpose_b,
-          const MatrixRef& c, float alpha = 1.0f, float beta = 0.0f) {
-  const int inner = transpose_a ? a.rows : a.cols;
-  cblas_sgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans,
-              transpose_b ? CblasTrans : CblasNoTrans, c.rows, c.cols, inner, alpha, a.data,
-              a.stride, b.data, b.stride, beta, c.data, c.stride);
-}
 
 Tensor2 zeros(std::size_t rows, std::size_t cols) { return Tensor2(xt::zeros<float>({rows, cols})); }
 

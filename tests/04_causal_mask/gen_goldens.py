@@ -38,46 +38,48 @@ def padding(T, key_valid):
     return np.where(valid[None, :], np.float32(0), NEG_INF).repeat(T, axis=0).astype(np.float32)
 
 
-def square_masks():
-    """causal_mask(6) and the masks of four classic mistakes."""
-    T = 6
-    common.save(OUT, "causal_T6", triu_mask(T, T, k=1))
+def square_masks(out, T):
+    """causal_mask(T) and the masks of four classic mistakes."""
+    name = "causal_T%d" % T
+    common.save(out, name, triu_mask(T, T, k=1))
     # Diagonal excluded: a token may not attend to itself (row 0 sees nothing).
-    common.save(OUT, "causal_T6_mistake_strict", triu_mask(T, T, k=0))
+    common.save(out, name + "_mistake_strict", triu_mask(T, T, k=0))
     # Transposed: the future is kept and the past removed.
-    common.save(OUT, "causal_T6_mistake_transposed", triu_mask(T, T, k=1).T)
+    common.save(out, name + "_mistake_transposed", triu_mask(T, T, k=1).T)
     # Multiplicative 0/1 mask (1 keeps, 0 removes) used as if it were additive.
-    common.save(OUT, "causal_T6_mistake_multiplicative", np.tril(np.ones((T, T), np.float32)))
+    common.save(out, name + "_mistake_multiplicative", np.tril(np.ones((T, T), np.float32)))
     # A large finite negative instead of -inf.
-    common.save(OUT, "causal_T6_mistake_finite", triu_mask(T, T, k=1, fill=np.float32(-1e9)))
+    common.save(out, name + "_mistake_finite", triu_mask(T, T, k=1, fill=np.float32(-1e9)))
 
 
-def cache_masks():
-    """causal_mask(3, 7): three new queries at positions 4, 5, 6 of seven."""
-    T, S = 3, 7
+def cache_masks(out, T, S):
+    """causal_mask(T, S): T new queries at positions S-T ... S-1 of S."""
+    name = "causal_T%d_S%d" % (T, S)
     right = triu_mask(T, S, k=S - T + 1)
     assert np.array_equal(right, common.causal(T, S))  # the shared helper agrees
-    common.save(OUT, "causal_T3_S7", right)
-    # Aligned top-left, as if the new queries were positions 0, 1, 2.
-    common.save(OUT, "causal_T3_S7_mistake_top_left", triu_mask(T, S, k=1))
+    common.save(out, name, right)
+    # Aligned top-left, as if the new queries were positions 0 ... T-1.
+    common.save(out, name + "_mistake_top_left", triu_mask(T, S, k=1))
     # Bottom-right but with the diagonal excluded.
-    common.save(OUT, "causal_T3_S7_mistake_strict", triu_mask(T, S, k=S - T))
-    common.save(OUT, "causal_T3_S7_mistake_finite",
-                triu_mask(T, S, k=S - T + 1, fill=np.float32(-1e9)))
+    common.save(out, name + "_mistake_strict", triu_mask(T, S, k=S - T))
+    common.save(out, name + "_mistake_finite", triu_mask(T, S, k=S - T + 1, fill=np.float32(-1e9)))
 
 
-def padding_masks():
-    """padding_mask(3, {1,0,1,1,0}) and causal_mask(4, 6) + padding_mask(4, {0,1,1,1,1,0})."""
-    valid = [True, False, True, True, False]
-    common.save(OUT, "padding_T3_S5", padding(3, valid))
-    common.save(OUT, "padding_T3_S5_mistake_inverted", padding(3, [not v for v in valid]))
+def padding_masks(out, T, valid, combined_T, combined_valid, finite_seed, finite_T, finite_S):
+    """padding_mask(T, valid), and causal_mask(combined_T, S) + padding_mask(combined_T,
+    combined_valid) with S = len(combined_valid)."""
+    name = "padding_T%d_S%d" % (T, len(valid))
+    common.save(out, name, padding(T, valid))
+    common.save(out, name + "_mistake_inverted", padding(T, [not v for v in valid]))
 
-    causal = common.causal(4, 6)
-    pad = padding(4, [False, True, True, True, True, False])
-    common.save(OUT, "combined_T4_S6", causal + pad)
+    S = len(combined_valid)
+    name = "combined_T%d_S%d" % (combined_T, S)
+    causal = common.causal(combined_T, S)
+    pad = padding(combined_T, combined_valid)
+    common.save(out, name, causal + pad)
     # Combining with max keeps a key unless BOTH masks remove it.
-    common.save(OUT, "combined_T4_S6_mistake_max", np.maximum(causal, pad))
-    finite_combination(OUT, "combined_finite", 43, 3, 4)
+    common.save(out, name + "_mistake_max", np.maximum(causal, pad))
+    finite_combination(out, "combined_finite", finite_seed, finite_T, finite_S)
 
 
 def finite_combination(out, name, seed, T, S):
@@ -92,34 +94,23 @@ def finite_combination(out, name, seed, T, S):
     common.save(out, name + "_mistake_min", np.minimum(a, b))
 
 
+def hidden_masks():
+    """The hidden tests' masks: causal_mask(6), causal_mask(3, 7) (three new
+    queries at positions 4, 5, 6 of seven), padding_mask(3, {1,0,1,1,0}) and
+    causal_mask(4, 6) + padding_mask(4, {0,1,1,1,1,0})."""
+    square_masks(OUT, 6)
+    cache_masks(OUT, 3, 7)
+    padding_masks(OUT, 3, [True, False, True, True, False],
+                  4, [False, True, True, True, True, False], 43, 3, 4)
+
+
 def public():
     """The public tests' goldens (labs/04_causal_mask/golden): other sizes than
     the hidden ones, each with the masks of the classic mistakes."""
-    T = 5
-    common.save(PUBLIC, "causal_T5", triu_mask(T, T, k=1))
-    common.save(PUBLIC, "causal_T5_mistake_strict", triu_mask(T, T, k=0))
-    common.save(PUBLIC, "causal_T5_mistake_transposed", triu_mask(T, T, k=1).T)
-    common.save(PUBLIC, "causal_T5_mistake_multiplicative", np.tril(np.ones((T, T), np.float32)))
-    common.save(PUBLIC, "causal_T5_mistake_finite", triu_mask(T, T, k=1, fill=np.float32(-1e9)))
-
-    T, S = 2, 5  # two new tokens at positions 3 and 4 of five
-    right = triu_mask(T, S, k=S - T + 1)
-    assert np.array_equal(right, common.causal(T, S))
-    common.save(PUBLIC, "causal_T2_S5", right)
-    common.save(PUBLIC, "causal_T2_S5_mistake_top_left", triu_mask(T, S, k=1))
-    common.save(PUBLIC, "causal_T2_S5_mistake_strict", triu_mask(T, S, k=S - T))
-    common.save(PUBLIC, "causal_T2_S5_mistake_finite",
-                triu_mask(T, S, k=S - T + 1, fill=np.float32(-1e9)))
-
-    valid = [False, True, True, False]
-    common.save(PUBLIC, "padding_T2_S4", padding(2, valid))
-    common.save(PUBLIC, "padding_T2_S4_mistake_inverted", padding(2, [not v for v in valid]))
-
-    causal = common.causal(3, 5)
-    pad = padding(3, [True, False, True, True, True])
-    common.save(PUBLIC, "combined_T3_S5", causal + pad)
-    common.save(PUBLIC, "combined_T3_S5_mistake_max", np.maximum(causal, pad))
-    finite_combination(PUBLIC, "combined_finite", 45, 2, 3)
+    square_masks(PUBLIC, 5)
+    cache_masks(PUBLIC, 2, 5)  # two new tokens at positions 3 and 4 of five
+    padding_masks(PUBLIC, 2, [False, True, True, False], 3, [True, False, True, True, True],
+                  45, 2, 3)
 
 
 def layer_forward():
@@ -170,9 +161,7 @@ def huge_masked_key():
 
 def main():
     public()
-    square_masks()
-    cache_masks()
-    padding_masks()
+    hidden_masks()
     layer_forward()
     huge_masked_key()
     print("wrote goldens to", OUT)

@@ -34,26 +34,12 @@ PUBLIC = common.public_golden_dir(__file__)
 
 def draw_weights(seed, d_model, n_heads, n_kv_heads):
     """The API's draw: W_Q (d, d), W_K (d, G*dh), W_V (d, G*dh), W_O (d, d), fan-in d."""
-    d_head = d_model // n_heads
-    kv = n_kv_heads * d_head
-    rng = np.random.default_rng(seed)
-    W_Q = common.weights(rng, d_model, d_model, d_model)
-    W_K = common.weights(rng, d_model, kv, d_model)
-    W_V = common.weights(rng, d_model, kv, d_model)
-    W_O = common.weights(rng, d_model, d_model, d_model)
-    return W_Q, W_K, W_V, W_O
+    return common.gqa_weights(seed, d_model, n_heads, n_kv_heads)
 
 
 def draw_weights_mistake_order(seed, d_model, n_heads, n_kv_heads):
     """Mistake: the two square matrices first (W_Q, W_O, then W_K, W_V)."""
-    d_head = d_model // n_heads
-    kv = n_kv_heads * d_head
-    rng = np.random.default_rng(seed)
-    W_Q = common.weights(rng, d_model, d_model, d_model)
-    W_O = common.weights(rng, d_model, d_model, d_model)
-    W_K = common.weights(rng, d_model, kv, d_model)
-    W_V = common.weights(rng, d_model, kv, d_model)
-    return W_Q, W_K, W_V, W_O
+    return common.gqa_weights(seed, d_model, n_heads, n_kv_heads, order="QOKV")
 
 
 def draw_weights_mistake_square(seed, d_model):
@@ -64,14 +50,8 @@ def draw_weights_mistake_square(seed, d_model):
 
 def draw_weights_mistake_fanin(seed, d_model, n_heads, n_kv_heads):
     """Mistake: W_K and W_V scaled by 1/sqrt(G*d_head) instead of 1/sqrt(d_model)."""
-    d_head = d_model // n_heads
-    kv = n_kv_heads * d_head
-    rng = np.random.default_rng(seed)
-    W_Q = common.weights(rng, d_model, d_model, d_model)
-    W_K = common.weights(rng, d_model, kv, kv)
-    W_V = common.weights(rng, d_model, kv, kv)
-    W_O = common.weights(rng, d_model, d_model, d_model)
-    return W_Q, W_K, W_V, W_O
+    return common.gqa_weights(seed, d_model, n_heads, n_kv_heads,
+                              kv_fan_in=n_kv_heads * (d_model // n_heads))
 
 
 # ------------------------------------------------------------ torch reference

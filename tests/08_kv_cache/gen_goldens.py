@@ -93,10 +93,11 @@ def chunk_mask(P, T_new, S, mistake):
     return np.where(visible, 0.0, -np.inf)
 
 
-def decode_gqa(x, w, H, G, schedule, mistake=None):
-    """Rows a GQA decoder returns when x is fed in chunks of `schedule`."""
+def decode(x, w, H, schedule, mistake, heads):
+    """Rows a decoder returns when x is fed in chunks of `schedule`.
+    heads(q, S) gives the (q, k, v) heads that attend over the first S
+    positions (what the cache holds then); q (H, T_new, d_head) is the chunk's."""
     x = common.f64(x)
-    K_all, V_all = x @ common.f64(w["W_K"]), x @ common.f64(w["W_V"])  # what the cache ends up holding
     rows, P = [], 0
     for T_new in schedule:
         q = common.split_heads(x[P:P + T_new] @ common.f64(w["W_Q"]), H)  # (H, T_new, d_head)
@@ -108,37 +109,37 @@ def decode_gqa(x, w, H, G, schedule, mistake=None):
         else:
             S = P + T_new
             mask = chunk_mask(P, T_new, S, mistake)
-        k = np.repeat(common.split_heads(K_all[:S], G), H // G, axis=0)  # (H, S, d_head)
-        v = np.repeat(common.split_heads(V_all[:S], G), H // G, axis=0)
-        o, _ = common.torch_attention(q, k, v, mask)
+        o, _ = common.torch_attention(*heads(q, S), mask)
         rows.append(common.combine_heads(o) @ common.f64(w["W_O"]))
         P += T_new
     return np.concatenate(rows)
+
+
+def decode_gqa(x, w, H, G, schedule, mistake=None):
+    """Rows a GQA decoder returns when x is fed in chunks of `schedule`."""
+    x64 = common.f64(x)
+    K_all, V_all = x64 @ common.f64(w["W_K"]), x64 @ common.f64(w["W_V"])  # what the cache ends up holding
+
+    def heads(q, S):
+        k = np.repeat(common.split_heads(K_all[:S], G), H // G, axis=0)  # (H, S, d_head)
+        v = np.repeat(common.split_heads(V_all[:S], G), H // G, axis=0)
+        return q, k, v
+    return decode(x, w, H, schedule, mistake, heads)
 
 
 def decode_mla(x, w, H, schedule, mistake=None):
     """Rows an MLA decoder returns (computed naively; the absorbed form gives
     the same numbers)."""
-    x = common.f64(x)
-    c_all = x @ common.f64(w["W_DKV"])
-    rows, P = [], 0
-    for T_new in schedule:
-        q = common.split_heads(x[P:P + T_new] @ common.f64(w["W_Q"]), H)
-        if mistake == "appended_after":
-            S = P
-            mask = np.zeros((T_new, S))
-        else:
-            S = P + T_new
-            mask = chunk_mask(P, T_new, S, mistake)
+    c_all = common.f64(x) @ common.f64(w["W_DKV"])
+
+    def heads(q, S):
         c = c_all[:S]
         k, v = common.split_heads(c @ common.f64(w["W_UK"]), H), common.split_heads(c @ common.f64(w["W_UV"]), H)
         if mistake == "kv_rank_scale":  # torch_attention divides by sqrt(d_head)
             r = c.shape[1]
             q = q * np.sqrt(q.shape[-1]) / np.sqrt(r)
-        o, _ = common.torch_attention(q, k, v, mask)
-        rows.append(common.combine_heads(o) @ common.f64(w["W_O"]))
-        P += T_new
-    return np.concatenate(rows)
+        return q, k, v
+    return decode(x, w, H, schedule, mistake, heads)
 
 
 # ---------------------------------------------------------------------- cases
@@ -237,10 +238,7 @@ def main():
     mla_case(HIDDEN, "mla_large", d=12, H=3, r=5, T=6, seed=88, x_seed=808, chunks=[3, 3],
              scale=8.0)
 
-    for d in (PUBLIC, HIDDEN):
-        files = [f for f in os.listdir(d) if f.endswith(".npy")]
-        size = sum(os.path.getsize(os.path.join(d, f)) for f in files)
-        print("wrote %d files (%d bytes) to %s" % (len(files), size, os.path.relpath(d, common.ROOT)))
+    common.report_written(PUBLIC, HIDDEN)
 
 
 if __name__ == "__main__":

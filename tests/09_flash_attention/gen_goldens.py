@@ -186,12 +186,19 @@ def save_case(directory, name, q, k, v, mask, bq, bk, causal, must_catch):
         "public" if directory == PUBLIC else "hidden", name, bq, bk, " ".join(written)))
 
 
-def masked_case(seed, H, T, S, d, block_k, first_block_rows, empty_rows, last_key_row):
-    """Random q, k, v with score spread ~3 and a random mask (a quarter of the
-    entries -inf) with the special rows the docstring lists."""
+def spread_qkv(seed, H, T, S, d):
+    """Random q (H, T, d), k and v (H, S, d) from seeds seed, seed+1, seed+2,
+    q and k scaled so that the scores spread ~3."""
     q = common.inputs(seed, H, T, d, scale=np.sqrt(3.0))
     k = common.inputs(seed + 1, H, S, d, scale=np.sqrt(3.0))
     v = common.inputs(seed + 2, H, S, d)
+    return q, k, v
+
+
+def masked_case(seed, H, T, S, d, block_k, first_block_rows, empty_rows, last_key_row):
+    """spread_qkv and a random mask (a quarter of the entries -inf) with the
+    special rows the docstring lists."""
+    q, k, v = spread_qkv(seed, H, T, S, d)
     rng = np.random.default_rng(seed + 3)
     mask = np.where(rng.random((T, S)) < 0.25, -INF, 0.0)
     for r in range(T):  # every ordinary row keeps at least two keys
@@ -229,57 +236,41 @@ def overflow_case(seed, H, T, S, d, negative_rows):
     return q, k, v
 
 
+# What every tiled case must expose, and what some cases exist for.
+ONLINE = ["no_rescale", "output_not_rescaled", "divide_per_block"]
+CAUSAL = ["top_left_causal", "causal_skip_off_by_one"]
+
+# (directory, name, inputs (q, k, v[, mask]), block_q, block_k, causal, the
+# mistakes it must expose besides ONLINE), in the order they are written.
+CASES = [
+    (PUBLIC, "masked",
+     lambda: masked_case(901, H=2, T=11, S=13, d=6, block_k=5, first_block_rows=[1],
+                         empty_rows=[0], last_key_row=2),
+     4, 5, False, ["nan_first_block_masked", "remainder_dropped"]),
+    (PUBLIC, "overflow", lambda: overflow_case(911, H=2, T=9, S=16, d=4, negative_rows=[3, 6]),
+     3, 5, False, ["max_init_zero", "remainder_dropped"]),
+    (PUBLIC, "causal", lambda: spread_qkv(921, H=2, T=7, S=12, d=5), 3, 5, True, CAUSAL),
+    (HIDDEN, "cross", lambda: spread_qkv(101, H=3, T=17, S=29, d=5),
+     5, 7, False, ["remainder_dropped"]),
+    (HIDDEN, "masked",
+     lambda: masked_case(111, H=3, T=17, S=29, d=5, block_k=8, first_block_rows=[1, 9],
+                         empty_rows=[0, 4], last_key_row=2),
+     6, 7, False, ["nan_first_block_masked", "remainder_dropped"]),
+    (HIDDEN, "overflow",
+     lambda: overflow_case(121, H=2, T=12, S=23, d=16, negative_rows=[2, 7, 11]),
+     4, 6, False, ["max_init_zero", "remainder_dropped"]),
+    (HIDDEN, "causal_cross", lambda: spread_qkv(131, H=2, T=9, S=26, d=4), 4, 6, True, CAUSAL),
+    # T == S: a top-left and a bottom-right causal mask agree here.
+    (HIDDEN, "causal_self", lambda: spread_qkv(141, H=2, T=21, S=21, d=6), 8, 5, True,
+     ["causal_skip_off_by_one"]),
+]
+
+
 def main():
-    # ------------------------------------------------------------ public
-    q, k, v, mask = masked_case(901, H=2, T=11, S=13, d=6, block_k=5, first_block_rows=[1],
-                                empty_rows=[0], last_key_row=2)
-    save_case(PUBLIC, "masked", q, k, v, mask, 4, 5, False,
-              ["no_rescale", "output_not_rescaled", "divide_per_block",
-               "nan_first_block_masked", "remainder_dropped"])
-
-    q, k, v = overflow_case(911, H=2, T=9, S=16, d=4, negative_rows=[3, 6])
-    save_case(PUBLIC, "overflow", q, k, v, None, 3, 5, False,
-              ["max_init_zero", "no_rescale", "output_not_rescaled", "divide_per_block",
-               "remainder_dropped"])
-
-    q = common.inputs(921, 2, 7, 5, scale=np.sqrt(3.0))
-    k = common.inputs(922, 2, 12, 5, scale=np.sqrt(3.0))
-    v = common.inputs(923, 2, 12, 5)
-    save_case(PUBLIC, "causal", q, k, v, None, 3, 5, True,
-              ["top_left_causal", "causal_skip_off_by_one", "no_rescale",
-               "output_not_rescaled", "divide_per_block"])
-
-    # ------------------------------------------------------------ hidden
-    q = common.inputs(101, 3, 17, 5, scale=np.sqrt(3.0))
-    k = common.inputs(102, 3, 29, 5, scale=np.sqrt(3.0))
-    v = common.inputs(103, 3, 29, 5)
-    save_case(HIDDEN, "cross", q, k, v, None, 5, 7, False,
-              ["no_rescale", "output_not_rescaled", "divide_per_block", "remainder_dropped"])
-
-    q, k, v, mask = masked_case(111, H=3, T=17, S=29, d=5, block_k=8, first_block_rows=[1, 9],
-                                empty_rows=[0, 4], last_key_row=2)
-    save_case(HIDDEN, "masked", q, k, v, mask, 6, 7, False,
-              ["no_rescale", "output_not_rescaled", "divide_per_block",
-               "nan_first_block_masked", "remainder_dropped"])
-
-    q, k, v = overflow_case(121, H=2, T=12, S=23, d=16, negative_rows=[2, 7, 11])
-    save_case(HIDDEN, "overflow", q, k, v, None, 4, 6, False,
-              ["max_init_zero", "no_rescale", "output_not_rescaled", "divide_per_block",
-               "remainder_dropped"])
-
-    q = common.inputs(131, 2, 9, 4, scale=np.sqrt(3.0))
-    k = common.inputs(132, 2, 26, 4, scale=np.sqrt(3.0))
-    v = common.inputs(133, 2, 26, 4)
-    save_case(HIDDEN, "causal_cross", q, k, v, None, 4, 6, True,
-              ["top_left_causal", "causal_skip_off_by_one", "no_rescale",
-               "output_not_rescaled", "divide_per_block"])
-
-    q = common.inputs(141, 2, 21, 6, scale=np.sqrt(3.0))
-    k = common.inputs(142, 2, 21, 6, scale=np.sqrt(3.0))
-    v = common.inputs(143, 2, 21, 6)
-    save_case(HIDDEN, "causal_self", q, k, v, None, 8, 5, True,
-              ["causal_skip_off_by_one", "no_rescale", "output_not_rescaled",
-               "divide_per_block"])
+    for directory, name, inputs, bq, bk, causal, must_catch in CASES:
+        q, k, v, *mask = inputs()
+        save_case(directory, name, q, k, v, mask[0] if mask else None, bq, bk, causal,
+                  ONLINE + must_catch)
 
     for d in (PUBLIC, HIDDEN):
         print("%d files in %s" % (len(os.listdir(d)), d))

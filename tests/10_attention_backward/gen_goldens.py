@@ -41,7 +41,6 @@ import os
 import sys
 
 import numpy as np
-import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "goldens"))
 import common  # noqa: E402  (tools/goldens/common.py)
@@ -71,22 +70,10 @@ LAYER_MISTAKES = {
 
 # ---------------------------------------------------------------- autograd (the goldens)
 
-def torch_attention(q, k, v, mask):
-    """out (H, T, d), with the suite's convention for a query that sees no key."""
-    scores = q @ k.transpose(-1, -2) / np.sqrt(q.shape[-1])
-    if mask is None:
-        return torch.softmax(scores, dim=-1) @ v
-    m = common.t64(mask)
-    sees_a_key = torch.isfinite(m).any(dim=-1, keepdim=True)  # (T, 1), constant
-    scores = torch.where(sees_a_key, scores + m, torch.zeros_like(scores))
-    w = torch.softmax(scores, dim=-1) * sees_a_key  # an empty row: zeros, no NaN
-    return w @ v
-
-
 def autograd_attention(q, k, v, mask, d_output):
     """(dq, dk, dv) of sum(out * d_output), float64 NumPy."""
     q, k, v = (common.t64(a).requires_grad_() for a in (q, k, v))
-    out = torch_attention(q, k, v, mask)
+    out = common.torch_attention_autograd(q, k, v, mask)
     out.backward(common.t64(d_output))
     return q.grad.numpy(), k.grad.numpy(), v.grad.numpy()
 
@@ -94,7 +81,7 @@ def autograd_attention(q, k, v, mask, d_output):
 def torch_layer(x, Ws, n_heads, mask):
     W_Q, W_K, W_V, W_O = Ws
     q, k, v = (common.split_heads(x @ W, n_heads) for W in (W_Q, W_K, W_V))
-    return common.combine_heads(torch_attention(q, k, v, mask)) @ W_O
+    return common.combine_heads(common.torch_attention_autograd(q, k, v, mask)) @ W_O
 
 
 def autograd_layer(x, Ws, n_heads, mask, d_y):
@@ -112,31 +99,7 @@ def autograd_layer(x, Ws, n_heads, mask, d_y):
     return grads
 
 
-def autograd_nn_mha(x, Ws, n_heads, mask, d_y):
-    """The same gradients through torch.nn.MultiheadAttention (no empty rows)."""
-    d = x.shape[1]
-    mha = torch.nn.MultiheadAttention(d, n_heads, bias=False, batch_first=True)
-    with torch.no_grad():
-        mha.in_proj_weight.copy_(common.t64(np.concatenate([Ws[0].T, Ws[1].T, Ws[2].T])))
-        mha.out_proj.weight.copy_(common.t64(Ws[3].T))
-    xt = common.t64(x)[None].requires_grad_()
-    y, _ = mha(xt, xt, xt, attn_mask=None if mask is None else common.t64(mask), need_weights=False)
-    y[0].backward(common.t64(d_y))
-    w_in = mha.in_proj_weight.grad.numpy()  # (3d, d), (out, in)
-    return {"dx": xt.grad[0].numpy(), "dW_Q": w_in[:d].T, "dW_K": w_in[d:2 * d].T,
-            "dW_V": w_in[2 * d:].T, "dW_O": mha.out_proj.weight.grad.numpy().T}
-
-
 # ---------------------------------------------------------------- by hand (the mistakes)
-
-def softmax_rows(scores):
-    """NumPy softmax over the last axis; an all -inf row gives zeros."""
-    m = scores.max(axis=-1, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0.0)
-    e = np.exp(scores - m)
-    s = e.sum(axis=-1, keepdims=True)
-    return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
-
 
 def manual_attention_backward(q, k, v, mask, dO, mistake=None):
     """The backward in float64 NumPy, with at most one classic mistake."""
@@ -145,7 +108,7 @@ def manual_attention_backward(q, k, v, mask, dO, mistake=None):
     scores = q @ k.transpose(0, 2, 1) * scale
     if mask is not None and mistake != "mask_leak":
         scores = scores + mask
-    P = softmax_rows(scores)                                   # (H, T, S)
+    P = common.softmax_rows(scores)                            # (H, T, S)
     dv = P.transpose(0, 2, 1) @ dO                             # (H, S, d)
     dP = dO @ v.transpose(0, 2, 1)                             # (H, T, S)
     if mistake == "no_row_sum":
@@ -169,7 +132,7 @@ def manual_layer_backward(x, Ws, n_heads, mask, d_y, mistake=None):
     scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
     if mask is not None:
         scores = scores + mask
-    concat = common.combine_heads(softmax_rows(scores) @ v)
+    concat = common.combine_heads(common.softmax_rows(scores) @ v)
     dW_O = d_y.T @ concat if mistake == "w_o_grad_transposed" else concat.T @ d_y
     d_heads = common.split_heads(d_y @ W_O.T, n_heads)
     g = manual_attention_backward(q, k, v, mask, d_heads, mistake)
@@ -185,17 +148,6 @@ def manual_layer_backward(x, Ws, n_heads, mask, d_y, mistake=None):
 
 # ---------------------------------------------------------------- writing
 
-def save_grads(out, case, grads, mistakes):
-    """<case>_<g>.npy, and <case>_<g>_mistake_<m>.npy for each mistake that changes g."""
-    for g, value in grads.items():
-        assert np.all(np.isfinite(value)), (case, g)
-        common.save(out, case + "_" + g, value)
-    for m, (changed, wrong) in mistakes.items():
-        for g in changed:
-            assert not np.allclose(wrong[g], grads[g], rtol=1e-2, atol=1e-3), (case, g, m)
-            common.save(out, "%s_%s_mistake_%s" % (case, g, m), wrong[g])
-
-
 def attention_case(out, case, q, k, v, mask, dO, with_mistakes=True):
     for name, a in (("q", q), ("k", k), ("v", v), ("d_output", dO)):
         common.save(out, case + "_" + name, a)
@@ -203,33 +155,23 @@ def attention_case(out, case, q, k, v, mask, dO, with_mistakes=True):
         common.save(out, case + "_mask", mask)
     dq, dk, dv = autograd_attention(q, k, v, mask, dO)
     grads = {"dq": dq, "dk": dk, "dv": dv}
-    right = manual_attention_backward(q, k, v, mask, dO)
-    for g in grads:
-        assert np.allclose(right[g], grads[g], rtol=1e-12, atol=1e-12), (case, g)
-    mistakes = {}
-    if with_mistakes:
-        for m, changed in ATTENTION_MISTAKES.items():
-            if m == "mask_leak" and (mask is None or np.all(np.isfinite(mask))):
-                continue
-            mistakes[m] = (changed, manual_attention_backward(q, k, v, mask, dO, m))
-    save_grads(out, case, grads, mistakes)
+    common.assert_grads_close(manual_attention_backward(q, k, v, mask, dO), grads, case, 1e-12)
+    masks_something = mask is not None and not np.all(np.isfinite(mask))
+    mistakes = {m: changed for m, changed in ATTENTION_MISTAKES.items()
+                if with_mistakes and (m != "mask_leak" or masks_something)}
+    common.save_grads(out, case, grads, mistakes,
+                      lambda m: manual_attention_backward(q, k, v, mask, dO, m))
     return grads
 
 
 def layer_case(out, case, x, Ws, n_heads, mask, d_y, with_mistakes=True):
     grads = autograd_layer(x, Ws, n_heads, mask, d_y)
-    right = manual_layer_backward(x, Ws, n_heads, mask, d_y)
-    for g in grads:
-        assert np.allclose(right[g], grads[g], rtol=1e-12, atol=1e-12), (case, g)
+    common.assert_grads_close(manual_layer_backward(x, Ws, n_heads, mask, d_y), grads, case, 1e-12)
     if mask is None or np.all(np.isfinite(mask).any(axis=-1)):
-        nn = autograd_nn_mha(x, Ws, n_heads, mask, d_y)
-        for g in grads:
-            assert np.allclose(nn[g], grads[g], rtol=1e-10, atol=1e-10), (case, g)
-    mistakes = {}
-    if with_mistakes:
-        for m, changed in LAYER_MISTAKES.items():
-            mistakes[m] = (changed, manual_layer_backward(x, Ws, n_heads, mask, d_y, m))
-    save_grads(out, case, grads, mistakes)
+        common.assert_grads_close(common.autograd_nn_mha(x, Ws, n_heads, mask, d_y), grads, case,
+                                  1e-10)
+    common.save_grads(out, case, grads, LAYER_MISTAKES if with_mistakes else {},
+                      lambda m: manual_layer_backward(x, Ws, n_heads, mask, d_y, m))
     return grads
 
 
@@ -284,8 +226,7 @@ def main():
     layer_case(HIDDEN, "mha_overwrite_w_v", x, [Ws[0], Ws[1], new_w_v, Ws[3]], 3, causal, d_y,
                with_mistakes=False)
 
-    for d in (PUBLIC, HIDDEN):
-        print("%d files in %s" % (len(os.listdir(d)), d))
+    common.report_written(PUBLIC, HIDDEN)
 
 
 if __name__ == "__main__":

@@ -238,10 +238,7 @@ def main():
     layer_case(HIDDEN, "llama3", d=24, H=4, T=10, seed=113, x_seed=1115, base=500000.0,
                chunks=[5, 1, 1, 3])
 
-    for d in (PUBLIC, HIDDEN):
-        files = [f for f in os.listdir(d) if f.endswith(".npy")]
-        size = sum(os.path.getsize(os.path.join(d, f)) for f in files)
-        print("wrote %d files (%d bytes) to %s" % (len(files), size, os.path.relpath(d, common.ROOT)))
+    common.report_written(PUBLIC, HIDDEN)
 
 
 if __name__ == "__main__":

@@ -63,14 +63,6 @@ MLA_MISTAKES = {
 }
 
 
-def gqa_weights(seed, d, n_heads, n_kv):
-    """W_Q, W_K, W_V, W_O of GroupedQueryAttention(d, n_heads, n_kv, seed)."""
-    rng = np.random.default_rng(seed)
-    d_kv = n_kv * (d // n_heads)
-    return [common.weights(rng, d, d, d), common.weights(rng, d, d_kv, d),
-            common.weights(rng, d, d_kv, d), common.weights(rng, d, d, d)]
-
-
 def mla_weights(seed, d, r):
     """W_Q, W_DKV, W_UK, W_UV, W_O of MultiHeadLatentAttention(d, n_heads, r, seed)."""
     rng = np.random.default_rng(seed)
@@ -80,30 +72,19 @@ def mla_weights(seed, d, r):
 
 # ---------------------------------------------------------------- autograd (the goldens)
 
-def torch_attention(q, k, v, mask):
-    """(H, T, d) output, with the suite's convention for a query that sees no key."""
-    scores = q @ k.transpose(-1, -2) / np.sqrt(q.shape[-1])
-    if mask is None:
-        return torch.softmax(scores, dim=-1) @ v
-    m = common.t64(mask)
-    sees_a_key = torch.isfinite(m).any(dim=-1, keepdim=True)  # (T, 1), constant
-    scores = torch.where(sees_a_key, scores + m, torch.zeros_like(scores))
-    return (torch.softmax(scores, dim=-1) * sees_a_key) @ v
-
-
 def torch_gqa(x, W, n_heads, n_kv, mask):
     W_Q, W_K, W_V, W_O = W
     q = common.split_heads(x @ W_Q, n_heads)
     k = common.split_heads(x @ W_K, n_kv).repeat_interleave(n_heads // n_kv, dim=0)
     v = common.split_heads(x @ W_V, n_kv).repeat_interleave(n_heads // n_kv, dim=0)
-    return common.combine_heads(torch_attention(q, k, v, mask)) @ W_O
+    return common.combine_heads(common.torch_attention_autograd(q, k, v, mask)) @ W_O
 
 
 def torch_mla(x, W, n_heads, mask):
     W_Q, W_DKV, W_UK, W_UV, W_O = W
     c = x @ W_DKV
     q, k, v = (common.split_heads(a, n_heads) for a in (x @ W_Q, c @ W_UK, c @ W_UV))
-    return common.combine_heads(torch_attention(q, k, v, mask)) @ W_O
+    return common.combine_heads(common.torch_attention_autograd(q, k, v, mask)) @ W_O
 
 
 def torch_mla_absorbed(x, W, n_heads, mask):
@@ -147,30 +128,7 @@ GQA_NAMES = ("dW_Q", "dW_K", "dW_V", "dW_O")
 MLA_NAMES = ("dW_Q", "dW_DKV", "dW_UK", "dW_UV", "dW_O")
 
 
-def autograd_nn_mha(x, Ws, n_heads, mask, d_y):
-    """MHA gradients through torch.nn.MultiheadAttention (lab 10's goldens)."""
-    d = x.shape[1]
-    mha = torch.nn.MultiheadAttention(d, n_heads, bias=False, batch_first=True)
-    with torch.no_grad():
-        mha.in_proj_weight.copy_(common.t64(np.concatenate([Ws[0].T, Ws[1].T, Ws[2].T])))
-        mha.out_proj.weight.copy_(common.t64(Ws[3].T))
-    xt = common.t64(x)[None].requires_grad_()
-    y, _ = mha(xt, xt, xt, attn_mask=None if mask is None else common.t64(mask), need_weights=False)
-    y[0].backward(common.t64(d_y))
-    w_in = mha.in_proj_weight.grad.numpy()
-    return {"dx": xt.grad[0].numpy(), "dW_Q": w_in[:d].T, "dW_K": w_in[d:2 * d].T,
-            "dW_V": w_in[2 * d:].T, "dW_O": mha.out_proj.weight.grad.numpy().T}
-
-
 # ---------------------------------------------------------------- by hand (the mistakes)
-
-def softmax_rows(scores):
-    m = scores.max(axis=-1, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0.0)
-    e = np.exp(scores - m)
-    s = e.sum(axis=-1, keepdims=True)
-    return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
-
 
 def attention_part(Q, K, V, W_O, n_heads, n_kv, mask, d_y, mistake):
     """dQ, dK, dV (kv heads), dW_O in float64, with at most one mistake."""
@@ -183,7 +141,7 @@ def attention_part(Q, K, V, W_O, n_heads, n_kv, mask, d_y, mistake):
     scores = q @ k.transpose(0, 2, 1) * scale
     if mask is not None:
         scores = scores + mask
-    P = softmax_rows(scores)
+    P = common.softmax_rows(scores)
     concat = common.combine_heads(P @ v)
     dW_O = concat.T @ d_y
     dO = common.split_heads(d_y @ W_O.T, n_heads)
@@ -228,34 +186,21 @@ def manual_mla(x, Ws, n_heads, mask, d_y, mistake=None):
 
 # ---------------------------------------------------------------- writing
 
-def save_grads(out, case, grads, mistakes):
-    for g, value in grads.items():
-        assert np.all(np.isfinite(value)), (case, g)
-        common.save(out, case + "_" + g, value)
-    for m, (changed, wrong) in mistakes.items():
-        for g in changed:
-            assert not np.allclose(wrong[g], grads[g], rtol=1e-2, atol=1e-3), (case, g, m)
-            common.save(out, "%s_%s_mistake_%s" % (case, g, m), wrong[g])
-
-
 def gqa_case(out, case, x, Ws, n_heads, n_kv, mask, d_y, with_mistakes=True):
     grads, _ = autograd(lambda xx, W: torch_gqa(xx, W, n_heads, n_kv, mask), x, Ws, GQA_NAMES, d_y)
-    right = manual_gqa(x, Ws, n_heads, n_kv, mask, d_y)
-    for g in grads:
-        assert np.allclose(right[g], grads[g], rtol=1e-12, atol=1e-12), (case, g)
+    common.assert_grads_close(manual_gqa(x, Ws, n_heads, n_kv, mask, d_y), grads, case, 1e-12)
     if n_kv == n_heads and (mask is None or np.all(np.isfinite(mask).any(axis=-1))):
-        nn = autograd_nn_mha(x, Ws, n_heads, mask, d_y)
-        for g in grads:
-            assert np.allclose(nn[g], grads[g], rtol=1e-10, atol=1e-10), (case, g)
-    mistakes = {}
-    if with_mistakes:
-        for m, changed in GQA_MISTAKES.items():
-            if m == "kv_grad_one_query_head" and n_kv == n_heads:
-                continue  # no sharing: one query head per kv head
-            if m == "kv_grad_tiled" and n_kv in (1, n_heads):
-                continue  # one group, or no sharing: both orders agree
-            mistakes[m] = (changed, manual_gqa(x, Ws, n_heads, n_kv, mask, d_y, m))
-    save_grads(out, case, grads, mistakes)
+        common.assert_grads_close(common.autograd_nn_mha(x, Ws, n_heads, mask, d_y), grads, case,
+                                  1e-10)
+    def shows(m):
+        if m == "kv_grad_one_query_head":
+            return n_kv != n_heads  # no sharing: one query head per kv head
+        if m == "kv_grad_tiled":
+            return n_kv not in (1, n_heads)  # one group, or no sharing: both orders agree
+        return True
+    mistakes = {m: changed for m, changed in GQA_MISTAKES.items() if with_mistakes and shows(m)}
+    common.save_grads(out, case, grads, mistakes,
+                      lambda m: manual_gqa(x, Ws, n_heads, n_kv, mask, d_y, m))
     return grads
 
 
@@ -264,15 +209,10 @@ def mla_case(out, case, x, Ws, n_heads, mask, d_y, with_mistakes=True):
     absorbed, y_abs = autograd(lambda xx, W: torch_mla_absorbed(xx, W, n_heads, mask), x, Ws,
                                MLA_NAMES, d_y)
     assert np.allclose(y, y_abs, rtol=1e-10, atol=1e-10), case
-    right = manual_mla(x, Ws, n_heads, mask, d_y)
-    for g in grads:
-        assert np.allclose(right[g], grads[g], rtol=1e-12, atol=1e-12), (case, g)
-        assert np.allclose(absorbed[g], grads[g], rtol=1e-10, atol=1e-10), (case, g)
-    mistakes = {}
-    if with_mistakes:
-        for m, changed in MLA_MISTAKES.items():
-            mistakes[m] = (changed, manual_mla(x, Ws, n_heads, mask, d_y, m))
-    save_grads(out, case, grads, mistakes)
+    common.assert_grads_close(manual_mla(x, Ws, n_heads, mask, d_y), grads, case, 1e-12)
+    common.assert_grads_close(absorbed, grads, case, 1e-10)
+    common.save_grads(out, case, grads, MLA_MISTAKES if with_mistakes else {},
+                      lambda m: manual_mla(x, Ws, n_heads, mask, d_y, m))
     return grads
 
 
@@ -283,7 +223,7 @@ def main():
     x, d_y, causal = inp(15, 4, 8), inp(16, 4, 8), common.causal(4)
     for name, a in (("pub_x", x), ("pub_d_y", d_y), ("pub_mask", causal)):
         common.save(PUBLIC, name, a)
-    gqa_case(PUBLIC, "pub_gqa", x, gqa_weights(3, 8, 4, 2), 4, 2, causal, d_y)
+    gqa_case(PUBLIC, "pub_gqa", x, common.gqa_weights(3, 8, 4, 2), 4, 2, causal, d_y)
     mla_case(PUBLIC, "pub_mla", x, mla_weights(3, 8, 3), 2, causal, d_y)
 
     # ---- hidden: T=5, d_model=12
@@ -293,12 +233,12 @@ def main():
     empty_row[:, 0] = -np.inf  # key 0 hidden from everyone: query 0 sees nothing
     for name, a in (("x", x), ("d_y", d_y), ("mask_causal", causal), ("mask_empty_row", empty_row)):
         common.save(HIDDEN, name, a)
-    W2 = gqa_weights(7, 12, 4, 2)
+    W2 = common.gqa_weights(7, 12, 4, 2)
     gqa_case(HIDDEN, "gqa_plain", x, W2, 4, 2, None, d_y)
     gqa_case(HIDDEN, "gqa_causal", x, W2, 4, 2, causal, d_y)
     g = gqa_case(HIDDEN, "gqa_empty_row", x, W2, 4, 2, empty_row, d_y)
-    gqa_case(HIDDEN, "mqa_causal", x, gqa_weights(7, 12, 4, 1), 4, 1, causal, d_y)
-    gqa_case(HIDDEN, "mha_causal", x, gqa_weights(7, 12, 4, 4), 4, 4, causal, d_y)
+    gqa_case(HIDDEN, "mqa_causal", x, common.gqa_weights(7, 12, 4, 1), 4, 1, causal, d_y)
+    gqa_case(HIDDEN, "mha_causal", x, common.gqa_weights(7, 12, 4, 4), 4, 4, causal, d_y)
     new_w_k = inp(203, 12, 6, scale=1 / np.sqrt(12))
     common.save(HIDDEN, "gqa_new_w_k", new_w_k)
     gqa_case(HIDDEN, "gqa_overwrite_w_k", x, [W2[0], new_w_k, W2[2], W2[3]], 4, 2, causal, d_y,
@@ -314,8 +254,7 @@ def main():
     mla_case(HIDDEN, "mla_overwrite_w_uk", x, [W5[0], W5[1], new_w_uk, W5[3], W5[4]], 3, causal,
              d_y, with_mistakes=False)
 
-    for d in (PUBLIC, HIDDEN):
-        print("%d files in %s" % (len(os.listdir(d)), d))
+    common.report_written(PUBLIC, HIDDEN)
 
 
 if __name__ == "__main__":

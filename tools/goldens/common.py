@@ -130,3 +130,87 @@ def torch_mha(x, W_Q, W_K, W_V, W_O, n_heads, mask=None):
         y, _ = mha(xt, xt, xt, attn_mask=m, need_weights=False)
     y = torch.nan_to_num(y[0], nan=0.0)
     return y.numpy()
+
+
+def gqa_weights(seed, d_model, n_heads, n_kv_heads, order="QKVO", kv_fan_in=None):
+    """W_Q (d, d), W_K, W_V (d, n_kv_heads*d_head), W_O (d, d) of
+    GroupedQueryAttention(d_model, n_heads, n_kv_heads, seed), fan-in d_model.
+    Two classic mistakes: `order` is the order of the draws (the API's is
+    "QKVO"; "QOKV" draws the square ones first), and `kv_fan_in` scales W_K
+    and W_V by another fan-in. The result is always W_Q, W_K, W_V, W_O."""
+    kv = n_kv_heads * (d_model // n_heads)
+    shape = {"Q": (d_model, d_model), "K": (kv, kv_fan_in or d_model),
+             "V": (kv, kv_fan_in or d_model), "O": (d_model, d_model)}
+    rng = np.random.default_rng(seed)
+    drawn = {m: weights(rng, d_model, *shape[m]) for m in order}
+    return [drawn[m] for m in "QKVO"]
+
+
+def report_written(*directories):
+    """Prints how many .npy files (and bytes) each directory holds."""
+    for d in directories:
+        files = [f for f in os.listdir(d) if f.endswith(".npy")]
+        size = sum(os.path.getsize(os.path.join(d, f)) for f in files)
+        print("wrote %d files (%d bytes) to %s" % (len(files), size, os.path.relpath(d, ROOT)))
+
+
+# ------------------------------------------------------------ backward passes (labs 10, 12)
+
+def torch_attention_autograd(q, k, v, mask):
+    """Attention in differentiable float64 torch ops, (H, T, d) output, with the
+    suite's convention for a query that sees no key: an all-zero weight row,
+    with no NaN in the forward or the backward (torch.softmax alone gives NaN)."""
+    scores = q @ k.transpose(-1, -2) / np.sqrt(q.shape[-1])
+    if mask is None:
+        return torch.softmax(scores, dim=-1) @ v
+    m = t64(mask)
+    sees_a_key = torch.isfinite(m).any(dim=-1, keepdim=True)  # (T, 1), constant
+    scores = torch.where(sees_a_key, scores + m, torch.zeros_like(scores))
+    return (torch.softmax(scores, dim=-1) * sees_a_key) @ v
+
+
+def autograd_nn_mha(x, Ws, n_heads, mask, d_y):
+    """{dx, dW_Q, dW_K, dW_V, dW_O} of sum(y * d_y) through
+    torch.nn.MultiheadAttention (no bias; rows that see no key give NaN there,
+    so only for masks where every query sees a key). Ws = W_Q, W_K, W_V, W_O."""
+    d = x.shape[1]
+    mha = torch.nn.MultiheadAttention(d, n_heads, bias=False, batch_first=True)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(t64(np.concatenate([Ws[0].T, Ws[1].T, Ws[2].T])))
+        mha.out_proj.weight.copy_(t64(Ws[3].T))
+    xt = t64(x)[None].requires_grad_()
+    y, _ = mha(xt, xt, xt, attn_mask=None if mask is None else t64(mask), need_weights=False)
+    y[0].backward(t64(d_y))
+    w_in = mha.in_proj_weight.grad.numpy()  # (3d, d), (out, in)
+    return {"dx": xt.grad[0].numpy(), "dW_Q": w_in[:d].T, "dW_K": w_in[d:2 * d].T,
+            "dW_V": w_in[2 * d:].T, "dW_O": mha.out_proj.weight.grad.numpy().T}
+
+
+def softmax_rows(scores):
+    """NumPy softmax over the last axis; an all -inf row gives zeros."""
+    m = scores.max(axis=-1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    e = np.exp(scores - m)
+    s = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
+
+
+def assert_grads_close(found, expected, case, tol):
+    """Every gradient of `expected` (a dict) matches `found` to rtol = atol = tol."""
+    for g in expected:
+        assert np.allclose(found[g], expected[g], rtol=tol, atol=tol), (case, g)
+
+
+def save_grads(out, case, grads, mistakes, wrong_of):
+    """<case>_<g>.npy for each gradient g, and <case>_<g>_mistake_<m>.npy for
+    each mistake m that changes g. mistakes: {m: names of the gradients it
+    changes}; wrong_of(m): the gradients m computes instead (a dict), each
+    changed one asserted to differ clearly from the right one."""
+    for g, value in grads.items():
+        assert np.all(np.isfinite(value)), (case, g)
+        save(out, case + "_" + g, value)
+    for m, changed in mistakes.items():
+        wrong = wrong_of(m)
+        for g in changed:
+            assert not np.allclose(wrong[g], grads[g], rtol=1e-2, atol=1e-3), (case, g, m)
+            save(out, "%s_%s_mistake_%s" % (case, g, m), wrong[g])

@@ -31,48 +31,24 @@ that frees its buffers otherwise pays page faults to get them back.
 Needs Debian's python3-torch and python3-numpy (tools/setup.sh --dev).
 """
 import argparse
-import json
 import os
-import statistics
-import subprocess
 import sys
-import tempfile
-import time
 
-# One thread everywhere, set before torch or OpenBLAS start their pools.
-for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[var] = "1"
+import torch_bench  # noqa: F401  (first: one thread for OpenBLAS and torch)
+from torch_bench import ROOT, causal
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TARGET = "//bench:attention_backward_bench"
 T, HEADS, WIDTHS = 128, 8, (64, 512)
 KEEP = str(256 << 20)
 CPP = {"BM_MhaBackward": "cpp_backward", "BM_TrainingStep": "cpp_step", "BM_Forward": "cpp_forward"}
 
 
-def bazel(args, output_base):
-    cmd = ["bazel"] + (["--output_base=" + output_base] if output_base else []) + args
-    return subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout
-
-
-def build(output_base):
-    bazel(["build", "--config=bench", TARGET], output_base)
-    bin_dir = bazel(["info", "--config=bench", "bazel-bin"], output_base).strip()
-    return os.path.join(bin_dir, "bench", "attention_backward_bench")
-
-
 def layer_weights(d_model):
     """W_Q, W_K, W_V, W_O of MultiHeadAttention(d_model, 8, seed=0), (in, out)."""
-    rng = np.random.default_rng(0)
-    scale = np.float32(1 / np.sqrt(d_model))
-    return [rng.standard_normal((d_model, d_model)).astype(np.float32) * scale for _ in range(4)]
-
-
-def causal(n):
-    return torch.triu(torch.full((n, n), float("-inf")), diagonal=1)
+    return torch_bench.numpy_rng_draws([(d_model, d_model, d_model)] * 4)
 
 
 class TorchNN:
@@ -101,62 +77,23 @@ class TorchNN:
                 "dW_O": self.mha.out_proj.weight.grad.numpy().T}
 
 
-class TorchOps:
+class TorchOps(torch_bench.OpsLayer):
     """The same layer in plain torch ops, weights (in, out) as ours."""
 
+    names = ("dW_Q", "dW_K", "dW_V", "dW_O")
+
     def __init__(self, d):
-        self.W = [torch.from_numpy(w).requires_grad_() for w in layer_weights(d)]
-        self.mask = causal(T)
+        super().__init__(T, [(d, d, d)] * 4)
 
-    def step(self, x, d_y):
-        for w in self.W:
-            w.grad = None
-        x.grad = None
-        W_Q, W_K, W_V, W_O = self.W
-        d = x.shape[1]
-        split = lambda m: m.view(T, HEADS, d // HEADS).transpose(0, 1)  # noqa: E731
-        q, k, v = split(x @ W_Q), split(x @ W_K), split(x @ W_V)
-        p = torch.softmax(q @ k.transpose(-1, -2) / np.sqrt(d // HEADS) + self.mask, dim=-1)
-        y = (p @ v).transpose(0, 1).reshape(T, d) @ W_O
-        y.backward(d_y)
-
-    def grads(self, x):
-        return {"dx": x.grad.numpy(), **{n: w.grad.numpy() for n, w in
-                                         zip(("dW_Q", "dW_K", "dW_V", "dW_O"), self.W)}}
-
-
-def time_torch(layer, x, d_y, reps):
-    """Wall and CPU microseconds of `reps` steps, after two warm-up steps."""
-    layer.step(x, d_y)
-    layer.step(x, d_y)
-    wall, cpu = [], []
-    for _ in range(reps):
-        t0, c0 = time.perf_counter(), time.process_time()
-        layer.step(x, d_y)
-        cpu.append((time.process_time() - c0) * 1e6)
-        wall.append((time.perf_counter() - t0) * 1e6)
-    return wall, cpu
-
-
-def run_cpp(binary, min_time):
-    """{(name, d): (real us, cpu us)} from one run of the benchmark binary."""
-    p = subprocess.run([binary, "--benchmark_format=json", "--benchmark_min_time=%g" % min_time],
-                       check=True, capture_output=True, text=True)
-    out = {}
-    for b in json.loads(p.stdout)["benchmarks"]:
-        name, arg = b["name"].split("/")
-        d = int(arg.split(":")[1])
-        out[(CPP[name], d)] = (b["real_time"], b["cpu_time"])  # microseconds (kMicrosecond)
-    return out
+    def forward(self, x, W_Q, W_K, W_V, W_O):
+        q, k, v = (torch_bench.split_heads(x @ W, HEADS) for W in (W_Q, W_K, W_V))
+        return torch_bench.attention(q, k, v, self.mask).transpose(0, 1).reshape(x.shape) @ W_O
 
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rounds", type=int, default=5, help="C++ / PyTorch alternations")
-    ap.add_argument("--min_time", type=float, default=0.5, help="Google Benchmark seconds per row")
-    ap.add_argument("--reps", type=int, default=30, help="timed PyTorch steps per round")
+    torch_bench.add_timing_args(ap)
     ap.add_argument("--output_base", help="Bazel --output_base (default: Bazel's own)")
-    ap.add_argument("--binary", help="use this benchmark binary instead of building it")
     ap.add_argument("--keep_freed_memory", action="store_true",
                     help="run both sides with glibc's heap trimming off (see below)")
     ap.add_argument("--json", help="default: out/perf/backward_vs_torch[_kept].json")
@@ -176,42 +113,25 @@ def main(argv):
                                  "backward_vs_torch%s.json" % ("_kept" if kept else ""))
 
     torch.set_num_threads(1)
-    binary = args.binary or build(args.output_base)
+    binary = args.binary or torch_bench.build(TARGET, args.output_base)
 
     # Same weights, same inputs: same gradients?
     inputs, errors = {}, {}
-    with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([binary, "--dump", tmp], check=True)
-        for d in WIDTHS:
-            load = lambda n: np.fromfile(os.path.join(tmp, "%s_%d.f32" % (n, d)),  # noqa: E731
-                                         np.float32).reshape(-1, d)
-            x, d_y = load("x"), load("d_y")
-            inputs[d] = (x, d_y)
-            for cls in (TorchNN, TorchOps):
-                layer = cls(d)
-                xt = torch.from_numpy(x.copy()).requires_grad_()
-                layer.step(xt, torch.from_numpy(d_y))
-                for n, ref in layer.grads(xt).items():
-                    err = float(np.max(np.abs(load(n) - ref)) / max(1e-12, np.max(np.abs(ref))))
-                    errors[(cls.__name__, d, n)] = err
-
-    layers = {(cls.__name__, d): cls(d) for cls in (TorchNN, TorchOps) for d in WIDTHS}
-    wall = {}
-    cpu = {}
-    for _ in range(args.rounds):
-        for key, (real, c) in run_cpp(binary, args.min_time).items():
-            wall.setdefault(key, []).append(real)
-            cpu.setdefault(key, []).append(c)
-        for (name, d), layer in layers.items():
-            x, d_y = inputs[d]
+    files = torch_bench.dumped(binary)
+    for d in WIDTHS:
+        x, d_y = files["x_%d" % d].reshape(T, d), files["d_y_%d" % d].reshape(T, d)
+        inputs[d] = (x, d_y)
+        for cls in (TorchNN, TorchOps):
+            layer = cls(d)
             xt = torch.from_numpy(x.copy()).requires_grad_()
-            wl, cp = time_torch(layer, xt, torch.from_numpy(d_y), args.reps)
-            key = ("torch_nn" if name == "TorchNN" else "torch_ops", d)
-            wall.setdefault(key, []).extend(wl)
-            cpu.setdefault(key, []).extend(cp)
+            layer.step(xt, torch.from_numpy(d_y))
+            for n, ref in layer.grads(xt).items():
+                errors[(cls.__name__, d, n)] = torch_bench.relative_diff(files["%s_%d" % (n, d)],
+                                                                         ref)
 
-    med = {k: statistics.median(v) for k, v in wall.items()}
-    med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
+    layers = {(key, d): (cls(d), d) for key, cls in (("torch_nn", TorchNN), ("torch_ops", TorchOps))
+              for d in WIDTHS}
+    med, med_cpu = torch_bench.time_alternating(binary, args, CPP, layers, inputs)
     print("T=%d, %d heads, causal mask, one thread, %d rounds; medians; glibc heap trimming %s;"
           " load average %s" % (T, HEADS, args.rounds, "off (freed memory kept)" if kept else "on (default)",
                                  " ".join("%.1f" % l for l in os.getloadavg())))
@@ -241,9 +161,7 @@ def main(argv):
         print("  same gradients as PyTorch: max |diff| / max |grad| = %.1e over dx, dW_Q..dW_O"
               % worst)
 
-    os.makedirs(os.path.dirname(args.json), exist_ok=True)
-    with open(args.json, "w") as f:
-        json.dump(result, f, indent=1)
+    torch_bench.write_json(args.json, result)
     return 0 if all(v <= 1e-4 for v in errors.values()) else 1
 
 

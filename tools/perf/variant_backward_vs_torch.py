@@ -25,169 +25,75 @@ out/perf/variant_backward_vs_torch.json.
 Needs Debian's python3-torch and python3-numpy (tools/setup.sh --dev).
 """
 import argparse
-import json
 import os
-import statistics
-import subprocess
 import sys
-import tempfile
-import time
 
-for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[var] = "1"
+import torch_bench  # noqa: F401  (first: one thread for OpenBLAS and torch)
+from torch_bench import ROOT, attention, split_heads
 
-import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TARGET = "//bench:variant_backward_bench"
 T, HEADS, KV_HEADS, WIDTHS = 128, 8, 2, (64, 512)
-CPP = {"BM_GqaBackward": "gqa", "BM_MlaBackward": "mla"}
+CPP = {"BM_GqaBackward": "cpp_gqa", "BM_MlaBackward": "cpp_mla"}
 
 
-def bazel(args):
-    return subprocess.run(["bazel"] + args, cwd=ROOT, check=True, capture_output=True,
-                          text=True).stdout
-
-
-def build():
-    bazel(["build", "--config=bench", TARGET])
-    return os.path.join(bazel(["info", "--config=bench", "bazel-bin"]).strip(), "bench",
-                        "variant_backward_bench")
-
-
-def draws(shapes):
-    """NumpyRng(0).normal_matrix draws in order: (rows, cols, fan_in) each."""
-    rng = np.random.default_rng(0)
-    return [rng.standard_normal((r, c)).astype(np.float32) * np.float32(1 / np.sqrt(f))
-            for r, c, f in shapes]
-
-
-def causal(n):
-    return torch.triu(torch.full((n, n), float("-inf")), diagonal=1)
-
-
-def attention(q, k, v, mask):
-    p = torch.softmax(q @ k.transpose(-1, -2) / np.sqrt(q.shape[-1]) + mask, dim=-1)
-    return p @ v
-
-
-class TorchGqa:
+class TorchGqa(torch_bench.OpsLayer):
     names = ("dW_Q", "dW_K", "dW_V", "dW_O")
 
     def __init__(self, d):
         dkv = KV_HEADS * (d // HEADS)
-        self.W = [torch.from_numpy(w).requires_grad_()
-                  for w in draws([(d, d, d), (d, dkv, d), (d, dkv, d), (d, d, d)])]
-        self.mask = causal(T)
+        super().__init__(T, [(d, d, d), (d, dkv, d), (d, dkv, d), (d, d, d)])
 
-    def step(self, x, d_y):
-        for w in self.W:
-            w.grad = None
-        x.grad = None
-        W_Q, W_K, W_V, W_O = self.W
-        d = x.shape[1]
-        dh = d // HEADS
-        q = (x @ W_Q).view(T, HEADS, dh).transpose(0, 1)
-        k = (x @ W_K).view(T, KV_HEADS, dh).transpose(0, 1).repeat_interleave(HEADS // KV_HEADS, 0)
-        v = (x @ W_V).view(T, KV_HEADS, dh).transpose(0, 1).repeat_interleave(HEADS // KV_HEADS, 0)
-        y = attention(q, k, v, self.mask).transpose(0, 1).reshape(T, d) @ W_O
-        y.backward(d_y)
+    def forward(self, x, W_Q, W_K, W_V, W_O):
+        group = HEADS // KV_HEADS
+        q = split_heads(x @ W_Q, HEADS)
+        k = split_heads(x @ W_K, KV_HEADS).repeat_interleave(group, 0)
+        v = split_heads(x @ W_V, KV_HEADS).repeat_interleave(group, 0)
+        return attention(q, k, v, self.mask).transpose(0, 1).reshape(x.shape) @ W_O
 
 
-class TorchMla:
+class TorchMla(torch_bench.OpsLayer):
     names = ("dW_Q", "dW_DKV", "dW_UK", "dW_UV", "dW_O")
 
     def __init__(self, d):
         r = d // 8
-        self.W = [torch.from_numpy(w).requires_grad_()
-                  for w in draws([(d, d, d), (d, r, d), (r, d, r), (r, d, r), (d, d, d)])]
-        self.mask = causal(T)
+        super().__init__(T, [(d, d, d), (d, r, d), (r, d, r), (r, d, r), (d, d, d)])
 
-    def step(self, x, d_y):
-        for w in self.W:
-            w.grad = None
-        x.grad = None
-        W_Q, W_DKV, W_UK, W_UV, W_O = self.W
-        d = x.shape[1]
-        split = lambda m: m.view(T, HEADS, d // HEADS).transpose(0, 1)  # noqa: E731
+    def forward(self, x, W_Q, W_DKV, W_UK, W_UV, W_O):
         c = x @ W_DKV
-        y = attention(split(x @ W_Q), split(c @ W_UK), split(c @ W_UV),
-                      self.mask).transpose(0, 1).reshape(T, d) @ W_O
-        y.backward(d_y)
+        heads = attention(split_heads(x @ W_Q, HEADS), split_heads(c @ W_UK, HEADS),
+                          split_heads(c @ W_UV, HEADS), self.mask)
+        return heads.transpose(0, 1).reshape(x.shape) @ W_O
 
 
 LAYERS = {"gqa": TorchGqa, "mla": TorchMla}
 
 
-def time_torch(layer, x, d_y, reps):
-    layer.step(x, d_y)
-    layer.step(x, d_y)
-    wall, cpu = [], []
-    for _ in range(reps):
-        t0, c0 = time.perf_counter(), time.process_time()
-        layer.step(x, d_y)
-        cpu.append((time.process_time() - c0) * 1e6)
-        wall.append((time.perf_counter() - t0) * 1e6)
-    return wall, cpu
-
-
-def run_cpp(binary, min_time):
-    p = subprocess.run([binary, "--benchmark_format=json", "--benchmark_min_time=%g" % min_time],
-                       check=True, capture_output=True, text=True)
-    out = {}
-    for b in json.loads(p.stdout)["benchmarks"]:
-        name, arg = b["name"].split("/")
-        out[(CPP[name], int(arg.split(":")[1]))] = (b["real_time"], b["cpu_time"])
-    return out
-
-
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rounds", type=int, default=5, help="C++ / PyTorch alternations")
-    ap.add_argument("--min_time", type=float, default=0.5, help="Google Benchmark seconds per row")
-    ap.add_argument("--reps", type=int, default=30, help="timed PyTorch steps per round")
-    ap.add_argument("--binary", help="use this benchmark binary instead of building it")
+    torch_bench.add_timing_args(ap)
     ap.add_argument("--json", default=os.path.join(ROOT, "out", "perf",
                                                    "variant_backward_vs_torch.json"))
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
-    binary = args.binary or build()
+    binary = args.binary or torch_bench.build(TARGET)
 
     inputs, errors = {}, {}
-    with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([binary, "--dump", tmp], check=True)
-        for d in WIDTHS:
-            load = lambda n: np.fromfile(os.path.join(tmp, "%s_%d.f32" % (n, d)),  # noqa: E731
-                                         np.float32)
-            x, d_y = load("x").reshape(T, d), load("d_y").reshape(T, d)
-            inputs[d] = (x, d_y)
-            for kind, cls in LAYERS.items():
-                layer = cls(d)
-                xt = torch.from_numpy(x.copy()).requires_grad_()
-                layer.step(xt, torch.from_numpy(d_y))
-                grads = {"dx": xt.grad.numpy(), **{n: w.grad.numpy()
-                                                   for n, w in zip(cls.names, layer.W)}}
-                for n, ref in grads.items():
-                    ours = load(kind + "_" + n).reshape(ref.shape)
-                    errors[(kind, d, n)] = float(np.max(np.abs(ours - ref)) /
-                                                 max(1e-12, np.max(np.abs(ref))))
-
-    layers = {(k, d): cls(d) for k, cls in LAYERS.items() for d in WIDTHS}
-    wall, cpu = {}, {}
-    for _ in range(args.rounds):
-        for key, (real, c) in run_cpp(binary, args.min_time).items():
-            wall.setdefault(("cpp",) + key, []).append(real)
-            cpu.setdefault(("cpp",) + key, []).append(c)
-        for (kind, d), layer in layers.items():
-            x, d_y = inputs[d]
+    files = torch_bench.dumped(binary)
+    for d in WIDTHS:
+        x, d_y = files["x_%d" % d].reshape(T, d), files["d_y_%d" % d].reshape(T, d)
+        inputs[d] = (x, d_y)
+        for kind, cls in LAYERS.items():
+            layer = cls(d)
             xt = torch.from_numpy(x.copy()).requires_grad_()
-            wl, cp = time_torch(layer, xt, torch.from_numpy(d_y), args.reps)
-            wall.setdefault(("torch", kind, d), []).extend(wl)
-            cpu.setdefault(("torch", kind, d), []).extend(cp)
+            layer.step(xt, torch.from_numpy(d_y))
+            for n, ref in layer.grads(xt).items():
+                errors[(kind, d, n)] = torch_bench.relative_diff(files["%s_%s_%d" % (kind, n, d)],
+                                                                 ref)
 
-    med = {k: statistics.median(v) for k, v in wall.items()}
-    med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
+    layers = {("torch_" + k, d): (cls(d), d) for k, cls in LAYERS.items() for d in WIDTHS}
+    med, med_cpu = torch_bench.time_alternating(binary, args, CPP, layers, inputs)
     load = os.getloadavg()
     print("T=%d, %d query heads, causal mask, one thread, %d rounds; medians; load average %s"
           % (T, HEADS, args.rounds, " ".join("%.1f" % v for v in load)))
@@ -197,8 +103,8 @@ def main(argv):
     result = {"T": T, "heads": HEADS, "rounds": args.rounds, "load_average": load, "rows": []}
     for kind, label in (("gqa", "gqa_backward (2 kv heads)"), ("mla", "mla_backward (rank d/8)")):
         for d in WIDTHS:
-            c, t = med[("cpp", kind, d)], med[("torch", kind, d)]
-            cc, tc = med_cpu[("cpp", kind, d)], med_cpu[("torch", kind, d)]
+            c, t = med[("cpp_" + kind, d)], med[("torch_" + kind, d)]
+            cc, tc = med_cpu[("cpp_" + kind, d)], med_cpu[("torch_" + kind, d)]
             worst = max(v for (k, dd, n), v in errors.items() if k == kind and dd == d)
             print("| %s | %d | %.0f | %.0f | **%.2fx** | %.0f | %.0f | **%.2fx** | %.1e |"
                   % (label, d, c, t, c / t, cc, tc, cc / tc, worst))
@@ -206,9 +112,7 @@ def main(argv):
                                    "cpp_cpu_us": cc, "torch_cpu_us": tc,
                                    "ratio_wall": c / t, "ratio_cpu": cc / tc,
                                    "max_rel_grad_diff": worst})
-    os.makedirs(os.path.dirname(args.json), exist_ok=True)
-    with open(args.json, "w") as f:
-        json.dump(result, f, indent=1)
+    torch_bench.write_json(args.json, result)
     return 0 if all(v <= 1e-4 for v in errors.values()) else 1
 
 
