@@ -69,7 +69,7 @@ def check_bazel(state):
 def _context(state):
     if "ctx" not in state:
         from grader import grade
-        state["ctx"] = grade.Context(state["labs"], lambda m: print("      " + m))
+        state["ctx"] = grade.open_grading(state["labs"], lambda m: print("      " + m))
     return state["ctx"]
 
 
@@ -79,7 +79,7 @@ def check_solutions(state):
     ctx = _context(state)
     checks = []
     for kind in ("hidden", "public"):
-        rep = grade.grade_all(ctx, [instructor._solutions_submission(ctx.labs)], kind=kind)[0]
+        rep = grade.grade_all(ctx, [instructor.solutions_submission(ctx.labs)], kind=kind)[0]
         state["solutions_" + kind] = rep
         for r in rep["labs"]:
             c = Check("the solution of lab %d passes all %d %s tests through the grader"
@@ -125,13 +125,13 @@ def check_cumulative(state):
     if bad is None or bad.source is None:
         c.fail("lab 2 has no numeric mutant to try")
         return [c]
-    files = instructor._solutions_submission(labs).files
+    files = instructor.solutions_submission(labs).files
     files[lab2.number] = bad.source
     sub = grade.Submission("lab 2 wrong", files, labs={lab2.number, lab3.number})
     ctx = _context(state)      # one context graded both ways: link and run keys hold the mode
     isolated = grade.grade_all(ctx, [sub], mode="isolated")[0]
     cumulative = grade.grade_all(ctx, [sub], mode="cumulative")[0]
-    solutions = grade.grade_all(ctx, [instructor._solutions_submission(labs)],
+    solutions = grade.grade_all(ctx, [instructor.solutions_submission(labs)],
                                 mode="cumulative")[0]
     by = lambda rep, lab: [r for r in rep["labs"] if r["lab"] == lab.number][0]
     if by(isolated, lab3)["points"] != by(isolated, lab3)["max_points"]:
@@ -190,7 +190,7 @@ def check_tolerances(state):
 def check_hostile(state):
     from checks import hostile
     ctx = _context(state)
-    if not ctx.iso.setuid:
+    if not ctx.isolation.setuid:
         c = Check("hostile submissions gain nothing and leak nothing")
         c.skip("not root: without a separate user there is no wall to test "
                "(grading untrusted code needs root; see docs/INSTRUCTORS.md)")
@@ -207,9 +207,9 @@ def check_reports(state):
     ctx = _context(state)
     c = Check("the same submission graded twice gives the same JSON report; the scoreboard, "
               "CSV and Gradescope results are well formed")
-    sub = instructor._solutions_submission(ctx.labs)
+    sub = instructor.solutions_submission(ctx.labs)
     a = grade.grade_all(ctx, [sub])[0]
-    ctx._runs.clear()
+    ctx.forget_runs()
     b = grade.grade_all(ctx, [sub])[0]
     if json.dumps(report.deterministic(a), sort_keys=True) != \
             json.dumps(report.deterministic(b), sort_keys=True):

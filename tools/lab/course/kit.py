@@ -606,14 +606,14 @@ def selftest_checks(labs, make_check):
     disk cache under the grader's work directory, so that a second run does
     not compile everything again). Every Bazel server and process started
     under that directory is gone at the end."""
-    from grader import grade
+    from grader import workspace
     from learner import learner
     from checks import mutants
     t0 = time.time()
     tmp = os.path.realpath(tempfile.mkdtemp(prefix="mha-kit-"))
     kit_dir = os.path.join(tmp, "kit")
     ob = os.path.join(tmp, "output_base")
-    disk_cache = os.path.join(grade.work_root(), "kit-disk-cache")
+    disk_cache = os.path.join(workspace.work_root(), "kit-disk-cache")
     env = dict(os.environ, MHA_BAZEL_OUTPUT_BASE=ob, MHA_SETUP_FLAGS="")
     env.pop("MHA_BAZEL_STARTUP", None)
     bazel = ["bazel", "--output_base=" + ob]

@@ -28,6 +28,9 @@ field first.
 """
 import re
 
+import limits
+from reports import messages
+
 POLICIES = ("full", "misconception", "points")
 GENERIC = "failed"
 
@@ -205,7 +208,5 @@ def shown(message, policy, lab_status="graded", mistake=None):
 def summarise_line(message, mistake=None):
     """A stored (one-line) failure message as the scoreboard's first failure
     quotes it: the sentence of its named mistake when it has one."""
-    import limits
-    from reports import messages
     field = as_mistake(mistake)
     return messages.printable(sentence(field) if field else message, limits.MESSAGE_CHARS)

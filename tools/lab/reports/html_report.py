@@ -18,6 +18,7 @@ import html
 import io
 import os
 
+from reports import feedback
 from reports import report
 from labs import ROOT
 
@@ -326,7 +327,6 @@ def index_page(roster_name, reports, labs, klass, sources, pages, meta=""):
 
 
 def submission_page(rep, labs, klass, pages, page_dir, root=ROOT):
-    from reports import feedback
     titles = {l.number: l.title for l in labs}
     body = ['<p><a href="../index.html">class report</a></p>',
             "<h1>%s</h1>" % esc(rep["submission"]),
