@@ -198,7 +198,7 @@ class Builder:
         nm = self._run(job, ["nm", "-u", "-C", obj], d, 30, timing, "check")
         if nm.returncode != 0 or nm.timed_out:
             return "the object file could not be inspected (nm failed on it)"
-        found = surface.violations(lab, self.labs, nm.output)
+        found = surface.violations(lab, self.labs, nm.output, lab.root)
         return "; ".join(found[:3])
 
 
@@ -230,6 +230,7 @@ class Builder:
             if outside:
                 built = Built(False, key=key, message="rejected: " + outside)
                 shutil.rmtree(d, ignore_errors=True)
+                os.makedirs(os.path.dirname(meta_path), exist_ok=True)
                 with open(meta_path, "w") as f:
                     json.dump(built.to_json(), f)
                 return built
