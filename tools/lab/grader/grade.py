@@ -160,7 +160,9 @@ def open_grading(labs=None, log=None, options=None, rubric_path=None, secrets=()
     return Grading(labs, workspace, isolation, suite, rubric, options, log, graded)
 
 
-def _lab_report(lab, status, message, tests, rubric, submitted, notes=None, warnings=None):
+def lab_report(lab, status, message, tests, rubric, submitted, notes=None, warnings=None):
+    """One lab's report from `tests` ({name: runner.TestResult}) scored with
+    `rubric`; `message` (when not empty) is its first failure."""
     scored = []
     points = max_points = 0.0
     for name, t in tests.items():
@@ -216,7 +218,7 @@ def grade_lab(grading, sub, lab, slot, kind="hidden", mode=None):
     except Exception as e:
         msg = "grader error (not your code): " + messages.printable("%s" % e, 300)
         grading.log("grade: no identity for lab %d of %s: %s" % (lab.number, sub.name, e))
-        report = _lab_report(lab, "grader_error", msg, _failed_all(grading.suite, lab, kind, msg),
+        report = lab_report(lab, "grader_error", msg, _failed_all(grading.suite, lab, kind, msg),
                              grading.rubric, lab.number in sub.files)
     else:
         try:
@@ -233,7 +235,7 @@ def _grade_lab(grading, sub, lab, job, kind, timing, mode):
     suite, rubric, build = grading.suite, grading.rubric, grading.builder
 
     def failed(status, message, submitted=True, notes=None):
-        return _lab_report(lab, status, message, _failed_all(suite, lab, kind, message), rubric,
+        return lab_report(lab, status, message, _failed_all(suite, lab, kind, message), rubric,
                            submitted, notes)
     try:
         source = sub.files.get(lab.number)
@@ -260,7 +262,7 @@ def _grade_lab(grading, sub, lab, job, kind, timing, mode):
         results, note = grading._run(lab, kind, server, job, timing)
         if note:
             notes.append(note)
-        return _lab_report(lab, "graded", "", results, rubric, True, notes, obj.warnings)
+        return lab_report(lab, "graded", "", results, rubric, True, notes, obj.warnings)
     except Exception as e:  # a grader fault costs this lab's report a note, not the run
         detail = "%s: %s" % (type(e).__name__, e)
         grading.log("grade: grader error in lab %d of %s: %s\n%s" % (
@@ -270,7 +272,7 @@ def _grade_lab(grading, sub, lab, job, kind, timing, mode):
             tests = _failed_all(suite, lab, kind, msg)
         except Exception:
             tests = {}
-        return _lab_report(lab, "grader_error", msg, tests, rubric, lab.number in sub.files)
+        return lab_report(lab, "grader_error", msg, tests, rubric, lab.number in sub.files)
 
 
 def grade_all(grading, submissions, progress=None, kind="hidden", labs=None, mode=None):

@@ -107,7 +107,7 @@ def code_digest(tools):
     """The sha256 of the grader's own code (every .py under `tools`, its tests
     apart): a fix in it must not meet stale cached verdicts."""
     digest = hashlib.sha256()
-    for dirpath, dirnames, filenames in sorted(os.walk(tools)):
+    for dirpath, dirnames, filenames in os.walk(tools):     # top-down: the pruning holds
         dirnames[:] = sorted(d for d in dirnames if d not in ("tests", "__pycache__"))
         for fn in sorted(filenames):
             if fn.endswith(".py"):
@@ -245,6 +245,8 @@ class Suite:
         return self.libroot
 
     def _precompile(self):
+        if not self.pch_headers:
+            return
         header = os.path.join(self.include_root, "mha_grading_pch.h")
         with open(header, "w") as f:
             f.write("// Precompiled for grading (tools/lab/grader/suite.py).\n")

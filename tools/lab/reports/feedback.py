@@ -52,12 +52,6 @@ _VALIDATION = [
 MIN_OWN_WORDS = 3     # "dx; see docs/..." labels a value, it names no mistake
 
 
-def _lesson_cut(text):
-    """Index where the pointer to the lesson starts, or len(text)."""
-    m = _SEE_DOCS.search(text)
-    return m.start() if m else len(text)
-
-
 def _tidy(text):
     text = re.sub(r"\s+", " ", text).strip()
     return text.strip(" ;,.:")
@@ -148,11 +142,6 @@ def _own_words(message):
         return ""
     words = _CONTEXT.sub("", _tidy(words))
     return words if len(words.split()) >= MIN_OWN_WORDS else ""
-
-
-def _index(text, sub):
-    i = text.find(sub)
-    return i if i >= 0 else len(text)
 
 
 def without_asides(text):

@@ -140,7 +140,7 @@ class FakeIsolation:
 
 
 TRUSTED = textwrap.dedent('''\
-    #!%(python)s
+    #!%(python)s -IS
     # A made-up trusted test binary (tools/lab/tests/grading_fakes.py).
     import json, os, subprocess, sys, time
     TESTS = %(tests)r
