@@ -14,7 +14,9 @@ where it is used:
   Suite      (suite.py)      the trusted binaries, runtimes and staged headers
   Rubric     (reports/rubric.py)  points and limits per test
 
-and a Builder (learner_build.py) made of the first three.
+and a Builder (learner_build.py) made of the first three. Grading() takes
+them ready-made: tools/lab/tests/grading_fakes.py builds one from fakes (no
+root, no Bazel) for the unit tests of the grading core.
 
 For one lab of one submission (a job, run on one of `jobs` slots at once):
 
