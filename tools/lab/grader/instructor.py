@@ -45,10 +45,9 @@ def checkout_submission(labs):
     """The learner files of this checkout, as a submission."""
     files = {}
     for lab in labs:
-        p = os.path.join(ROOT, lab.learner_file)
-        if os.path.isfile(p):
-            with open(p, "rb") as f:
-                files[lab.number] = f.read()
+        data = lab.read_learner_file()
+        if data is not None:
+            files[lab.number] = data
     return grade.Submission("checkout", files)
 
 

@@ -28,6 +28,9 @@ class FakeJob:
     def procs(self):
         return os.path.join(self.cgroup, "cgroup.procs") if self.cgroup else ""
 
+    def started(self):
+        return False        # its uid was never claimed: nothing of it to kill
+
 
 @pytest.fixture
 def claims(tmp_path, monkeypatch):
@@ -156,3 +159,29 @@ def test_a_jobs_cgroup_gets_its_memory_process_and_cpu_limits(tmp_path):
     assert open(os.path.join(d, "memory.max")).read() == str(64 << 20)
     assert open(os.path.join(d, "pids.max")).read() == "8"
     assert open(os.path.join(d, "cpu.weight")).read() == "100"
+
+
+@pytest.fixture
+def ran(monkeypatch):
+    """The argv and cwd of each command an Isolation runs (nothing runs)."""
+    got = []
+    monkeypatch.setattr(process, "run", lambda argv, cwd, timeout, env=None: got.append(
+        (argv, cwd, env)) or process.Result(0, "", False, 0.0))
+    return got
+
+
+def test_a_build_step_has_only_its_own_directory_as_home_and_temporary_folder(ran):
+    i = sandbox.Isolation(False, False, False, False)
+    i.run_build(FakeJob(None), ["g++", "-c", "x.cc"], "/jobs/slot0/compile", 10)
+    argv, cwd, _ = ran[0]
+    assert cwd == "/jobs/slot0/compile" and argv[-3:] == ["g++", "-c", "x.cc"]
+    assert "HOME=/jobs/slot0/compile" in argv and "TMPDIR=/jobs/slot0/compile" in argv
+
+
+def test_the_trusted_binary_runs_in_the_jobs_cgroup_under_its_memory_limit(ran):
+    i = iso()
+    i.run_trusted(FakeJob(7001, cgroup="/cg/job-7001"), ["/t/test_remote"], "/t", 60,
+                  {"PATH": "/usr/bin"}, 1024)
+    argv, _, env = ran[0]
+    assert argv[3] == "/cg/job-7001/cgroup.procs" and "--as=%d" % (1024 << 20) in argv
+    assert argv[-1] == "/t/test_remote" and env == {"PATH": "/usr/bin"}
