@@ -4,6 +4,7 @@ run() starts the command in its own process group, with a clean environment
 unless told otherwise, reads its output in chunks (a flood cannot grow the
 grader), keeps only the end, and kills the whole group at the deadline.
 """
+import collections
 import os
 import selectors
 import signal
@@ -23,12 +24,9 @@ def quiet(argv, **kw):
         return False
 
 
-class Result:
-    def __init__(self, returncode, output, timed_out, seconds):
-        self.returncode = returncode
-        self.output = output
-        self.timed_out = timed_out
-        self.seconds = seconds
+# What run() returns: the exit status, the end of stdout+stderr, whether the
+# deadline ended it, and its wall-clock seconds.
+Result = collections.namedtuple("Result", "returncode output timed_out seconds")
 
 
 def run(argv, cwd, timeout, keep_output=64 << 10, env=None):
