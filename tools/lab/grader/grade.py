@@ -20,8 +20,8 @@ root, no Bazel) for the unit tests of the grading core.
 
 For one lab of one submission (a job, run on one of `jobs` slots at once):
 
-  0. claim a one-off uid for the job (sandbox.Job): no other job, grading or
-     grader on this machine ever runs as it;
+  0. claim a one-off uid for the job (Isolation.new_job): no other job,
+     grading or grader on this machine ever runs as it;
   1. compile the learner's file as that user, jailed (learner_build.py), and
      in cumulative mode the learner's earlier labs too;
   2. link it with the lab's learner runtime into the learner's process;

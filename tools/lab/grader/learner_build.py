@@ -194,7 +194,8 @@ class Builder:
 
 
     def _outside_surface(self, lab, job, d, obj, timing):
-        """Why the lab's object calls an earlier lab outside its call surface ("" if it does not)."""
+        """Why the lab's object calls an earlier lab outside its call surface
+        ("" if it does not)."""
         nm = self._run(job, ["nm", "-u", "-C", obj], d, 30, timing, "check")
         if nm.returncode != 0 or nm.timed_out:
             return "the object file could not be inspected (nm failed on it)"
@@ -239,7 +240,8 @@ class Builder:
             res = self._run(job, argv, d, limits.LINK_SECONDS, timing, "link")
             built = Built(False, key=key)
             if res.timed_out:
-                built.message = "does not link: the linker ran longer than %d s" % limits.LINK_SECONDS
+                built.message = ("does not link: the linker ran longer than %d s"
+                                 % limits.LINK_SECONDS)
             elif res.returncode != 0:
                 built.message = messages.link_error(messages.clean_paths(res.output, [d + "/"]))
             else:

@@ -181,8 +181,9 @@ def probe(scratch):
                 "env": {"PATH": "/usr/bin:/bin"}, "rlimits": {}, "cgroup": "",
                 "argv": ["sh", "-c", "test -x /usr/bin/g++ && ! test -e %s" % scratch.rstrip("/")
                          + "/seed_secret && touch ok"]}
-        jail_ok = process.quiet([process.system_python(), "-I", "-S", os.path.join(_HERE, "jail.py"),
-                          json.dumps(spec)]) and os.path.exists(os.path.join(work, "ok"))
+        jail_ok = process.quiet([process.system_python(), "-I", "-S",
+                                 os.path.join(_HERE, "jail.py"), json.dumps(spec)]
+                                ) and os.path.exists(os.path.join(work, "ok"))
         shutil.rmtree(work, ignore_errors=True)
         if not jail_ok:
             missing["jailed compiler"] = ("no mount namespace (unshare --mount refused): the "
@@ -255,7 +256,8 @@ def build_argv(argv, iso, job, env, ro=(), rw=()):
         spec = {"mnt": job.mnt, "ro": list(ro), "rw": list(rw), "uid": uid,
                 "cwd": rw[0] if rw else "/", "env": env, "rlimits": rl,
                 "cgroup": job.procs(), "argv": list(argv)}
-        return [process.system_python(), "-I", "-S", os.path.join(_HERE, "jail.py"), json.dumps(spec)]
+        return [process.system_python(), "-I", "-S", os.path.join(_HERE, "jail.py"),
+                json.dumps(spec)]
     out = in_cgroup(job)
     if iso.namespaces:
         out += ["unshare", "--net", "--ipc", "--uts"]

@@ -67,7 +67,8 @@ def test_the_public_kind_runs_the_public_binary_and_its_tests_only(env):
     assert env[2].trusted[0][0][0].endswith("labs/02_beta/beta_public_test_remote")
 
 
-def test_the_trusted_binary_gets_the_seed_the_limits_and_the_learners_argv(env):
+def test_the_trusted_binary_gets_the_seed_the_limits_and_the_learners_argv(env, monkeypatch):
+    monkeypatch.delenv("MHA_TEST_SEED", raising=False)     # which would win over the seed
     run(env, ["PASS B.Shape"], seed=1234)
     argv, environ = env[2].trusted[0]
     assert environ["MHA_TEST_SEED"] == "1234"

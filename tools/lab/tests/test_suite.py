@@ -1,4 +1,4 @@
-"""suite: the trusted artefacts, found by the labs' labels and staged, with made-up Bazel outputs."""
+"""suite: the trusted artefacts, found by the labs' labels and staged (made-up Bazel outputs)."""
 import os
 import stat
 
