@@ -6,7 +6,7 @@ lab; the build limits are the same for everyone.
 """
 
 # Compiling and linking one learner file (the compiler and linker run as an
-# unprivileged user, see sandbox.py).
+# unprivileged user, see grader/sandbox.py).
 COMPILE_SECONDS = 60            # wall clock: a compiler reading a FIFO or a terminal stops here
 COMPILE_CPU_SECONDS = 60
 COMPILE_MEMORY_MB = 2048        # address space of cc1plus, as, ld
@@ -15,7 +15,7 @@ COMPILE_PROCESSES = 64          # gcc, cc1plus, as, collect2, ld
 LINK_SECONDS = 60
 
 # One job (one lab of one submission: compile, link, tests, one at a time) in
-# its own cgroup, where cgroup v2 offers memory, pids and cpu (sandbox.py):
+# its own cgroup, where cgroup v2 offers memory, pids and cpu (grader/cgroups.py):
 # real memory, not address space, of everything the job runs, the trusted
 # test process included; every job has the same cpu weight.
 JOB_MEMORY_MB = 4096

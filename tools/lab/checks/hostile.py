@@ -50,7 +50,7 @@ import sys
 import tempfile
 import time
 
-from grader import grade, sandbox
+from grader import grade, uids, workspace
 from labs import ROOT
 from reports import report
 
@@ -237,12 +237,12 @@ def check(ctx, labs, make_check, second_layer=True):
     canary_path, token = plant_canary()
     needles = secret_needles(labs, token)
     cases = load_cases(labs)
-    ctx.second_layer = second_layer
+    ctx.builder.second_layer = second_layer
     subs, witnesses = [], {}
     for case in cases:
         nxt = [l for l in labs if l.number == case.lab.number + 1 or
                l.number in case.expect.get("with", [])]
-        files = {case.lab.number: _source(case, canary_path, grade.work_root())}
+        files = {case.lab.number: _source(case, canary_path, workspace.work_root())}
         for l in nxt:
             files[l.number] = _solution(l)
         sub = grade.Submission("hostile " + case.name, files, labs=set(files))
@@ -251,7 +251,7 @@ def check(ctx, labs, make_check, second_layer=True):
         witnesses[case.name] = nxt
         if case.expect.get("control"):
             ctrl = grade.Submission("control " + case.name, {
-                case.lab.number: _source(case, canary_path, grade.work_root(), trick=False)},
+                case.lab.number: _source(case, canary_path, workspace.work_root(), trick=False)},
                 labs={case.lab.number})
             ctrl.mode = case.expect.get("mode", "isolated")
             subs.append(ctrl)
@@ -272,7 +272,7 @@ def check(ctx, labs, make_check, second_layer=True):
                 by_sub[rep["submission"]] = rep
     finally:
         ctx.log = old_log
-        ctx.second_layer = True
+        ctx.builder.second_layer = True
     layer = "with" if second_layer else "without"
     out = []
     for case in cases:
@@ -320,14 +320,14 @@ def check(ctx, labs, make_check, second_layer=True):
     # namespace held them, which may take a moment (or, in a container
     # without an init, for ever: a zombie of a uid no job uses again).
     for _ in range(30):
-        alive = sandbox.processes_of(sandbox.claimed(), zombies=False)
+        alive = uids.processes_of(uids.claimed(), zombies=False)
         if not alive:
             break
         time.sleep(0.1)
     if alive:
         left.fail("%d processes of job users are still running (pids %s)" % (
             len(alive), ", ".join(str(p) for p in sorted(alive)[:5])))
-    zombies = sandbox.processes_of(sandbox.claimed())
+    zombies = uids.processes_of(uids.claimed())
     if zombies:
         left.details.append("%d zombies of retired job users wait for PID 1 to reap them" %
                             len(zombies))

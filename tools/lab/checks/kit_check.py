@@ -14,7 +14,7 @@ import time
 from checks import kitsymbols, mutants
 from course.kit import export, leaks
 from course.kit_references import read_tree, reference_problems
-from grader import grade
+from grader import workspace
 from labs import ROOT, bin_path, objects_path
 from learner import results
 from learner.files import read_text
@@ -105,7 +105,7 @@ def selftest_checks(labs, make_check):
     tmp = os.path.realpath(tempfile.mkdtemp(prefix="mha-kit-"))
     kit_dir = os.path.join(tmp, "kit")
     ob = os.path.join(tmp, "output_base")
-    disk_cache = os.path.join(grade.work_root(), "kit-disk-cache")
+    disk_cache = os.path.join(workspace.work_root(), "kit-disk-cache")
     env = dict(os.environ, MHA_BAZEL_OUTPUT_BASE=ob, MHA_SETUP_FLAGS="")
     env.pop("MHA_BAZEL_STARTUP", None)
     bazel = ["bazel", "--output_base=" + ob]

@@ -215,7 +215,7 @@ def main(args):
             print("lab: unknown lab %r; ./lab status lists them" % args.lab, file=sys.stderr)
             return 2
     mutants = load(labs, only)
-    ctx = grade_mod.Context(labs, lambda m: print(m, file=sys.stderr))
+    ctx = grade_mod.open_grading(labs, lambda m: print(m, file=sys.stderr))
     verdicts = grade(mutants, ctx)
     print(table(mutants, verdicts))
     print()

@@ -71,7 +71,7 @@ def check_bazel(state):
 
 def _context(state):
     if "ctx" not in state:
-        state["ctx"] = grade.Context(state["labs"], lambda m: print("      " + m))
+        state["ctx"] = grade.open_grading(state["labs"], lambda m: print("      " + m))
     return state["ctx"]
 
 
@@ -183,7 +183,7 @@ def check_tolerances(state):
 
 def check_hostile(state):
     ctx = _context(state)
-    if not ctx.iso.setuid:
+    if not ctx.isolation.setuid:
         c = Check("hostile submissions gain nothing and leak nothing")
         c.skip("not root: without a separate user there is no wall to test "
                "(grading untrusted code needs root; see docs/INSTRUCTORS.md)")

@@ -13,12 +13,14 @@ import time
 import zipfile
 
 from course import kit
-from reports import class_report
 from grader import grade
-from reports import report
 from grader import submission
 from grader import timing
+from grader.workspace import make_private_dir
 from labs import ROOT, load_labs
+from reports import class_report
+from reports import report
+from reports import rubric as rubric_mod
 
 
 def _log(msg):
@@ -39,14 +41,13 @@ def _fallback_results(directory, why):
                              "%s\nPlease tell your instructor." % why}, f, indent=1)
 
 
-def _checkout_submission(labs):
+def checkout_submission(labs):
     """The learner files of this checkout, as a submission."""
     files = {}
     for lab in labs:
-        p = os.path.join(ROOT, lab.learner_file)
-        if os.path.isfile(p):
-            with open(p, "rb") as f:
-                files[lab.number] = f.read()
+        data = lab.read_learner_file()
+        if data is not None:
+            files[lab.number] = data
     return grade.Submission("checkout", files)
 
 
@@ -101,26 +102,26 @@ def cmd_grade(args):
         # Every output place exists, private, before any learner code runs
         # (a directory made later would take the umask of whoever made it).
         for d in _output_dirs(args):
-            grade.make_private_dir(d)
+            make_private_dir(d)
             secrets.append(d)
-        ctx = grade.Context(labs, _log, grade.Options(mode=mode, jobs=args.jobs), secrets=secrets,
-                            only=only)
+        grading = grade.open_grading(labs, _log, grade.Options(mode=mode, jobs=args.jobs),
+                                     secrets=secrets, only=only)
     except Exception as e:
         if args.gradescope and not args.roster:
             _fallback_results(args.gradescope, "%s: %s" % (type(e).__name__, e))
         raise
-    for e in ctx.rubric.errors:
+    for e in grading.rubric.errors:
         _log("rubric error: " + e)
-    _log("grade: isolation: " + ctx.iso.describe()["summary"])
+    _log("grade: isolation: " + grading.isolation.describe()["summary"])
     if args.prepare:
         t0 = time.time()
-        reps = grade.grade_all(ctx, [solutions_submission(labs)])
+        reps = grade.grade_all(grading, [solutions_submission(labs)])
         _log("grade: prepared in %.0f s (the solutions score %s/%s)" % (
             time.time() - t0, report.fmt_points(reps[0]["points"]),
             report.fmt_points(reps[0]["max_points"])))
-        return 2 if ctx.rubric.errors else 0
+        return 2 if grading.rubric.errors else 0
     if args.roster:
-        return _grade_roster(ctx, args, mode)
+        return _grade_roster(grading, args, mode)
     if args.solutions:
         sub = solutions_submission(labs)
     elif args.submission:
@@ -128,9 +129,9 @@ def cmd_grade(args):
         sub = grade.Submission(os.path.basename(os.path.abspath(args.submission)), files,
                                ignored, notes)
     else:
-        sub = _checkout_submission(labs)
+        sub = checkout_submission(labs)
     try:
-        rep = grade.grade_all(ctx, [sub])[0]
+        rep = grade.grade_all(grading, [sub])[0]
     except Exception as e:
         if args.gradescope:
             _fallback_results(args.gradescope, "%s: %s" % (type(e).__name__, e))
@@ -140,11 +141,11 @@ def cmd_grade(args):
     if args.json:
         report.write_json(rep, args.json)
     if args.gradescope:
-        report.write_gradescope(rep, args.gradescope, ctx.rubric)
+        report.write_gradescope(rep, args.gradescope, grading.rubric)
     if args.csv:
         report.write_csv([rep], labs, args.csv)
-    ctx.check_private(_written(args, [args.json, args.csv]))
-    return 2 if ctx.rubric.errors else 0
+    grading.check_private(_written(args, [args.json, args.csv]))
+    return 2 if grading.rubric.errors else 0
 
 
 def _written(args, files, dirs=()):
@@ -157,14 +158,14 @@ def _written(args, files, dirs=()):
     return out
 
 
-def _grade_roster(ctx, args, mode):
+def _grade_roster(grading, args, mode):
     subs, ignored = submission.roster(args.roster)
     out = _roster_out(args)
-    grade.make_private_dir(out)
+    make_private_dir(out)
     t0 = time.time()
     submissions = []
     for name, path in subs:
-        files, ign, notes = submission.collect(path, ctx.labs)
+        files, ign, notes = submission.collect(path, grading.labs)
         submissions.append(grade.Submission(name, files, ign, notes))
     count = [0]
 
@@ -172,7 +173,7 @@ def _grade_roster(ctx, args, mode):
         count[0] += 1
         name = rep["submission"]
         d = os.path.join(args.gradescope or out, _safe_name(name))
-        report.write_gradescope(rep, d, ctx.rubric)
+        report.write_gradescope(rep, d, grading.rubric)
         report.write_json(rep, os.path.join(out, _safe_name(name), "report.json"))
         trouble = ["lab %d %s" % (r["lab"], r["status"].replace("_", " "))
                    for r in rep["labs"] if r["status"] not in ("graded",)]
@@ -183,14 +184,18 @@ def _grade_roster(ctx, args, mode):
         sys.stdout.flush()
 
     with timing.Recorder() as timer:
-        reports = grade.grade_all(ctx, submissions, progress)
+        reports = grade.grade_all(grading, submissions, progress)
     csv_path = args.csv or os.path.join(out, "gradebook.csv")
-    report.write_csv(reports, ctx.graded_labs, csv_path)
+    report.write_csv(reports, grading.graded_labs, csv_path)
     roster_name = os.path.basename(os.path.abspath(args.roster))
-    klass, lines = class_report.for_roster(ctx, reports, submissions, roster_name, out,
+    run_note = "%s mode; isolation: %s." % (grading.options.mode,
+                                             grading.isolation.describe()["summary"])
+    klass, lines = class_report.for_roster(reports, submissions, grading.labs, grading.rubric,
+                                           run_note, roster_name, out,
                                            args.similarity_threshold, _log)
     json_path = args.json or os.path.join(out, "report.json")
-    report.write_roster_json(reports, ctx, roster_name, mode, ignored, json_path, klass)
+    report.write_roster_json(reports, grading.isolation, grading.rubric, roster_name, mode,
+                             ignored, json_path, klass)
     seconds = time.time() - t0
     print("graded %d submissions in %.0f s (%.1f s each); gradebook: %s; reports: %s"
           % (len(subs), seconds, seconds / max(1, len(subs)), csv_path, out))
@@ -198,18 +203,17 @@ def _grade_roster(ctx, args, mode):
         print(line)
     timer.write(os.path.join(out, "timing.json"), reports, total_s=round(seconds, 1))
     # The self-check: nothing this grading wrote is readable by a job's user.
-    ctx.check_private(_written(args, [csv_path, json_path], [out]))
+    grading.check_private(_written(args, [csv_path, json_path], [out]))
     for name in ignored:
         print("ignored in the roster: " + name)
-    return 2 if ctx.rubric.errors else 0
+    return 2 if grading.rubric.errors else 0
 
 
 def cmd_rubric(args):
-    from reports import rubric as rubric_mod
     labs = load_labs()
-    ctx = grade.Context(labs, _log)
-    tests = {lab.dir: ctx.suite.artefacts[lab.number].hidden_tests for lab in labs}
-    eff = rubric_mod.effective(labs, tests, ctx.rubric)
+    grading = grade.open_grading(labs, _log)
+    tests = {lab.dir: grading.suite.artefacts[lab.number].hidden_test_names for lab in labs}
+    eff = rubric_mod.effective(labs, tests, grading.rubric)
     total = 0.0
     for lab in labs:
         pts = sum(eff[lab.dir].values())
@@ -218,9 +222,9 @@ def cmd_rubric(args):
         for t, p in eff[lab.dir].items():
             print("  %5g  %s" % (p, t))
     print("total: %g points" % total)
-    for e in ctx.rubric.errors:
+    for e in grading.rubric.errors:
         print("rubric error: " + e)
-    return 2 if ctx.rubric.errors else 0
+    return 2 if grading.rubric.errors else 0
 
 
 # ---------------------------------------------------------------------------

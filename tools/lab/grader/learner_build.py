@@ -1,12 +1,13 @@
 """Compiling and linking a learner's file, as the build user, outside Bazel.
 
-    obj = compile_source(ctx, lab, source, job)       # labs/NN_name/<target>.cc -> .o
-    srv = link_server(ctx, lab, mode, objects, job)   # .o + runtime -> the learner's process
+    build = Builder(workspace, isolation, suite, labs)
+    obj = build.compile_source(lab, source, job)      # labs/NN_name/<target>.cc -> .o
+    srv = build.link_server(lab, mode, objects, job)  # .o + runtime -> the learner's process
 
 Each step runs in a fresh directory that only the job's one-off user may
 enter, under the build limits of limits.py, as that user, in a jail that
 holds only /usr, the staged headers and runtime and that directory where the
-kernel allows mount namespaces (sandbox.build_argv, jail.py); its
+kernel allows mount namespaces (Isolation.run_build, jail.py); its
 outputs are copied into the grader's private cache, keyed by the content of
 everything that went in, so the same file is compiled once per suite version.
 """
@@ -20,7 +21,6 @@ import threading
 import limits
 from reports import messages
 from grader import objcheck
-from grader import sandbox
 import surface
 from grader.suite import LDFLAGS
 
@@ -88,25 +88,6 @@ def _read_output(path, max_bytes):
         os.close(fd)
 
 
-def _job_dir(ctx, job, what):
-    d = os.path.join(ctx.jobs_dir, "slot%d" % job.slot, what)
-    shutil.rmtree(d, ignore_errors=True)
-    sandbox.give_to_job(os.path.dirname(d), ctx.iso, job)
-    sandbox.give_to_job(d, ctx.iso, job)
-    return d
-
-
-def _run_as_job(ctx, job, argv, cwd, timeout, timing, step):
-    """Runs a build command as the job's user, jailed with only `cwd` writable
-    and the staged headers and runtime readable; adds its seconds to timing[step]."""
-    env = {"PATH": "/usr/bin:/bin", "TMPDIR": cwd, "LC_ALL": "C", "HOME": cwd}
-    res = sandbox.run(sandbox.build_argv(argv, ctx.iso, job, env, ro=[ctx.stage_dir], rw=[cwd]),
-                      cwd=cwd, timeout=timeout)
-    sandbox.kill_job(ctx.iso, job)
-    add_time(timing, step, res.seconds)
-    return res
-
-
 def add_time(timing, step, seconds):
     """timing[step + "_s"] += seconds; timing[step + "s"] += 1 (a step really done)."""
     if timing is not None:
@@ -114,137 +95,167 @@ def add_time(timing, step, seconds):
         timing[step + "s"] = timing.get(step + "s", 0) + 1
 
 
-def compile_source(ctx, lab, source, job, timing=None):
-    key = hashlib.sha256(b"compile\0" + ctx.suite.fingerprint.encode() + b"\0" +
-                         (b"layer2\0" if ctx.second_layer else b"nolayer2\0") +
-                         lab.dir.encode() + b"\0" + source).hexdigest()
-    obj_path = os.path.join(ctx.cache_dir, "obj", key + ".o")
-    meta_path = os.path.join(ctx.cache_dir, "obj", key + ".json")
-    with _lock(key):
-        if os.path.exists(meta_path):
-            with open(meta_path) as f:
-                meta = json.load(f)
-            return Built(meta["ok"], obj_path if meta["ok"] else None, meta["message"],
-                         meta.get("warnings"), key)
-        built = _compile(ctx, lab, source, job, timing)
-        os.makedirs(os.path.dirname(obj_path), exist_ok=True)
-        if built.ok:
-            shutil.move(built.path, obj_path)
-            built.path = obj_path
-        built.key = key
-        with open(meta_path, "w") as f:
-            json.dump(built.to_json(), f)
-        return built
+class Builder:
+    """Compiles and links learner files in `workspace`, through `isolation`,
+    with `suite`'s flags and runtimes; `labs` are every lab (the call surface).
+    `second_layer`: the source scan and object checks (a second layer behind
+    the build user's permissions); the self-test turns them off to show the
+    wall holds alone."""
 
+    def __init__(self, workspace, isolation, suite, labs):
+        self.workspace = workspace
+        self.isolation = isolation
+        self.suite = suite
+        self.labs = labs
+        self.second_layer = True
 
-def _compile(ctx, lab, source, job, timing):
-    text = source.decode("utf-8", "replace")
-    why = prescan(text) if ctx.second_layer else ""
-    if why:
-        return Built(False, message=why)
-    d = _job_dir(ctx, job, "compile")
-    rel = lab.learner_file
-    src = os.path.join(d, rel)
-    os.makedirs(os.path.dirname(src), exist_ok=True)
-    for p in (os.path.join(d, "labs"), os.path.dirname(src)):
-        os.chmod(p, 0o755)
-    with open(src, "wb") as f:
-        f.write(source)
-    os.chmod(src, 0o644)
-    out = "learner.o"
-    argv = ["g++"] + ctx.suite.compile_flags() + ["-c", rel, "-o", out]
-    res = _run_as_job(ctx, job, argv, d, limits.COMPILE_SECONDS, timing, "compile")
-    output = messages.clean_paths(res.output, [d + "/", ctx.suite.include_root + "/"])
-    if res.timed_out:
-        return Built(False, message="does not compile: the compiler ran longer than %d s "
-                     "(an #include of a device or a pipe?)" % limits.COMPILE_SECONDS)
-    if res.returncode != 0:
-        return Built(False, message=messages.compile_error(output, rel))
-    warnings = messages.compile_warnings(output, rel)
-    try:
-        data = _read_output(os.path.join(d, out), limits.COMPILE_FILE_MB << 20)
-    except OSError as e:
-        return Built(False, message="does not compile: no object file (%s)" % e)
-    problem = _check_object(ctx, job, d, out, timing) if ctx.second_layer else ""
-    if problem:
-        return Built(False, message="rejected: " + problem)
-    tmp = os.path.join(ctx.cache_dir, "obj", "tmp-%d-%d.o" % (os.getpid(), job.slot))
-    os.makedirs(os.path.dirname(tmp), exist_ok=True)
-    with open(tmp, "wb") as f:
-        f.write(data)
-    shutil.rmtree(d, ignore_errors=True)
-    return Built(True, tmp, warnings=warnings)
+    def _job_dir(self, job, what):
+        d = self.workspace.job_dir(job.slot, what)
+        shutil.rmtree(d, ignore_errors=True)
+        self.isolation.give_to_job(os.path.dirname(d), job)
+        self.isolation.give_to_job(d, job)
+        return d
 
+    def _run(self, job, argv, cwd, timeout, timing, step):
+        """Runs a build step as the job's user; adds its seconds to timing[step]."""
+        res = self.isolation.run_build(job, argv, cwd, timeout, ro=[self.workspace.stage_dir])
+        add_time(timing, step, res.seconds)
+        return res
 
-def _check_object(ctx, job, d, obj, timing):
-    readelf = _run_as_job(ctx, job, ["readelf", "-S", "-W", obj], d, 30, timing, "check")
-    nm = _run_as_job(ctx, job, ["nm", "-P", obj], d, 30, timing, "check")
-    if readelf.returncode != 0 or nm.returncode != 0 or readelf.timed_out or nm.timed_out:
-        return "the object file could not be inspected (nm/readelf failed on it)"
-    found = objcheck.problems(readelf.output, nm.output)
-    return "; ".join(found)
-
-
-def _outside_surface(ctx, lab, job, d, obj, timing):
-    """Why the lab's object calls an earlier lab outside its call surface ("" if it does not)."""
-    nm = _run_as_job(ctx, job, ["nm", "-u", "-C", obj], d, 30, timing, "check")
-    if nm.returncode != 0 or nm.timed_out:
-        return "the object file could not be inspected (nm failed on it)"
-    found = surface.violations(lab, ctx.labs, nm.output)
-    return "; ".join(found[:3])
-
-
-def link_server(ctx, lab, mode, objects, job, timing=None):
-    """Links the learner's process for `lab` in `mode` from `objects` (Built, in
-    link order: the lab's own first). Cached by the objects' keys."""
-    key = hashlib.sha256(("link\0%s\0%s\0%s\0%s" % (
-        ctx.suite.fingerprint, lab.dir, mode, ",".join(o.key for o in objects))).encode()
-    ).hexdigest()
-    bin_path = os.path.join(ctx.cache_dir, "bin", key)
-    meta_path = bin_path + ".json"
-    with _lock(key):
-        if os.path.exists(meta_path):
-            with open(meta_path) as f:
-                meta = json.load(f)
-            return Built(meta["ok"], bin_path if meta["ok"] else None, meta["message"], key=key)
-        d = _job_dir(ctx, job, "link")
-        names = []
-        for i, o in enumerate(objects):
-            name = "obj%d.o" % i
-            shutil.copyfile(o.path, os.path.join(d, name))
-            os.chmod(os.path.join(d, name), 0o644)
-            names.append(name)
-        # The call surface (surface.py): in cumulative mode the wall itself (the
-        # learner's own earlier labs are linked in), in isolated mode a second
-        # layer (the trusted process refuses such calls anyway).
-        outside = (_outside_surface(ctx, lab, job, d, names[0], timing)
-                   if mode == "cumulative" or ctx.second_layer else "")
-        if outside:
-            built = Built(False, key=key, message="rejected: " + outside)
-            shutil.rmtree(d, ignore_errors=True)
+    def compile_source(self, lab, source, job, timing=None):
+        key = hashlib.sha256(b"compile\0" + self.suite.fingerprint.encode() + b"\0" +
+                             (b"layer2\0" if self.second_layer else b"nolayer2\0") +
+                             lab.dir.encode() + b"\0" + source).hexdigest()
+        obj_path = self.workspace.cache_path("obj", key + ".o")
+        meta_path = self.workspace.cache_path("obj", key + ".json")
+        with _lock(key):
+            if os.path.exists(meta_path):
+                with open(meta_path) as f:
+                    meta = json.load(f)
+                return Built(meta["ok"], obj_path if meta["ok"] else None, meta["message"],
+                             meta.get("warnings"), key)
+            built = self._compile(lab, source, job, timing)
+            os.makedirs(os.path.dirname(obj_path), exist_ok=True)
+            if built.ok:
+                shutil.move(built.path, obj_path)
+                built.path = obj_path
+            built.key = key
             with open(meta_path, "w") as f:
                 json.dump(built.to_json(), f)
             return built
-        argv = (["g++", "-o", "server"] + LDFLAGS + names +
-                ctx.suite.link_inputs(lab, mode))
-        res = _run_as_job(ctx, job, argv, d, limits.LINK_SECONDS, timing, "link")
-        built = Built(False, key=key)
+
+
+    def _compile(self, lab, source, job, timing):
+        text = source.decode("utf-8", "replace")
+        why = prescan(text) if self.second_layer else ""
+        if why:
+            return Built(False, message=why)
+        d = self._job_dir(job, "compile")
+        rel = lab.learner_file
+        src = os.path.join(d, rel)
+        os.makedirs(os.path.dirname(src), exist_ok=True)
+        for p in (os.path.join(d, "labs"), os.path.dirname(src)):
+            os.chmod(p, 0o755)
+        with open(src, "wb") as f:
+            f.write(source)
+        os.chmod(src, 0o644)
+        out = "learner.o"
+        argv = ["g++"] + self.suite.compile_flags() + ["-c", rel, "-o", out]
+        res = self._run(job, argv, d, limits.COMPILE_SECONDS, timing, "compile")
+        output = messages.clean_paths(res.output, [d + "/", self.suite.include_root + "/"])
         if res.timed_out:
-            built.message = "does not link: the linker ran longer than %d s" % limits.LINK_SECONDS
-        elif res.returncode != 0:
-            built.message = messages.link_error(messages.clean_paths(res.output, [d + "/"]))
-        else:
-            try:
-                data = _read_output(os.path.join(d, "server"), 256 << 20)
-                os.makedirs(os.path.dirname(bin_path), exist_ok=True)
-                with open(bin_path, "wb") as f:
-                    f.write(data)
-                os.chmod(bin_path, 0o755)
-                built = Built(True, bin_path, key=key)
-            except OSError as e:
-                built.message = "does not link: no executable (%s)" % e
+            return Built(False, message="does not compile: the compiler ran longer than %d s "
+                         "(an #include of a device or a pipe?)" % limits.COMPILE_SECONDS)
+        if res.returncode != 0:
+            return Built(False, message=messages.compile_error(output, rel))
+        warnings = messages.compile_warnings(output, rel)
+        try:
+            data = _read_output(os.path.join(d, out), limits.COMPILE_FILE_MB << 20)
+        except OSError as e:
+            return Built(False, message="does not compile: no object file (%s)" % e)
+        problem = self._check_object(job, d, out, timing) if self.second_layer else ""
+        if problem:
+            return Built(False, message="rejected: " + problem)
+        tmp = self.workspace.cache_path("obj", "tmp-%d-%d.o" % (os.getpid(), job.slot))
+        os.makedirs(os.path.dirname(tmp), exist_ok=True)
+        with open(tmp, "wb") as f:
+            f.write(data)
         shutil.rmtree(d, ignore_errors=True)
-        os.makedirs(os.path.dirname(meta_path), exist_ok=True)
-        with open(meta_path, "w") as f:
-            json.dump(built.to_json(), f)
-        return built
+        return Built(True, tmp, warnings=warnings)
+
+
+    def _check_object(self, job, d, obj, timing):
+        readelf = self._run(job, ["readelf", "-S", "-W", obj], d, 30, timing, "check")
+        nm = self._run(job, ["nm", "-P", obj], d, 30, timing, "check")
+        if readelf.returncode != 0 or nm.returncode != 0 or readelf.timed_out or nm.timed_out:
+            return "the object file could not be inspected (nm/readelf failed on it)"
+        found = objcheck.problems(readelf.output, nm.output)
+        return "; ".join(found)
+
+
+    def _outside_surface(self, lab, job, d, obj, timing):
+        """Why the lab's object calls an earlier lab outside its call surface
+        ("" if it does not)."""
+        nm = self._run(job, ["nm", "-u", "-C", obj], d, 30, timing, "check")
+        if nm.returncode != 0 or nm.timed_out:
+            return "the object file could not be inspected (nm failed on it)"
+        found = surface.violations(lab, self.labs, nm.output, lab.root)
+        return "; ".join(found[:3])
+
+
+    def link_server(self, lab, mode, objects, job, timing=None):
+        """Links the learner's process for `lab` in `mode` from `objects` (Built, in
+        link order: the lab's own first). Cached by the objects' keys."""
+        key = hashlib.sha256(("link\0%s\0%s\0%s\0%s" % (
+            self.suite.fingerprint, lab.dir, mode, ",".join(o.key for o in objects))).encode()
+        ).hexdigest()
+        bin_path = self.workspace.cache_path("bin", key)
+        meta_path = bin_path + ".json"
+        with _lock(key):
+            if os.path.exists(meta_path):
+                with open(meta_path) as f:
+                    meta = json.load(f)
+                return Built(meta["ok"], bin_path if meta["ok"] else None, meta["message"], key=key)
+            d = self._job_dir(job, "link")
+            names = []
+            for i, o in enumerate(objects):
+                name = "obj%d.o" % i
+                shutil.copyfile(o.path, os.path.join(d, name))
+                os.chmod(os.path.join(d, name), 0o644)
+                names.append(name)
+            # The call surface (surface.py): in cumulative mode the wall itself (the
+            # learner's own earlier labs are linked in), in isolated mode a second
+            # layer (the trusted process refuses such calls anyway).
+            outside = (self._outside_surface(lab, job, d, names[0], timing)
+                       if mode == "cumulative" or self.second_layer else "")
+            if outside:
+                built = Built(False, key=key, message="rejected: " + outside)
+                shutil.rmtree(d, ignore_errors=True)
+                os.makedirs(os.path.dirname(meta_path), exist_ok=True)
+                with open(meta_path, "w") as f:
+                    json.dump(built.to_json(), f)
+                return built
+            argv = (["g++", "-o", "server"] + LDFLAGS + names +
+                    self.suite.link_inputs(lab, mode))
+            res = self._run(job, argv, d, limits.LINK_SECONDS, timing, "link")
+            built = Built(False, key=key)
+            if res.timed_out:
+                built.message = ("does not link: the linker ran longer than %d s"
+                                 % limits.LINK_SECONDS)
+            elif res.returncode != 0:
+                built.message = messages.link_error(messages.clean_paths(res.output, [d + "/"]))
+            else:
+                try:
+                    data = _read_output(os.path.join(d, "server"), 256 << 20)
+                    os.makedirs(os.path.dirname(bin_path), exist_ok=True)
+                    with open(bin_path, "wb") as f:
+                        f.write(data)
+                    os.chmod(bin_path, 0o755)
+                    built = Built(True, bin_path, key=key)
+                except OSError as e:
+                    built.message = "does not link: no executable (%s)" % e
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(os.path.dirname(meta_path), exist_ok=True)
+            with open(meta_path, "w") as f:
+                json.dump(built.to_json(), f)
+            return built

@@ -42,22 +42,24 @@ def parse_result_line(line):
                       None if r.get("passed") is True else feedback.as_mistake(r.get("mistake")))
 
 
-def run_tests(ctx, lab, kind, server, job, run_limits, seed=None):
-    """{test name: TestResult} for every test of `lab` (kind "hidden" or "public")
-    against the learner's process `server`, plus a note when the run was cut short."""
-    a = ctx.suite.artefacts[lab.number]
-    expected = a.tests(kind)
-    work = os.path.join(ctx.jobs_dir, "slot%d" % job.slot, "run")
+def run_tests(lab, kind, server, job, workspace, isolation, suite, run_limits, seed=None):
+    """({test name: TestResult}, note) for every test of `lab` (kind "hidden" or
+    "public") against the learner's process `server`, run by `suite`'s trusted
+    binary in `workspace` through `isolation`, under `run_limits` (the rubric's);
+    the note says why the run was cut short ("" when it was not)."""
+    a = suite.artefacts[lab.number]
+    expected = a.test_names(kind)
+    work = workspace.job_dir(job.slot, "run")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work, mode=0o755)
     os.chmod(work, 0o755)           # whatever the umask: the jail's path, read-only to the job
     jail = os.path.join(work, "jail")
-    sandbox.make_jail(ctx.libroot, server, jail)
-    private = os.path.join(ctx.private_dir, "run%d" % job.slot)
+    sandbox.make_jail(suite.libroot, server, jail)
+    private = workspace.run_dir(job.slot)
     shutil.rmtree(private, ignore_errors=True)
     os.makedirs(private, mode=0o700)
     results_file = os.path.join(private, "results.jsonl")
-    argv = sandbox.learner_argv(jail, ctx.iso, job, run_limits["memory_mb"])
+    argv = isolation.learner_argv(jail, job, run_limits["memory_mb"])
     env = {
         "PATH": "/usr/bin:/bin",
         "HOME": private,
@@ -80,11 +82,9 @@ def run_tests(ctx, lab, kind, server, job, run_limits, seed=None):
     # solutions, under the learner's memory limit plus a margin for the test
     # itself; the call backs of one call share that call's byte, CPU and time
     # budget (common/remote.cc), so many small ones buy nothing a big one could not.
-    trusted_mb = run_limits["memory_mb"] + limits.TRUSTED_EXTRA_MEMORY_MB
-    trusted = sandbox.in_cgroup(job) + ["prlimit", "--as=%d" % (trusted_mb << 20), "--core=0", "--",
-               a.binary(kind), "--gtest_brief=1"]
-    res = sandbox.run(trusted, cwd=a.runfiles(kind), timeout=run_limits["lab_seconds"], env=env)
-    sandbox.kill_job(ctx.iso, job)
+    res = isolation.run_trusted(job, [a.binary(kind), "--gtest_brief=1"], cwd=a.runfiles(kind),
+                                timeout=run_limits["lab_seconds"], env=env,
+                                memory_mb=run_limits["memory_mb"] + limits.TRUSTED_EXTRA_MEMORY_MB)
     shutil.rmtree(work, ignore_errors=True)
 
     got = {}

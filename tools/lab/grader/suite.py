@@ -1,17 +1,22 @@
 """The trusted half of grading: built once by Bazel, never from a learner's file.
 
-For every registered lab, `bazel build -c opt --config=solutions` builds
+For every registered lab, `bazel build -c opt --config=solutions` builds the
+targets labs.Lab names (see common/lab.bzl):
 
-  //tests/NN_name:<target>_test_remote          the hidden tests, calling the lab
-  //labs/NN_name:<target>_public_test_remote    the public tests, likewise
-  //tests/NN_name:learner_runtime_isolated      what a learner's object is linked with
-  //tests/NN_name:learner_runtime_cumulative    (see common/lab.bzl)
+  lab.hidden_test_remote             the hidden tests, calling the lab
+  lab.public_test_remote             the public tests, likewise
+  lab.learner_runtime("isolated")    what a learner's object is linked with
+  lab.learner_runtime("cumulative")
 
 The grader finds them by asking Bazel (`bazel query`, `bazel info`), never by
 reading BUILD files, and copies what the learner's side needs (the headers,
 the runtime archives, the shared libraries of a jail) into a staging
 directory that the unprivileged build user may read. Everything else (the
 test binaries with their goldens, the solutions) stays where only root reads.
+
+    suite = Suite(labs, workspace.stage_dir, log)
+    suite.build()                        # Bazel, then load(): artefacts, staging
+    suite.stage_libraries(scratch)       # the shared libraries of a learner's jail
 """
 import hashlib
 import json
@@ -19,7 +24,12 @@ import os
 import shutil
 import subprocess
 
-from labs import ROOT
+from grader import sandbox
+from labs import ROOT, bin_path
+
+MODES = ("isolated", "cumulative")
+# The grader's own code (every package of tools/lab): part of the fingerprint.
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 BAZEL_FLAGS = ["-c", "opt", "--config=solutions"]
 # Compiler flags of a learner's file: Bazel's -c opt, C++17, and warnings that
@@ -58,17 +68,29 @@ def bazel(args, capture=True, timeout=3600):
     return p.stdout
 
 
+def bazel_output_paths():
+    """What learner code must not read besides the checkout: Bazel's outputs
+    (the folder above its output base), when Bazel answers."""
+    try:
+        base = subprocess.run(bazel_command() + ["info", "output_base"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [os.path.dirname(base)] if base else []
+
+
 class LabArtefacts:
+    """One lab's trusted binaries (under Bazel's bazel-bin) and their test names."""
+
     def __init__(self, lab, bin_dir):
         self.lab = lab
-        pkg = os.path.join(bin_dir, "tests", lab.dir)
-        self.hidden = os.path.join(pkg, lab.target + "_test_remote")
-        self.public = os.path.join(bin_dir, "labs", lab.dir, lab.target + "_public_test_remote")
-        self.manifests = {m: os.path.join(pkg, "learner_runtime_%s.manifest" % m)
-                          for m in ("isolated", "cumulative")}
+        self.hidden = os.path.join(bin_dir, bin_path(lab.hidden_test_remote))
+        self.public = os.path.join(bin_dir, bin_path(lab.public_test_remote))
+        self.manifests = {m: os.path.join(bin_dir, bin_path(lab.learner_runtime(m))) + ".manifest"
+                          for m in MODES}
         self.runtime = {}   # mode: [(kind, value)], the staged runtime (Suite._stage)
-        self.hidden_tests = []
-        self.public_tests = []
+        self.hidden_test_names = []    # in run order, from the binaries themselves
+        self.public_test_names = []
 
     def binary(self, kind):
         return self.hidden if kind == "hidden" else self.public
@@ -77,8 +99,22 @@ class LabArtefacts:
         """The working directory of a test binary: its runfiles workspace root."""
         return self.binary(kind) + ".runfiles/mha_labs"
 
-    def tests(self, kind):
-        return self.hidden_tests if kind == "hidden" else self.public_tests
+    def test_names(self, kind):
+        return self.hidden_test_names if kind == "hidden" else self.public_test_names
+
+
+def code_digest(tools):
+    """The sha256 of the grader's own code (every .py under `tools`, its tests
+    apart): a fix in it must not meet stale cached verdicts."""
+    digest = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(tools):     # top-down: the pruning holds
+        dirnames[:] = sorted(d for d in dirnames if d not in ("tests", "__pycache__"))
+        for fn in sorted(filenames):
+            if fn.endswith(".py"):
+                path = os.path.join(dirpath, fn)
+                with open(path, "rb") as f:
+                    digest.update(os.path.relpath(path, tools).encode() + f.read())
+    return digest.digest()
 
 
 def _list_tests(binary):
@@ -97,38 +133,51 @@ def _list_tests(binary):
 
 
 class Suite:
-    """Builds the trusted artefacts and stages the public part in `stage`."""
+    """Builds the trusted artefacts and stages the public part in `stage`.
+    `root` holds the headers to stage (labs/, common/), `tools` the grader's
+    code, `pch_headers` what the precompiled header includes."""
 
-    def __init__(self, labs, stage, log):
+    def __init__(self, labs, stage, log, root=ROOT, tools=TOOLS, pch_headers=PCH_HEADERS):
         self.labs = labs
         self.stage = stage
         self.log = log
-        self.labs_by_number = {lab.number: lab for lab in labs}
-        self.artefacts = {}
+        self.root = root
+        self.tools = tools
+        self.pch_headers = list(pch_headers)
+        self.artefacts = {}       # lab number: LabArtefacts
         self.include_root = os.path.join(stage, "include")
         self.pch = None   # the -include argument, when the header precompiled
         self.runtime_root = os.path.join(stage, "runtime")
+        self.libroot = None       # the shared libraries of a learner's jail (stage_libraries)
         self.fingerprint = ""
 
-    def build(self):
-        targets = []
+    def targets(self):
+        """The Bazel labels of every lab's trusted binaries and runtimes."""
+        out = []
         for lab in self.labs:
-            targets += ["//tests/%s:%s_test_remote" % (lab.dir, lab.target),
-                        "//labs/%s:%s_public_test_remote" % (lab.dir, lab.target),
-                        "//tests/%s:learner_runtime_isolated" % lab.dir,
-                        "//tests/%s:learner_runtime_cumulative" % lab.dir]
+            out += [lab.hidden_test_remote, lab.public_test_remote] + [
+                lab.learner_runtime(m) for m in MODES]
+        return out
+
+    def build(self):
+        targets = self.targets()
         self.log("grade: building the hidden tests and the grading runtime (bazel build "
                  "-c opt --config=solutions, %d targets)" % len(targets))
         bazel(["build"] + BAZEL_FLAGS + ["--"] + targets)
         bin_dir = bazel(["info"] + BAZEL_FLAGS + ["bazel-bin"]).strip()
         exec_root = bazel(["info"] + BAZEL_FLAGS + ["execution_root"]).strip()
+        self.load(bin_dir, exec_root)
+
+    def load(self, bin_dir, exec_root):
+        """Finds every lab's artefacts under `bin_dir`, lists their tests and
+        stages what the build user reads (runtime archives from `exec_root`)."""
         for lab in self.labs:
             a = LabArtefacts(lab, bin_dir)
             for path in [a.hidden, a.public] + list(a.manifests.values()):
                 if not os.path.exists(path):
                     raise BuildError("Bazel built no %s" % path)
-            a.hidden_tests = _list_tests(a.hidden)
-            a.public_tests = _list_tests(a.public)
+            a.hidden_test_names = _list_tests(a.hidden)
+            a.public_test_names = _list_tests(a.public)
             self.artefacts[lab.number] = a
         self._stage(exec_root)
 
@@ -139,12 +188,12 @@ class Suite:
             os.makedirs(d)
         digest = hashlib.sha256()
         for top in ("labs", "common"):
-            for dirpath, dirnames, filenames in os.walk(os.path.join(ROOT, top)):
+            for dirpath, dirnames, filenames in os.walk(os.path.join(self.root, top)):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 for fn in sorted(filenames):
                     if fn.endswith((".h", ".inc")):
                         src = os.path.join(dirpath, fn)
-                        rel = os.path.relpath(src, ROOT)
+                        rel = os.path.relpath(src, self.root)
                         dst = os.path.join(self.include_root, rel)
                         os.makedirs(os.path.dirname(dst), exist_ok=True)
                         shutil.copyfile(src, dst)
@@ -175,23 +224,33 @@ class Suite:
             for fn in filenames:
                 os.chmod(os.path.join(dirpath, fn), 0o644)
         digest.update(json.dumps(CXXFLAGS + LDFLAGS).encode())
-        # The grader's own code: a fix in it must not meet stale cached verdicts.
-        tools = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        for dirpath, dirnames, filenames in sorted(os.walk(tools)):
-            dirnames[:] = sorted(d for d in dirnames if d not in ("tests", "__pycache__"))
-            for fn in sorted(filenames):
-                if fn.endswith(".py"):
-                    path = os.path.join(dirpath, fn)
-                    with open(path, "rb") as f:
-                        digest.update(os.path.relpath(path, tools).encode() + f.read())
+        digest.update(code_digest(self.tools))
         digest.update(subprocess.run(["g++", "--version"], capture_output=True).stdout)
         self.fingerprint = digest.hexdigest()
 
+    def stage_libraries(self, scratch):
+        """Stages the shared libraries of a learner's process (found from a
+        trivial program linked like one: C++, OpenBLAS) for its jail; `scratch`
+        is a private folder to build that program in."""
+        d = os.path.join(scratch, "libprobe")
+        os.makedirs(d, exist_ok=True)
+        src = os.path.join(d, "probe.cc")
+        with open(src, "w") as f:
+            f.write("int main() { return 0; }\n")
+        exe = os.path.join(d, "probe")
+        subprocess.run(["g++", src, "-o", exe, "-Wl,--no-as-needed", "-lopenblas", "-pthread"],
+                       check=True, capture_output=True)
+        shutil.rmtree(os.path.join(self.stage, "libroot"), ignore_errors=True)
+        self.libroot = sandbox.prepare_libroot(self.stage, [exe])
+        return self.libroot
+
     def _precompile(self):
+        if not self.pch_headers:
+            return
         header = os.path.join(self.include_root, "mha_grading_pch.h")
         with open(header, "w") as f:
             f.write("// Precompiled for grading (tools/lab/grader/suite.py).\n")
-            for h in PCH_HEADERS:
+            for h in self.pch_headers:
                 f.write('#include %s\n' % ('"%s"' % h if h.startswith("common/") else "<%s>" % h))
         p = subprocess.run(["g++"] + CXXFLAGS + ["-I", self.include_root, "-x", "c++-header",
                                                 header, "-o", header + ".gch"],

@@ -2,7 +2,7 @@
 
     rec = timing.Recorder()
     with rec:
-        reports = grade.grade_all(ctx, submissions)
+        reports = grade.grade_all(grading, submissions)
     print(rec.line(reports))
     rec.write("timing.json", reports)
 

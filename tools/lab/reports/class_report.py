@@ -32,8 +32,10 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 
 from reports import feedback
+from reports import html_report
 from labs import ROOT
 
 # ---------------------------------------------------------------------------
@@ -444,20 +446,19 @@ def similarity_settings(rubric, threshold=None):
     return settings
 
 
-def for_roster(ctx, reports, submissions, roster_name, out, threshold=None, log=print):
-    """The class section and the HTML report of a graded roster (instructor.py).
-    Returns (class section, console lines). Never raises: a failure here
-    costs the class report, never the grades."""
-    import time
-    from reports import html_report
+def for_roster(reports, submissions, labs, rubric, run_note, roster_name, out, threshold=None,
+               log=print):
+    """The class section and the HTML report of a graded roster (instructor.py);
+    `run_note` says how it was graded (mode, isolation). Returns (class
+    section, console lines). Never raises: a failure here costs the class
+    report, never the grades."""
     t0 = time.time()
     try:
-        klass = build(reports, [(s.name, s.files) for s in submissions], ctx.labs,
-                      similarity_settings(ctx.rubric, threshold))
+        klass = build(reports, [(s.name, s.files) for s in submissions], labs,
+                      similarity_settings(rubric, threshold))
         index = html_report.write(
-            os.path.join(out, "html"), roster_name, reports, ctx.labs, klass,
-            {s.name: s.files for s in submissions},
-            "%s mode; isolation: %s." % (ctx.options.mode, ctx.iso.describe()["summary"]))
+            os.path.join(out, "html"), roster_name, reports, labs, klass,
+            {s.name: s.files for s in submissions}, run_note)
     except Exception as e:
         log("grade: the class report failed: %s: %s" % (type(e).__name__, e))
         return {"error": "%s: %s" % (type(e).__name__, e)}, ["class report: not written (%s)" % e]

@@ -28,6 +28,9 @@ field first.
 """
 import re
 
+import limits
+from reports import messages
+
 POLICIES = ("full", "misconception", "points")
 GENERIC = "failed"
 
@@ -47,12 +50,6 @@ _VALIDATION = [
     ("does not mention", "the std::invalid_argument message does not name the offending values"),
 ]
 MIN_OWN_WORDS = 3     # "dx; see docs/..." labels a value, it names no mistake
-
-
-def _lesson_cut(text):
-    """Index where the pointer to the lesson starts, or len(text)."""
-    m = _SEE_DOCS.search(text)
-    return m.start() if m else len(text)
 
 
 def _tidy(text):
@@ -147,11 +144,6 @@ def _own_words(message):
     return words if len(words.split()) >= MIN_OWN_WORDS else ""
 
 
-def _index(text, sub):
-    i = text.find(sub)
-    return i if i >= 0 else len(text)
-
-
 def without_asides(text):
     """`text` without its parenthesised asides: "x (because y) z" -> "x z"."""
     prev = None
@@ -205,7 +197,5 @@ def shown(message, policy, lab_status="graded", mistake=None):
 def summarise_line(message, mistake=None):
     """A stored (one-line) failure message as the scoreboard's first failure
     quotes it: the sentence of its named mistake when it has one."""
-    import limits
-    from reports import messages
     field = as_mistake(mistake)
     return messages.printable(sentence(field) if field else message, limits.MESSAGE_CHARS)

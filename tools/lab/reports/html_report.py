@@ -17,7 +17,9 @@ import hashlib
 import html
 import io
 import os
+import shutil
 
+from reports import feedback
 from reports import report
 from labs import ROOT
 
@@ -326,7 +328,6 @@ def index_page(roster_name, reports, labs, klass, sources, pages, meta=""):
 
 
 def submission_page(rep, labs, klass, pages, page_dir, root=ROOT):
-    from reports import feedback
     titles = {l.number: l.title for l in labs}
     body = ['<p><a href="../index.html">class report</a></p>',
             "<h1>%s</h1>" % esc(rep["submission"]),
@@ -383,7 +384,6 @@ def _message(text, shown=400):
 def write(out_dir, roster_name, reports, labs, klass, sources, meta="", root=ROOT):
     """Writes index.html and s/NNN.html under out_dir; returns index.html's path.
     `sources`: {submission name: {lab number: bytes}} (for shared regions)."""
-    import shutil
     pages = page_names(reports)
     shutil.rmtree(os.path.join(out_dir, "s"), ignore_errors=True)   # pages of an earlier run
     os.makedirs(os.path.join(out_dir, "s"), exist_ok=True)

@@ -40,7 +40,7 @@ _REQUIRED = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)?\s+requir
 _GCC_INCLUDE = re.compile(r"^/usr/lib/gcc/[^/]+/\d+/include/")
 
 
-def _short(path):
+def short_path(path):
     """A library header's path as a reader knows it: xtensor/xfunction.hpp."""
     for prefix in ("external/system/include/", "/usr/include/", "external/system/"):
         if path.startswith(prefix):
@@ -76,9 +76,9 @@ def _first_error(output, own_file, learner_files=()):
         if f in learner_files:
             where, extra = (f, m.group("line")), ""
         elif trail:
-            where, extra = trail[-1], " (in %s:%s)" % (_short(f), m.group("line"))
+            where, extra = trail[-1], " (in %s:%s)" % (short_path(f), m.group("line"))
         else:
-            where, extra = (_short(f), m.group("line")), ""
+            where, extra = (short_path(f), m.group("line")), ""
         trail = []
         rank = 0 if where[0] == own_file else 1 if where[0] in learner_files else 2
         if best is None or rank < best[0]:

@@ -77,11 +77,11 @@ def scoreboard(report):
     return out.getvalue()
 
 
-def write_roster_json(reports, ctx, roster_name, mode, ignored, path, klass=None):
+def write_roster_json(reports, isolation, rubric, roster_name, mode, ignored, path, klass=None):
     """The roster's report; `klass` is the class section (class_report.build)."""
     _mkparent(path)
     data = {"roster": roster_name, "mode": mode, "ignored": ignored,
-            "isolation": ctx.iso.describe(), "rubric_errors": ctx.rubric.errors,
+            "isolation": isolation.describe(), "rubric_errors": rubric.errors,
             "submissions": [deterministic(r) for r in reports]}
     if klass is not None:
         data["class"] = klass

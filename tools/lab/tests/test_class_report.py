@@ -332,10 +332,9 @@ def test_a_failing_class_report_never_raises(workdir):
     class Broken:
         def similarity(self):
             raise ValueError("broken rubric")
-    ctx = types.SimpleNamespace(rubric=Broken(), labs=LABS)
     logged = []
-    klass, lines = class_report.for_roster(ctx, roster(), [], "r", str(workdir), None,
-                                           logged.append)
+    klass, lines = class_report.for_roster(roster(), [], LABS, Broken(), "isolated mode.", "r",
+                                           str(workdir), None, logged.append)
     assert "broken rubric" in klass["error"] and logged and "not written" in lines[0]
 
 

@@ -86,6 +86,6 @@ def test_link_error_falls_back_on_the_linkers_error_line():
 
 
 def test_gcc_own_headers_are_shortened_on_any_architecture():
-    assert messages._short("/usr/lib/gcc/aarch64-linux-gnu/12/include/arm_neon.h") == "arm_neon.h"
-    assert messages._short("/usr/lib/gcc/x86_64-linux-gnu/12/include/avxintrin.h") == "avxintrin.h"
-    assert messages._short("labs/01_split_heads/split_heads.cc") == "labs/01_split_heads/split_heads.cc"
+    assert messages.short_path("/usr/lib/gcc/aarch64-linux-gnu/12/include/arm_neon.h") == "arm_neon.h"
+    assert messages.short_path("/usr/lib/gcc/x86_64-linux-gnu/12/include/avxintrin.h") == "avxintrin.h"
+    assert messages.short_path("labs/01_split_heads/split_heads.cc") == "labs/01_split_heads/split_heads.cc"

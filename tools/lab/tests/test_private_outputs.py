@@ -1,8 +1,8 @@
-"""grade.make_private_dir: the grader's output folders are private before any learner code runs."""
+"""workspace.make_private_dir: the grader's output folders are private before any learner code runs."""
 import os
 import stat
 
-from grader import grade
+from grader import workspace
 
 
 def mode(p):
@@ -11,7 +11,7 @@ def mode(p):
 
 def test_a_missing_output_folder_and_its_missing_parents_are_made_0700(tmp_path):
     out = tmp_path / "grades" / "week1"
-    grade.make_private_dir(str(out))
+    workspace.make_private_dir(str(out))
     assert mode(out) == 0o700 and mode(tmp_path / "grades") == 0o700
 
 
@@ -19,5 +19,5 @@ def test_an_existing_output_folder_loses_what_others_may_do(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     os.chmod(out, 0o755)
-    grade.make_private_dir(str(out))
+    workspace.make_private_dir(str(out))
     assert mode(out) == 0o750

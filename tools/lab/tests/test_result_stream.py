@@ -41,8 +41,8 @@ def test_lines_that_are_not_verdicts_are_skipped():
     assert runner.parse_result_line('{"passed": true}') is None
 
 
-def _ctx():
-    return types.SimpleNamespace(rubric=types.SimpleNamespace(points=lambda d, n: 1.0))
+def _rubric():
+    return types.SimpleNamespace(points=lambda d, n: 1.0)
 
 
 LAB = types.SimpleNamespace(number=2, dir="02_batched_attention", title="Attention")
@@ -53,7 +53,7 @@ def test_the_lab_report_keeps_the_field_and_quotes_its_sentence_first():
                SENTENCE + " (checked against g.npy: 4 of 4 elements differ))\nExpected: true")
     tests = {"A.Pass": runner.TestResult("A.Pass", True),
              "A.Two": runner.TestResult("A.Two", False, message, 1, NO_SCALE)}
-    r = grade._lab_report(LAB, "graded", "", tests, _ctx(), True)
+    r = grade.lab_report(LAB, "graded", "", tests, _rubric(), True)
     entry = [t for t in r["tests"] if t["name"] == "A.Two"][0]
     assert entry["mistake"] == NO_SCALE
     assert "mistake" not in [t for t in r["tests"] if t["name"] == "A.Pass"][0]
@@ -64,7 +64,7 @@ def test_a_failure_without_a_field_is_summarised_from_gtest_as_before():
     message = ("tests/x.cc:9: Failure\nExpected equality of these values:\n  a\n    Which is: 1\n"
                "  b\n    Which is: 2")
     tests = {"A.One": runner.TestResult("A.One", False, message)}
-    r = grade._lab_report(LAB, "graded", "", tests, _ctx(), True)
+    r = grade.lab_report(LAB, "graded", "", tests, _rubric(), True)
     assert "mistake" not in r["tests"][0]
     assert r["first_failure"].startswith("A.One: ")
     assert "looks like" not in r["first_failure"]
@@ -73,13 +73,13 @@ def test_a_failure_without_a_field_is_summarised_from_gtest_as_before():
 def test_the_fields_strings_are_made_printable():
     dirty = dict(NO_SCALE, words="scores\x1b[31m not scaled")
     tests = {"A.One": runner.TestResult("A.One", False, "m", 0, dirty)}
-    r = grade._lab_report(LAB, "graded", "", tests, _ctx(), True)
+    r = grade.lab_report(LAB, "graded", "", tests, _rubric(), True)
     assert "\x1b" not in r["tests"][0]["mistake"]["words"]
 
 
 def test_a_stated_rule_is_quoted_as_the_terminal_printed_it():
     rule = dict(NO_SCALE, looks_like=False)
     tests = {"A.One": runner.TestResult("A.One", False, "m", 0, rule)}
-    r = grade._lab_report(LAB, "graded", "", tests, _ctx(), True)
+    r = grade.lab_report(LAB, "graded", "", tests, _rubric(), True)
     assert r["first_failure"] == ('A.One: scores not scaled by 1/sqrt(d_head); see %s, '
                                   '"Classic mistakes"' % DOC)

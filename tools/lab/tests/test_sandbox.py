@@ -4,7 +4,10 @@ import os
 
 import pytest
 
+from grader import cgroups
+from grader import process
 from grader import sandbox
+from grader import uids
 
 
 def iso(**kw):
@@ -25,11 +28,14 @@ class FakeJob:
     def procs(self):
         return os.path.join(self.cgroup, "cgroup.procs") if self.cgroup else ""
 
+    def started(self):
+        return False        # its uid was never claimed: nothing of it to kill
+
 
 @pytest.fixture
 def claims(tmp_path, monkeypatch):
-    monkeypatch.setattr(sandbox, "CLAIMS", str(tmp_path / "claims"))
-    monkeypatch.setattr(sandbox, "_uid_busy", lambda uid: False)
+    monkeypatch.setattr(uids, "CLAIMS", str(tmp_path / "claims"))
+    monkeypatch.setattr(uids, "uid_busy", lambda uid: False)
     return tmp_path / "claims"
 
 
@@ -71,12 +77,12 @@ def test_without_a_mount_namespace_the_compiler_runs_as_the_jobs_user_with_limit
 
 
 def test_run_stops_a_command_at_its_wall_clock_limit(tmp_path):
-    res = sandbox.run(["sleep", "5"], cwd=str(tmp_path), timeout=0.5)
+    res = process.run(["sleep", "5"], cwd=str(tmp_path), timeout=0.5)
     assert res.timed_out and res.seconds < 3
 
 
 def test_run_keeps_only_the_end_of_a_flood_of_output(tmp_path):
-    res = sandbox.run(["sh", "-c", "yes | head -c 1000000"], cwd=str(tmp_path), timeout=20,
+    res = process.run(["sh", "-c", "yes | head -c 1000000"], cwd=str(tmp_path), timeout=20,
                       keep_output=1000)
     assert len(res.output) == 1000 and not res.timed_out
 
@@ -102,7 +108,7 @@ def test_a_job_with_a_cgroup_joins_it_before_anything_else_runs():
 def test_every_claimed_uid_is_new_and_recorded(claims, monkeypatch):
     monkeypatch.setenv("MHA_SANDBOX_UID_BASE", "70000")
     monkeypatch.setenv("MHA_SANDBOX_UID_COUNT", "50")
-    got = [sandbox.claim_uid() for _ in range(50)]
+    got = [uids.claim_uid() for _ in range(50)]
     assert len(set(got)) == 50 and all(70000 <= u < 70050 for u in got)
     assert sorted(os.listdir(claims)) == sorted(str(u) for u in got)
 
@@ -110,22 +116,22 @@ def test_every_claimed_uid_is_new_and_recorded(claims, monkeypatch):
 def test_a_used_up_uid_range_is_an_error_that_names_the_variables(claims, monkeypatch):
     monkeypatch.setenv("MHA_SANDBOX_UID_BASE", "70000")
     monkeypatch.setenv("MHA_SANDBOX_UID_COUNT", "2")
-    sandbox.claim_uid()
-    sandbox.claim_uid()
+    uids.claim_uid()
+    uids.claim_uid()
     with pytest.raises(RuntimeError, match="MHA_SANDBOX_UID_BASE"):
-        sandbox.claim_uid()
+        uids.claim_uid()
 
 
 def test_a_base_set_by_hand_gets_a_thousand_uids_unless_told_otherwise(monkeypatch):
     monkeypatch.setenv("MHA_SANDBOX_UID_BASE", "63000")
     monkeypatch.delenv("MHA_SANDBOX_UID_COUNT", raising=False)
-    assert sandbox.uid_range() == (63000, 1000)
+    assert uids.uid_range() == (63000, 1000)
 
 
 def test_a_uid_range_that_is_not_a_number_is_refused_by_name(monkeypatch):
     monkeypatch.setenv("MHA_SANDBOX_UID_BASE", "lots")
     with pytest.raises(RuntimeError, match="MHA_SANDBOX_UID_BASE='lots'"):
-        sandbox.uid_range()
+        uids.uid_range()
 
 
 def test_the_isolation_summary_names_each_missing_layer():
@@ -137,19 +143,45 @@ def test_the_isolation_summary_names_each_missing_layer():
 
 def test_cgroup_v2_without_the_memory_and_pids_controllers_is_named_missing(tmp_path, monkeypatch):
     (tmp_path / "cgroup.controllers").write_text("cpuset cpu io\n")
-    monkeypatch.setattr(sandbox, "_CG_ROOTS", (str(tmp_path),))
-    parent, why = sandbox._probe_cgroup(str(tmp_path))
+    monkeypatch.setattr(cgroups, "ROOTS", (str(tmp_path),))
+    parent, why = cgroups.probe_cgroup(str(tmp_path))
     assert parent is None and "memory/pids controllers" in why
 
 
 def test_no_cgroup_v2_at_all_is_named_missing(tmp_path, monkeypatch):
-    monkeypatch.setattr(sandbox, "_CG_ROOTS", (str(tmp_path / "nothing"),))
-    parent, why = sandbox._probe_cgroup(str(tmp_path))
+    monkeypatch.setattr(cgroups, "ROOTS", (str(tmp_path / "nothing"),))
+    parent, why = cgroups.probe_cgroup(str(tmp_path))
     assert parent is None and "no cgroup v2" in why
 
 
 def test_a_jobs_cgroup_gets_its_memory_process_and_cpu_limits(tmp_path):
-    d = sandbox.cgroup_for_job(str(tmp_path), "7001", 64 << 20, 8)
+    d = cgroups.cgroup_for_job(str(tmp_path), "7001", 64 << 20, 8)
     assert open(os.path.join(d, "memory.max")).read() == str(64 << 20)
     assert open(os.path.join(d, "pids.max")).read() == "8"
     assert open(os.path.join(d, "cpu.weight")).read() == "100"
+
+
+@pytest.fixture
+def ran(monkeypatch):
+    """The argv and cwd of each command an Isolation runs (nothing runs)."""
+    got = []
+    monkeypatch.setattr(process, "run", lambda argv, cwd, timeout, env=None: got.append(
+        (argv, cwd, env)) or process.Result(0, "", False, 0.0))
+    return got
+
+
+def test_a_build_step_has_only_its_own_directory_as_home_and_temporary_folder(ran):
+    i = sandbox.Isolation(False, False, False, False)
+    i.run_build(FakeJob(None), ["g++", "-c", "x.cc"], "/jobs/slot0/compile", 10)
+    argv, cwd, _ = ran[0]
+    assert cwd == "/jobs/slot0/compile" and argv[-3:] == ["g++", "-c", "x.cc"]
+    assert "HOME=/jobs/slot0/compile" in argv and "TMPDIR=/jobs/slot0/compile" in argv
+
+
+def test_the_trusted_binary_runs_in_the_jobs_cgroup_under_its_memory_limit(ran):
+    i = iso()
+    i.run_trusted(FakeJob(7001, cgroup="/cg/job-7001"), ["/t/test_remote"], "/t", 60,
+                  {"PATH": "/usr/bin"}, 1024)
+    argv, _, env = ran[0]
+    assert argv[3] == "/cg/job-7001/cgroup.procs" and "--as=%d" % (1024 << 20) in argv
+    assert argv[-1] == "/t/test_remote" and env == {"PATH": "/usr/bin"}

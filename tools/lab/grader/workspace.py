@@ -1,0 +1,120 @@
+"""Where a grading run's files live: the work root and its four folders.
+
+    ws = Workspace.create()                 # $MHA_GRADE_DIR, else a default
+    ws.private_dir                          # root only: caches, results, the seed secret
+
+  <root>/            0711  traversable, not listable
+    private/         0700  root only: cache/ (objects, linked programs), the
+                           jail roots (mnt/), the runs' result streams, seed_secret
+    jobs/            0711  the job users' own directories (slotN/compile, link, run)
+    stage/           0755  what the job users must read: headers, runtime, libraries
+
+Everything the grader creates is private from birth (the grading run sets
+umask 077); what the job users must read is opened on purpose.
+"""
+import hashlib
+import os
+
+
+def work_root():
+    """$MHA_GRADE_DIR, else /var/tmp/mha-grade for root, else a cache folder of yours."""
+    if os.environ.get("MHA_GRADE_DIR"):
+        return os.environ["MHA_GRADE_DIR"]
+    if os.geteuid() == 0:
+        return "/var/tmp/mha-grade"
+    return os.path.join(os.path.expanduser("~"), ".cache", "mha-grade")
+
+
+def make_private_dir(path):
+    """Creates `path` (and its missing parents) 0700, or makes an existing one
+    private to its owner and group: made before any learner code runs."""
+    path = os.path.abspath(path)
+    missing = []
+    p = path
+    while not os.path.exists(p):
+        missing.append(p)
+        p = os.path.dirname(p)
+    for d in reversed(missing):
+        os.mkdir(d, 0o700)
+        os.chmod(d, 0o700)
+    if not missing and os.stat(path).st_mode & 0o007:
+        os.chmod(path, os.stat(path).st_mode & 0o770)
+    return path
+
+
+def check_traversable(path):
+    """The build user must reach the work directory: every folder above it
+    must let others through (o+x). Raises RuntimeError naming the one that does not."""
+    if os.geteuid() != 0:
+        return
+    p = os.path.dirname(os.path.abspath(path))
+    while p and p != "/":
+        if not os.stat(p).st_mode & 0o001:
+            raise RuntimeError("the grading work directory %s is under %s, which others may not "
+                               "enter (mode %o): the unprivileged build user could not reach "
+                               "it; set MHA_GRADE_DIR to a path under /var/tmp" % (
+                                   path, p, os.stat(p).st_mode & 0o777))
+        p = os.path.dirname(p)
+
+
+class Workspace:
+    """The folders of one grading run under `root` (create() makes them)."""
+
+    def __init__(self, root):
+        self.root = os.path.abspath(root)
+        self.private_dir = os.path.join(self.root, "private")
+        self.cache_dir = os.path.join(self.private_dir, "cache")
+        self.mnt = os.path.join(self.private_dir, "mnt")    # jail.py's root, one per namespace
+        self.jobs_dir = os.path.join(self.root, "jobs")
+        self.stage_dir = os.path.join(self.root, "stage")
+        self._seed_secret = None
+
+    @classmethod
+    def create(cls, root=None):
+        """The workspace at `root` (default: work_root()), its folders made with
+        their modes and the machine's seed secret in place."""
+        ws = cls(root or work_root())
+        os.makedirs(ws.root, exist_ok=True)
+        os.chmod(ws.root, 0o711)
+        check_traversable(ws.root)
+        for d, mode in ((ws.private_dir, 0o700), (ws.cache_dir, 0o700),
+                        (ws.jobs_dir, 0o711), (ws.stage_dir, 0o755), (ws.mnt, 0o700)):
+            os.makedirs(d, exist_ok=True)
+            os.chmod(d, mode)
+        ws._seed_secret = ws._load_seed_secret()
+        return ws
+
+    def private_paths(self):
+        """The folders no job's user may read (checked after set-up)."""
+        return [self.private_dir, self.cache_dir, self.jobs_dir]
+
+    def job_dir(self, slot, what):
+        """The folder of step `what` ("compile", "link", "run") of the job on `slot`."""
+        return os.path.join(self.jobs_dir, "slot%d" % slot, what)
+
+    def run_dir(self, slot):
+        """The private folder of a run's result stream, on `slot`."""
+        return os.path.join(self.private_dir, "run%d" % slot)
+
+    def cache_path(self, kind, name):
+        """A file of the cache: kind "obj" (compiled objects) or "bin" (linked programs)."""
+        return os.path.join(self.cache_dir, kind, name)
+
+    def fresh_seed(self, what):
+        """The seed of the hidden tests' fresh random inputs for `what` (a
+        learner program's key): unpredictable without this machine's secret,
+        yet the same each time the same program is graded, so that grades are
+        deterministic. The secret lives in the private directory."""
+        if self._seed_secret is None:
+            self._seed_secret = self._load_seed_secret()
+        return int.from_bytes(hashlib.sha256(self._seed_secret + what.encode()).digest()[:8],
+                              "little")
+
+    def _load_seed_secret(self):
+        path = os.path.join(self.private_dir, "seed_secret")
+        if not os.path.exists(path):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(os.urandom(32))
+        with open(path, "rb") as f:
+            return f.read()
