@@ -130,6 +130,45 @@ std::string Json::Dump() const {
   return out;
 }
 
+Json LinesChart(const std::string& title, const std::string& subtitle, const std::string& x_label,
+                const std::string& y_label, const std::vector<Series>& series) {
+  Json all = Json::Array();
+  for (const Series& s : series) {
+    std::vector<double> x = s.x;
+    if (x.empty()) {
+      for (std::size_t i = 0; i < s.y.size(); ++i) x.push_back(static_cast<double>(i));
+    }
+    Json one = Json::Object().Set("label", s.label).Set("x", x).Set("y", s.y);
+    if (s.style != "line") one.Set("style", s.style);
+    all.Add(std::move(one));
+  }
+  return Json::Object()
+      .Set("kind", "lines")
+      .Set("title", title)
+      .Set("subtitle", subtitle)
+      .Set("x_label", x_label)
+      .Set("y_label", y_label)
+      .Set("series", std::move(all));
+}
+
+Json BarsChart(const std::string& title, const std::string& subtitle, const std::string& x_label,
+               const std::vector<BarGroup>& groups) {
+  Json all = Json::Array();
+  for (const BarGroup& g : groups) {
+    Json bars = Json::Array();
+    for (const Bar& b : g.bars) {
+      bars.Add(Json::Object().Set("label", b.label).Set("value", b.value).Set("note", b.note));
+    }
+    all.Add(Json::Object().Set("title", g.title).Set("bars", std::move(bars)));
+  }
+  return Json::Object()
+      .Set("kind", "bars")
+      .Set("title", title)
+      .Set("subtitle", subtitle)
+      .Set("x_label", x_label)
+      .Set("groups", std::move(all));
+}
+
 void WriteChart(const Json& spec, const std::filesystem::path& path) {
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   std::ofstream out(path);

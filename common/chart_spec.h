@@ -67,6 +67,30 @@ class Json {
   std::map<std::string, Json> members_;
 };
 
+// The two common kinds, built from plain data (add keys with Set, such as
+// .Set("y_scale", "log")).
+struct Series {
+  std::string label;         // in the legend
+  std::vector<double> x, y;  // as many of one as of the other
+  std::string style = "line";  // or "points", "line+points"
+};
+// kind "lines"; x (y) are the index 0, 1, ... when a series leaves x empty.
+Json LinesChart(const std::string& title, const std::string& subtitle, const std::string& x_label,
+                const std::string& y_label, const std::vector<Series>& series);
+
+struct Bar {
+  std::string label;  // left of the bar
+  double value;       // may be negative: bars grow from the zero line
+  std::string note;   // right of the bar
+};
+struct BarGroup {
+  std::string title;  // above the group's panel
+  std::vector<Bar> bars;
+};
+// kind "bars": one panel of horizontal bars per group.
+Json BarsChart(const std::string& title, const std::string& subtitle, const std::string& x_label,
+               const std::vector<BarGroup>& groups);
+
 // Writes spec to path (creating its folder). Throws std::runtime_error naming
 // the path if it cannot be written.
 void WriteChart(const Json& spec, const std::filesystem::path& path);

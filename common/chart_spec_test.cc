@@ -54,6 +54,20 @@ TEST(JsonTest, RefusesAMemberOnAnArrayAndAnItemOnAnObject) {
   EXPECT_THROW(object.Add(1), std::logic_error);
 }
 
+TEST(LinesChartTest, NumbersTheStepsOfASeriesWithoutX) {
+  const std::string spec =
+      LinesChart("t", "s", "step", "loss", {{"one", {}, {3, 2}, "line"}}).Dump();
+  EXPECT_THAT(spec, HasSubstr("\"kind\":\"lines\""));
+  EXPECT_THAT(spec, HasSubstr("\"x\":[0,1],\n\"y\":[3,2]"));
+}
+
+TEST(BarsChartTest, KeepsEveryBarsLabelValueAndNote) {
+  const std::string spec =
+      BarsChart("t", "s", "increase", {{"group", {{"head 0", -0.5, "accuracy 1"}}}}).Dump();
+  EXPECT_THAT(spec, HasSubstr("\"kind\":\"bars\""));
+  EXPECT_THAT(spec, HasSubstr("{\"label\":\"head 0\",\n\"note\":\"accuracy 1\",\n\"value\":-0.5}"));
+}
+
 std::string ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::stringstream s;

@@ -78,7 +78,7 @@ void PrintProgress(const std::string& text) {
 }
 
 void EndProgress() {
-  if (g_progress_shown) std::cerr << "\n";
+  if (g_progress_shown) std::cerr << "\r\033[K" << std::flush;  // back, erase to the line's end
   g_progress_shown = false;
 }
 
@@ -267,7 +267,7 @@ FlagSet& FlagSet::Switch(const std::string& name, std::function<void()> on,
 FlagSet& FlagSet::Out(std::string* target) {
   return Text("--out", target, "DIR",
               "where the files go (default: out/" + program_ +
-                  " in the repository when started\nwith bazel run, else ./out/" + program_ + ")");
+                  " in the repository under\nbazel run, else ./out/" + program_ + ")");
 }
 
 FlagSet& FlagSet::Note(const std::string& text) {

@@ -60,7 +60,7 @@ void PrintWritten(const std::vector<std::filesystem::path>& files);
 
 // One progress line, rewritten in place ("\r") on stderr when stderr is a
 // terminal, and left out of a log (nothing is printed otherwise). EndProgress
-// ends the line, if one was printed.
+// erases it, if one is shown, so that the next line starts clean.
 void PrintProgress(const std::string& text);
 void EndProgress();
 
