@@ -169,6 +169,25 @@ Json BarsChart(const std::string& title, const std::string& subtitle, const std:
       .Set("groups", std::move(all));
 }
 
+Json HeatmapPanel(const std::string& title, const float* values, std::size_t rows,
+                  std::size_t cols) {
+  Json matrix = Json::Array();
+  for (std::size_t i = 0; i < rows; ++i) {
+    matrix.Add(std::vector<float>(values + i * cols, values + (i + 1) * cols));
+  }
+  return Json::Object().Set("title", title).Set("values", std::move(matrix));
+}
+
+Json HeatmapsChart(const std::string& title, const std::string& subtitle, int columns,
+                   Json panels) {
+  return Json::Object()
+      .Set("kind", "heatmaps")
+      .Set("title", title)
+      .Set("subtitle", subtitle)
+      .Set("columns", columns)
+      .Set("panels", std::move(panels));
+}
+
 void WriteChart(const Json& spec, const std::filesystem::path& path) {
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   std::ofstream out(path);

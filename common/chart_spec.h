@@ -91,6 +91,15 @@ struct BarGroup {
 Json BarsChart(const std::string& title, const std::string& subtitle, const std::string& x_label,
                const std::vector<BarGroup>& groups);
 
+// kind "heatmaps": one panel a matrix of weights in [0, 1], `columns` panels
+// a row. HeatmapPanel makes a panel of the rows x cols values at `values`
+// (row-major); add "row_labels", "col_labels", "mask_zero", "outline" or
+// "hline" to it with Set.
+Json HeatmapPanel(const std::string& title, const float* values, std::size_t rows,
+                  std::size_t cols);
+Json HeatmapsChart(const std::string& title, const std::string& subtitle, int columns,
+                   Json panels);
+
 // Writes spec to path (creating its folder). Throws std::runtime_error naming
 // the path if it cannot be written.
 void WriteChart(const Json& spec, const std::filesystem::path& path);

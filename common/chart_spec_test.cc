@@ -68,6 +68,12 @@ TEST(BarsChartTest, KeepsEveryBarsLabelValueAndNote) {
   EXPECT_THAT(spec, HasSubstr("{\"label\":\"head 0\",\n\"note\":\"accuracy 1\",\n\"value\":-0.5}"));
 }
 
+TEST(HeatmapPanelTest, WritesTheMatrixRowByRow) {
+  const float w[6] = {1, 0, 0, 0.5f, 0.5f, 0};
+  EXPECT_EQ(HeatmapPanel("head 0", w, 2, 3).Dump(),
+            "{\"title\":\"head 0\",\n\"values\":[[1,0,0],[0.5,0.5,0]]}");
+}
+
 std::string ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::stringstream s;

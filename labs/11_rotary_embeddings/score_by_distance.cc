@@ -64,20 +64,10 @@ std::vector<double> scores(int d_head, int N, int m, double base) {
 
 // The chart: the two curves of score against distance.
 mha::Json chart(const Options& o, const std::vector<double>& a, const std::vector<double>& b) {
-  std::vector<double> n(a.size());
-  for (std::size_t i = 0; i < n.size(); ++i) n[i] = static_cast<double>(i);
-  return mha::Json::Object()
-      .Set("kind", "lines")
-      .Set("title", "RoPE: score of q with itself, n tokens apart")
-      .Set("subtitle", "d_head " + std::to_string(o.d_head) + ", mean_i cos(n theta_i)")
-      .Set("x_label", "distance n (tokens)")
-      .Set("y_label", "score")
-      .Set("series", mha::Json::Array()
-                         .Add(mha::Json::Object().Set("label", "base 10000").Set("x", n).Set("y", a))
-                         .Add(mha::Json::Object()
-                                  .Set("label", "base 500000 (Llama 3)")
-                                  .Set("x", n)
-                                  .Set("y", b)));
+  return mha::LinesChart("RoPE: score of q with itself, n tokens apart",
+                         "d_head " + std::to_string(o.d_head) + ", mean_i cos(n theta_i)",
+                         "distance n (tokens)", "score",
+                         {{"base 10000", {}, a}, {"base 500000 (Llama 3)", {}, b}});
 }
 
 int run(const Options& o) {
