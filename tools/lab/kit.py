@@ -34,7 +34,7 @@ import time
 from labs import ROOT, load_labs
 
 _TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", ".gitignore", "lab"]
-_DIRS = ["common", "labs", "docs", "third_party", "tools/lab", ".devcontainer"]
+_DIRS = ["common", "labs", "docs", "third_party", "tools/lab", "tools/plot", ".devcontainer"]
 _SKIP_FILES = {"docs/INSTRUCTORS.md", "docs/SCALING.md", "docs/PERFORMANCE.md",
                "docs/AUTHORING.md"}
 _SKIP_DIRS = {"__pycache__"}

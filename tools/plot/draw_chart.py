@@ -187,7 +187,7 @@ def draw_heatmaps(plt, spec):
     size = len(need(panels[0], "values", "panel 0", list))
     side = 4.2 if size <= 16 else 3.4
     fig, axes = plt.subplots(rows, columns, squeeze=False,
-                             figsize=(side * columns + 1.0, side * rows + 1.2))
+                             figsize=(max(side * columns + 1.0, 8.0), side * rows + 1.2))
     titles(fig, spec)
     cmap = plt.get_cmap("viridis").copy()
     cmap.set_bad("#DCDCDC")
