@@ -2,7 +2,7 @@
 
 What goes in (an allow-list): the Bazel workspace files, ./lab and
 tools/setup.sh, the learner's tools (tools/lab/main.py, labs.py, learner.py,
-messages.py, limits.py), common/,
+messages.py, limits.py), tools/plot/ (draw_chart.py: the programs' charts), common/,
 labs/ (headers, BUILD files, public tests and their goldens, hints, and each
 learner file as its stub), docs/ (the lessons, the tolerance policy, the
 NumPy bridge, images), third_party/, and a learner README.md.
@@ -56,7 +56,7 @@ and the classic mistakes.
 
 On Debian 12 (bookworm), from this folder:
 
-    tools/setup.sh          # installs Bazel, a compiler, GoogleTest, xtensor, OpenBLAS
+    tools/setup.sh          # installs Bazel, a compiler, GoogleTest, xtensor, OpenBLAS, matplotlib
 
 (every `./lab` command runs it first; it says nothing when all is installed).
 Without root it installs nothing: it prints the `apt-get install` line to
