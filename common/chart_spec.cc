@@ -130,6 +130,15 @@ std::string Json::Dump() const {
   return out;
 }
 
+namespace {
+
+// A chart's first members: its kind and its titles.
+Json Chart(const char* kind, const std::string& title, const std::string& subtitle) {
+  return Json::Object().Set("kind", kind).Set("title", title).Set("subtitle", subtitle);
+}
+
+}  // namespace
+
 Json LinesChart(const std::string& title, const std::string& subtitle, const std::string& x_label,
                 const std::string& y_label, const std::vector<Series>& series) {
   Json all = Json::Array();
@@ -142,10 +151,7 @@ Json LinesChart(const std::string& title, const std::string& subtitle, const std
     if (s.style != "line") one.Set("style", s.style);
     all.Add(std::move(one));
   }
-  return Json::Object()
-      .Set("kind", "lines")
-      .Set("title", title)
-      .Set("subtitle", subtitle)
+  return Chart("lines", title, subtitle)
       .Set("x_label", x_label)
       .Set("y_label", y_label)
       .Set("series", std::move(all));
@@ -161,12 +167,7 @@ Json BarsChart(const std::string& title, const std::string& subtitle, const std:
     }
     all.Add(Json::Object().Set("title", g.title).Set("bars", std::move(bars)));
   }
-  return Json::Object()
-      .Set("kind", "bars")
-      .Set("title", title)
-      .Set("subtitle", subtitle)
-      .Set("x_label", x_label)
-      .Set("groups", std::move(all));
+  return Chart("bars", title, subtitle).Set("x_label", x_label).Set("groups", std::move(all));
 }
 
 Json HeatmapPanel(const std::string& title, const float* values, std::size_t rows,
@@ -180,12 +181,7 @@ Json HeatmapPanel(const std::string& title, const float* values, std::size_t row
 
 Json HeatmapsChart(const std::string& title, const std::string& subtitle, int columns,
                    Json panels) {
-  return Json::Object()
-      .Set("kind", "heatmaps")
-      .Set("title", title)
-      .Set("subtitle", subtitle)
-      .Set("columns", columns)
-      .Set("panels", std::move(panels));
+  return Chart("heatmaps", title, subtitle).Set("columns", columns).Set("panels", std::move(panels));
 }
 
 void WriteChart(const Json& spec, const std::filesystem::path& path) {

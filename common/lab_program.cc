@@ -1,6 +1,7 @@
 #include "common/lab_program.h"
 
 #include <cerrno>
+#include <cstdarg>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -59,6 +60,19 @@ std::filesystem::path OutputFolder(const std::string& out_flag, const std::strin
       out_flag.empty() ? WorkspaceRoot() / "out" / name : std::filesystem::path(out_flag);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+std::string Format(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  va_list again;
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  std::string out(n > 0 ? static_cast<std::size_t>(n) : 0, '\0');
+  if (n > 0) std::vsnprintf(out.data(), out.size() + 1, format, again);
+  va_end(again);
+  return out;
 }
 
 void PrintWritten(const std::vector<std::filesystem::path>& files) {

@@ -5,12 +5,14 @@
 //
 //   const mha::LabProgram kProgram = {"score_by_distance", "your lab 11",
 //                                     "bazel run --config=solutions ..."};
+//   mha::FlagSet flags_of(Options& o) {
+//     mha::FlagSet f(kProgram.name);
+//     f.Int("--d_head", &o.d_head, 2, 4096, "features per head, even (default 64)").Out(&o.out);
+//     return f;
+//   }
+//   int run(const Options& o) { ... }  // the experiment
 //   int main(int argc, char** argv) {
-//     Options o;
-//     mha::FlagSet flags(kProgram.name);
-//     flags.Int("--d_head", &o.d_head, 2, 4096, "features per head, even (default 64)")
-//         .Out(&o.out);
-//     return mha::RunLabProgram(kProgram, flags, argc, argv, [&] { return run(o); });
+//     return mha::RunLabProgram<Options>(kProgram, argc, argv, flags_of, run);
 //   }
 //
 // Every exception becomes one line on stderr and exit status 1. A learner's
@@ -54,6 +56,9 @@ std::filesystem::path WorkspaceRoot();
 // Where a program writes its files: `out_flag` when given, else out/NAME in
 // the repository (WorkspaceRoot()); the folder is created.
 std::filesystem::path OutputFolder(const std::string& out_flag, const std::string& name);
+
+// printf into a std::string: Format("%.3f nats", loss).
+std::string Format(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 // "wrote\n  a\n  b\n": the files a program wrote, one a line.
 void PrintWritten(const std::vector<std::filesystem::path>& files);
@@ -179,6 +184,33 @@ class FlagSet {
   std::vector<Flag> flags_;
   std::vector<std::string> notes_;
 };
+
+// The whole main() of a program with flags:
+//
+//   int main(int argc, char** argv) {
+//     return mha::RunLabProgram<Options>(kProgram, argc, argv, flags_of, check, run);
+//   }
+//
+// flags_of(Options&) declares the flags that fill an Options; check(Options&)
+// refuses, with std::invalid_argument, what no single flag can see (a head
+// count that does not divide d_model) and fills in defaults that depend on
+// other flags; run(const Options&) is the experiment.
+template <typename Options, typename FlagsOf, typename Check, typename Run>
+int RunLabProgram(const LabProgram& program, int argc, char** argv, FlagsOf flags_of, Check check,
+                  Run run) {
+  Options o;
+  FlagSet flags = flags_of(o);
+  return RunLabProgram(program, flags, argc, argv, [&] {
+    check(o);
+    return run(o);
+  });
+}
+
+// The same for a program whose flags need no check.
+template <typename Options, typename FlagsOf, typename Run>
+int RunLabProgram(const LabProgram& program, int argc, char** argv, FlagsOf flags_of, Run run) {
+  return RunLabProgram<Options>(program, argc, argv, flags_of, [](Options&) {}, run);
+}
 
 }  // namespace mha
 

@@ -346,10 +346,5 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o;
-  mha::FlagSet flags = flags_of(o);
-  return mha::RunLabProgram(kProgram, flags, argc, argv, [&] {
-    check(o);
-    return run(o);
-  });
+  return mha::RunLabProgram<Options>(kProgram, argc, argv, flags_of, check, run);
 }

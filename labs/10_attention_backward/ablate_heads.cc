@@ -80,7 +80,7 @@ mha::FlagSet flags_of(Options& o) {
   return f;
 }
 
-void check(const Options& o) {
+void check(Options& o) {
   if (o.copy.d_model % o.copy_heads != 0) {
     throw std::invalid_argument("--copy-heads " + std::to_string(o.copy_heads) +
                                 " does not divide d_model = " + std::to_string(o.copy.d_model));
@@ -327,10 +327,5 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o;
-  mha::FlagSet flags = flags_of(o);
-  return mha::RunLabProgram(kProgram, flags, argc, argv, [&] {
-    check(o);
-    return run(o);
-  });
+  return mha::RunLabProgram<Options>(kProgram, argc, argv, flags_of, check, run);
 }

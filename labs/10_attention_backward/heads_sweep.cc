@@ -59,7 +59,8 @@ const mha::LabProgram kProgram = {
     "bazel run -c opt --config=solutions //labs/10_attention_backward:heads_sweep"};  // in the instructors' repository
 
 struct Options {
-  bool copy = true, order = true;  // --task
+  std::string task = "both";       // --task
+  bool copy = true, order = true;  // from task
   CopyTaskConfig copy_config;
   OrderTaskConfig order_config;
   std::vector<int> heads = {1, 2, 4, 8, 16};
@@ -70,9 +71,9 @@ struct Options {
 };
 
 // The flags; --steps, --batch, --lr and --seeds set both tasks.
-mha::FlagSet flags_of(Options& o, std::string& task) {
+mha::FlagSet flags_of(Options& o) {
   mha::FlagSet f(kProgram.name);
-  f.Choice("--task", &task, {"copy", "order", "both"}, "which task to train (default both)")
+  f.Choice("--task", &o.task, {"copy", "order", "both"}, "which task to train (default both)")
       .IntList("--heads", &o.heads, 1, kDModel,
                "head counts to train, comma separated (each must divide d_model=64)")
       .Int("--steps", [&o](long long v) { o.copy_config.steps = o.order_config.steps = int(v); },
@@ -103,9 +104,9 @@ mha::FlagSet flags_of(Options& o, std::string& task) {
 }
 
 // What parse cannot check flag by flag.
-void check(Options& o, const std::string& task) {
-  o.copy = task != "order";
-  o.order = task != "copy";
+void check(Options& o) {
+  o.copy = o.task != "order";
+  o.order = o.task != "copy";
   for (int h : o.heads) {
     if (kDModel % h != 0) {
       throw std::invalid_argument("--heads: " + std::to_string(h) + " does not divide d_model = " +
@@ -260,6 +261,30 @@ void sweep(const Task& task, const Options& o, const std::filesystem::path& dir)
   std::cout << "\n";
 }
 
+// Completes `task` from its training configuration c (steps, batch, learning
+// rate, held-out examples; each seed's copy of c trains one model with
+// `train`) and sweeps it. `what` is the first line of its description.
+template <typename Config, typename Train>
+void sweep_task(const std::string& what, Task task, const Config& c, Train train,
+                const Options& o, const std::filesystem::path& dir) {
+  task.description =
+      what + mha::Format("training: Adam lr %g (cosine to 0), %d steps of %d sequences, seeds "
+                         "%llu..%llu\n",
+                         c.learning_rate, c.steps, c.batch,
+                         static_cast<unsigned long long>(o.seed),
+                         static_cast<unsigned long long>(o.seed + task.seeds - 1));
+  task.subtitle += mha::Format(", d_model=%d, Adam %g, %d steps x %d", kDModel, c.learning_rate,
+                               c.steps, c.batch);
+  task.steps = c.steps;
+  task.eval_examples = c.eval_examples;
+  task.train = [c, train](int heads, std::uint64_t seed) {
+    Config config = c;
+    config.seed = seed;
+    return train(config, heads);
+  };
+  sweep(task, o, dir);
+}
+
 int run(const Options& o) {
   std::printf("model: embed + pos -> x + MultiHeadAttention(d_model=%d, causal) -> unembed\n",
               kDModel);
@@ -268,60 +293,26 @@ int run(const Options& o) {
 #endif
   const std::filesystem::path dir = mha::OutputFolder(o.out, kProgram.name);
   const double start = cpu_now();
-  char text[400];
   if (o.copy) {
     const CopyTaskConfig& c = o.copy_config;
-    Task task;
-    task.name = "copy";
-    std::snprintf(text, sizeof text,
-                  "\n== copy task: L=%d tokens from %d symbols, a separator, the copy (T=%d)\n"
-                  "training: Adam lr %g (cosine to 0), %d steps of %d sequences, seeds %llu..%llu\n",
-                  c.length, c.alphabet, 2 * c.length, c.learning_rate, c.steps, c.batch,
-                  static_cast<unsigned long long>(o.seed),
-                  static_cast<unsigned long long>(o.seed + o.copy_seeds - 1));
-    task.description = text;
-    std::snprintf(text, sizeof text, "copy L=%d of %d symbols, d_model=%d, Adam %g, %d steps x %d",
-                  c.length, c.alphabet, kDModel, c.learning_rate, c.steps, c.batch);
-    task.subtitle = text;
-    task.steps = c.steps;
-    task.seeds = o.copy_seeds;
-    task.eval_examples = c.eval_examples;
-    task.level = 0.01;
-    task.answers = c.alphabet;
-    task.train = [c](int heads, std::uint64_t seed) {
-      CopyTaskConfig config = c;
-      config.seed = seed;
-      return mha::training::train_copy_model(config, heads);
-    };
-    sweep(task, o, dir);
+    sweep_task(mha::Format("\n== copy task: L=%d tokens from %d symbols, a separator, the copy "
+                           "(T=%d)\n",
+                           c.length, c.alphabet, 2 * c.length),
+               {"copy", "", mha::Format("copy L=%d of %d symbols", c.length, c.alphabet), 0,
+                o.copy_seeds, 0, /*level=*/0.01, /*answers=*/c.alphabet, {}},
+               c, mha::training::train_copy_model, o, dir);
   }
   if (o.order) {
     const OrderTaskConfig& c = o.order_config;
-    Task task;
-    task.name = "order";
-    std::snprintf(text, sizeof text,
-                  "\n== order task: T=%d tokens from %d symbols, %d of them marked; after the last\n"
-                  "mark, name the marked symbols in order (one of %d answers)\n"
-                  "training: Adam lr %g (cosine to 0), %d steps of %d sequences, seeds %llu..%llu\n",
-                  c.length, c.symbols, c.marks, mha::training::order_classes(c), c.learning_rate,
-                  c.steps, c.batch, static_cast<unsigned long long>(o.seed),
-                  static_cast<unsigned long long>(o.seed + o.order_seeds - 1));
-    task.description = text;
-    std::snprintf(text, sizeof text, "order: %d marked of T=%d, %d symbols, d_model=%d, Adam %g, "
-                  "%d steps x %d", c.marks, c.length, c.symbols, kDModel, c.learning_rate,
-                  c.steps, c.batch);
-    task.subtitle = text;
-    task.steps = c.steps;
-    task.seeds = o.order_seeds;
-    task.eval_examples = c.eval_examples;
-    task.level = 0.1;
-    task.answers = mha::training::order_classes(c);
-    task.train = [c](int heads, std::uint64_t seed) {
-      OrderTaskConfig config = c;
-      config.seed = seed;
-      return mha::training::train_order_model(config, heads);
-    };
-    sweep(task, o, dir);
+    const int answers = mha::training::order_classes(c);
+    sweep_task(mha::Format("\n== order task: T=%d tokens from %d symbols, %d of them marked; "
+                           "after the last\nmark, name the marked symbols in order (one of %d "
+                           "answers)\n",
+                           c.length, c.symbols, c.marks, answers),
+               {"order", "",
+                mha::Format("order: %d marked of T=%d, %d symbols", c.marks, c.length, c.symbols),
+                0, o.order_seeds, 0, /*level=*/0.1, answers, {}},
+               c, mha::training::train_order_model, o, dir);
   }
   std::printf("CPU time of the whole sweep: %.0f s\n", cpu_now() - start);
   return 0;
@@ -330,11 +321,5 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o;
-  std::string task = "both";
-  mha::FlagSet flags = flags_of(o, task);
-  return mha::RunLabProgram(kProgram, flags, argc, argv, [&] {
-    check(o, task);
-    return run(o);
-  });
+  return mha::RunLabProgram<Options>(kProgram, argc, argv, flags_of, check, run);
 }

@@ -46,6 +46,16 @@ struct Options {
   std::string out;      // empty: out/score_by_distance in the repository
 };
 
+mha::FlagSet flags_of(Options& o) {
+  mha::FlagSet f(kProgram.name);
+  f.Int("--d_head", &o.d_head, 2, 4096, "features per head, even (default 64)")
+      .Int("--distance", &o.distance, 2, 1 << 20, "largest distance plus one (default 4096)")
+      .Out(&o.out)
+      .Switch("--quick", [&o] { o.d_head = 16, o.distance = 256; },
+              "d_head 16, distances up to 256 (a few milliseconds)");
+  return f;
+}
+
 // score[n] = (q rotated at m) . (q rotated at m + n) / d_head, q all ones, n < N.
 std::vector<double> scores(int d_head, int N, int m, double base) {
   const std::size_t d = static_cast<std::size_t>(d_head);
@@ -103,12 +113,5 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o;
-  mha::FlagSet flags(kProgram.name);
-  flags.Int("--d_head", &o.d_head, 2, 4096, "features per head, even (default 64)")
-      .Int("--distance", &o.distance, 2, 1 << 20, "largest distance plus one (default 4096)")
-      .Out(&o.out)
-      .Switch("--quick", [&] { o.d_head = 16, o.distance = 256; },
-              "d_head 16, distances up to 256 (a few milliseconds)");
-  return mha::RunLabProgram(kProgram, flags, argc, argv, [&] { return run(o); });
+  return mha::RunLabProgram<Options>(kProgram, argc, argv, flags_of, run);
 }

@@ -79,7 +79,7 @@ mha::FlagSet flags_of(Options& o) {
   return f;
 }
 
-void check(const Options& o) {
+void check(Options& o) {
   if (o.config.n_pairs > o.config.n_keys) {
     throw std::invalid_argument("--pairs " + std::to_string(o.config.n_pairs) +
                                 " is more than --keys " + std::to_string(o.config.n_keys) +
@@ -264,10 +264,5 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o;
-  mha::FlagSet flags = flags_of(o);
-  return mha::RunLabProgram(kProgram, flags, argc, argv, [&] {
-    check(o);
-    return run(o);
-  });
+  return mha::RunLabProgram<Options>(kProgram, argc, argv, flags_of, check, run);
 }

@@ -102,7 +102,7 @@ mha::FlagSet flags_of(Options& o) {
   return f;
 }
 
-void check(const Options& o) {
+void check(Options& o) {
   if (o.d_model % o.heads != 0) {
     throw std::invalid_argument("--heads " + std::to_string(o.heads) +
                                 " does not divide --d-model " + std::to_string(o.d_model));
@@ -435,10 +435,5 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o;
-  mha::FlagSet flags = flags_of(o);
-  return mha::RunLabProgram(kProgram, flags, argc, argv, [&] {
-    check(o);
-    return run(o);
-  });
+  return mha::RunLabProgram<Options>(kProgram, argc, argv, flags_of, check, run);
 }

@@ -64,6 +64,14 @@ def need(obj, key, where, kind=None):
     return value
 
 
+def need_items(spec, key, what):
+    """spec[key], a list of at least one item."""
+    items = need(spec, key, "a %s chart" % what, list)
+    if not items:
+        raise SpecError("a %s chart needs at least one of \"%s\"" % (what, key))
+    return items
+
+
 def numbers(values, where):
     if not isinstance(values, list) or not all(
             v is None or isinstance(v, (int, float)) for v in values):
@@ -90,7 +98,7 @@ def titles(fig, spec):
 
 
 def draw_lines(plt, spec):
-    series = need(spec, "series", "a lines chart", list)
+    series = need_items(spec, "series", "lines")
     fig, ax = plt.subplots(figsize=(9, 5.4))
     titles(fig, spec)
     for i, s in enumerate(series):
@@ -136,14 +144,11 @@ def draw_lines(plt, spec):
     ax.set_ylabel(spec.get("y_label", ""))
     ax.grid(True, color="#DDDDDD", linewidth=0.8)
     ax.legend(fontsize=8, loc="best")
-    fig.tight_layout(rect=(0, 0, 1, 0.92))
     return fig
 
 
 def draw_bars(plt, spec):
-    groups = need(spec, "groups", "a bars chart", list)
-    if not groups:
-        raise SpecError("a bars chart needs at least one group")
+    groups = need_items(spec, "groups", "bars")
     heights = [max(1, len(need(g, "bars", "group %d" % i, list))) for i, g in enumerate(groups)]
     fig, axes = plt.subplots(len(groups), 1, squeeze=False,
                              figsize=(9, 1.6 + 0.45 * sum(heights) + 0.6 * len(groups)),
@@ -170,18 +175,14 @@ def draw_bars(plt, spec):
         ax.set_title(group.get("title", ""), fontsize=10, loc="left")
         ax.grid(True, axis="x", color="#DDDDDD", linewidth=0.8)
     axes[-1, 0].set_xlabel(spec.get("x_label", ""))
-    fig.tight_layout(rect=(0, 0, 1, 0.92))
     return fig
 
 
 def draw_heatmaps(plt, spec):
     import numpy as np
-    from matplotlib.colors import ListedColormap
     from matplotlib.patches import Rectangle
 
-    panels = need(spec, "panels", "a heatmaps chart", list)
-    if not panels:
-        raise SpecError("a heatmaps chart needs at least one panel")
+    panels = need_items(spec, "panels", "heatmaps")
     columns = min(int(spec.get("columns", 2)), len(panels))
     rows = (len(panels) + columns - 1) // columns
     size = len(need(panels[0], "values", "panel 0", list))
@@ -260,6 +261,8 @@ def draw(spec_path, plt):
         fig = DRAW[kind](plt, spec)
     except SpecError as e:
         raise SpecError("%s: %s" % (spec_path, e))
+    if kind != "heatmaps":  # the colour bar of heatmaps does not go with tight_layout
+        fig.tight_layout(rect=(0, 0, 1, 0.92))
     out = png_path(spec_path)
     fig.savefig(out, dpi=100)
     plt.close(fig)
