@@ -4,7 +4,7 @@
 // own labs. Each program's file then reads as its experiment only:
 //
 //   const mha::LabProgram kProgram = {"score_by_distance", "your lab 11",
-//                                     "bazel run --config=solutions ..."};
+//                                     "bazel run --config=solutions ..."};  // in the instructors' repository
 //   mha::FlagSet flags_of(Options& o) {
 //     mha::FlagSet f(kProgram.name);
 //     f.Int("--d_head", &o.d_head, 2, 4096, "features per head, even (default 64)").Out(&o.out);

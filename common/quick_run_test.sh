@@ -7,8 +7,8 @@
 # The program must exit 0 and write CHART (the JSON spec that
 # tools/plot/draw_chart.py draws as a PNG: an object with a "kind" and a
 # "title") and CSV under --out; run twice, it must write the same CSV and the
-# same chart byte for byte (a run is deterministic). Drawing the PNG itself is
-# tested by tools/lab/tests/test_draw_chart.py.
+# same chart byte for byte (a run is deterministic). Drawing the PNG from the
+# chart is tools/plot/draw_chart.py's work, tested by its own pytest.
 # A program runs your labs (the lab's BUILD says which): while one of them is
 # a stub, this fails with its "not implemented yet" message. Labs 10-13 use it.
 set -u
