@@ -79,15 +79,23 @@ def numbers(values, where):
     return [math.nan if v is None else float(v) for v in values]
 
 
-def set_scale(axis_setter, scale, where):
+def set_scale(ax, which, scale):
+    """ax's x or y axis on a log scale with plain tick labels ("0.5", "3"), not
+    powers of ten; nothing for linear."""
+    from matplotlib.ticker import FuncFormatter
+
     if scale in (None, "linear"):
         return
+    setter, axis = (ax.set_xscale, ax.xaxis) if which == "x" else (ax.set_yscale, ax.yaxis)
     if scale == "log":
-        axis_setter("log")
+        setter("log")
     elif scale == "log2":
-        axis_setter("log", base=2)
+        setter("log", base=2)
     else:
-        raise SpecError("%s should be linear, log or log2, not %r" % (where, scale))
+        raise SpecError("%s_scale should be linear, log or log2, not %r" % (which, scale))
+    plain = FuncFormatter(lambda v, _: "%g" % v)
+    axis.set_major_formatter(plain)
+    axis.set_minor_formatter(plain)
 
 
 def titles(fig, spec):
@@ -133,8 +141,8 @@ def draw_lines(plt, spec):
         ax.annotate(line.get("label", ""), (line["at"], 0.97), xycoords=("data", "axes fraction"),
                     xytext=(3, 0), textcoords="offset points", color="#C83232", fontsize=9,
                     verticalalignment="top")
-    set_scale(ax.set_xscale, spec.get("x_scale"), "x_scale")
-    set_scale(ax.set_yscale, spec.get("y_scale"), "y_scale")
+    set_scale(ax, "x", spec.get("x_scale"))
+    set_scale(ax, "y", spec.get("y_scale"))
     if "x_ticks" in spec:
         ax.set_xticks(numbers(spec["x_ticks"], "x_ticks"))
         if "x_tick_labels" in spec:
