@@ -81,8 +81,9 @@ def numbers(values, where):
 
 def set_scale(ax, which, scale):
     """ax's x or y axis on a log scale with plain tick labels ("0.5", "3"), not
-    powers of ten; nothing for linear."""
-    from matplotlib.ticker import FuncFormatter
+    powers of ten (the minor ticks labelled only on an axis of about one
+    decade); nothing for linear."""
+    from matplotlib.ticker import FuncFormatter, LogFormatter
 
     if scale in (None, "linear"):
         return
@@ -93,9 +94,8 @@ def set_scale(ax, which, scale):
         setter("log", base=2)
     else:
         raise SpecError("%s_scale should be linear, log or log2, not %r" % (which, scale))
-    plain = FuncFormatter(lambda v, _: "%g" % v)
-    axis.set_major_formatter(plain)
-    axis.set_minor_formatter(plain)
+    axis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
+    axis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
 
 
 def titles(fig, spec):
