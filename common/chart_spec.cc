@@ -240,4 +240,16 @@ bool DrawCharts(const std::vector<std::filesystem::path>& specs) {
   return false;
 }
 
+void WriteAndDrawCharts(const std::vector<std::filesystem::path>& data,
+                        const std::vector<std::pair<std::filesystem::path, Json>>& charts) {
+  std::vector<std::filesystem::path> written = data, specs;
+  for (const auto& [path, spec] : charts) {
+    WriteChart(spec, path);
+    written.push_back(path);
+    specs.push_back(path);
+  }
+  PrintWritten(written);
+  DrawCharts(specs);
+}
+
 }  // namespace mha

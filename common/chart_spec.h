@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mha {
@@ -109,6 +110,12 @@ void WriteChart(const Json& spec, const std::filesystem::path& path);
 // script, python3 or matplotlib, prints the command that draws them. Returns
 // whether the PNGs were drawn. Never throws: the data is already written.
 bool DrawCharts(const std::vector<std::filesystem::path>& specs);
+
+// The end of a program's run: writes each chart to its path, prints every
+// file written (`data` first: what the program wrote itself, such as its
+// CSV), then draws the charts (DrawCharts).
+void WriteAndDrawCharts(const std::vector<std::filesystem::path>& data,
+                        const std::vector<std::pair<std::filesystem::path, Json>>& charts);
 
 }  // namespace mha
 

@@ -220,33 +220,28 @@ mha::Json panel(const mha::Tensor2& w, const std::vector<std::string>& labels, c
 }
 
 // One chart per head and one of all heads, two panels a row.
-std::vector<std::filesystem::path> write_charts(const std::filesystem::path& dir,
-                                                const std::string& prefix,
-                                                const mha::Tensor3& weights,
-                                                const std::vector<std::string>& labels,
-                                                const std::vector<Head>& heads,
-                                                const std::string& heading,
-                                                const std::string& subheading, int block_len) {
+std::vector<std::pair<std::filesystem::path, mha::Json>> charts_of(
+    const std::filesystem::path& dir, const std::string& prefix, const mha::Tensor3& weights,
+    const std::vector<std::string>& labels, const std::vector<Head>& heads,
+    const std::string& heading, const std::string& subheading, int block_len) {
   std::string footer = "grey: masked (future key)";
   if (block_len > 0) footer += "; red: induction target, key i-L+1";
-  std::vector<std::filesystem::path> written;
+  auto chart = [&](int columns, mha::Json panels) {
+    return mha::HeatmapsChart(heading, subheading, columns, std::move(panels))
+        .Set("row_title", "query")
+        .Set("footer", footer);
+  };
+  std::vector<std::pair<std::filesystem::path, mha::Json>> charts;
   mha::Json all = mha::Json::Array();
   for (int h = 0; h < static_cast<int>(heads.size()); ++h) {
     const mha::Tensor2 w = xt::view(weights, h, xt::all(), xt::all());  // (T, T)
-    all.Add(panel(w, labels, heads[h], h, block_len));
-    written.push_back(dir / (prefix + "head_" + std::to_string(h) + ".json"));
-    mha::WriteChart(mha::HeatmapsChart(heading, subheading, 1,
-                                       mha::Json::Array().Add(panel(w, labels, heads[h], h, block_len)))
-                        .Set("row_title", "query")
-                        .Set("footer", footer),
-                    written.back());
+    const mha::Json one = panel(w, labels, heads[h], h, block_len);
+    all.Add(one);
+    charts.push_back({dir / (prefix + "head_" + std::to_string(h) + ".json"),
+                      chart(1, mha::Json::Array().Add(one))});
   }
-  written.push_back(dir / (prefix + "heads.json"));
-  mha::WriteChart(mha::HeatmapsChart(heading, subheading, 2, std::move(all))
-                      .Set("row_title", "query")
-                      .Set("footer", footer),
-                  written.back());
-  return written;
+  charts.push_back({dir / (prefix + "heads.json"), chart(2, std::move(all))});
+  return charts;
 }
 
 // ----------------------------------------------------------------- report
@@ -335,11 +330,9 @@ int run(const Options& o) {
   const std::string sub = layer_name + ", causal mask; rows: queries, columns: keys";
   const std::string prefix = o.induction ? "induction_" : o.trained ? "trained_" : "";
   std::cout << "\n";
-  const std::vector<std::filesystem::path> charts =
-      write_charts(mha::OutputFolder(o.out, "heads"), prefix, r.weights, labels, heads,
-                   heading, sub, o.induction ? o.block_len : 0);
-  mha::PrintWritten(charts);
-  mha::DrawCharts(charts);
+  mha::WriteAndDrawCharts({}, charts_of(mha::OutputFolder(o.out, "heads"), prefix, r.weights,
+                                         labels, heads, heading, sub,
+                                         o.induction ? o.block_len : 0));
   return 0;
 }
 

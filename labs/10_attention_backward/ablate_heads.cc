@@ -313,14 +313,12 @@ int run(const Options& o) {
   if (o.toy) groups.push_back(ablate_toy(o, csv));
   if (o.copy_model) groups.push_back(ablate_copy(o, csv));
   csv.close();
-  const auto chart_path = dir / "ablation.json";
-  mha::WriteChart(mha::BarsChart("Loss increase when one head is silenced",
-                                 "each head's rows of W_O zeroed in turn, the rest of the model "
-                                 "unchanged",
-                                 "loss increase (nats per scored token)", groups),
-                  chart_path);
-  mha::PrintWritten({csv_path, chart_path});
-  mha::DrawCharts({chart_path});
+  mha::WriteAndDrawCharts(
+      {csv_path}, {{dir / "ablation.json",
+                    mha::BarsChart("Loss increase when one head is silenced",
+                                   "each head's rows of W_O zeroed in turn, the rest of the model "
+                                   "unchanged",
+                                   "loss increase (nats per scored token)", groups)}});
   return 0;
 }
 

@@ -251,13 +251,12 @@ void sweep(const Task& task, const Options& o, const std::filesystem::path& dir)
                 task.subtitle.c_str(), task.seeds, task.seeds == 1 ? "" : "s", window);
   const auto chart_path = dir / (task.name == "copy" ? "loss_curves.json"
                                                      : task.name + "_loss_curves.json");
-  mha::WriteChart(mha::LinesChart("Training loss by number of heads: " + task.name + " task",
-                                  subtitle, "step", "training loss (nats per scored token)",
-                                  curves)
-                      .Set("y_scale", "log"),
-                  chart_path);
-  mha::PrintWritten({csv_path, chart_path});
-  mha::DrawCharts({chart_path});
+  mha::WriteAndDrawCharts(
+      {csv_path}, {{chart_path, mha::LinesChart("Training loss by number of heads: " + task.name +
+                                                    " task",
+                                                subtitle, "step",
+                                                "training loss (nats per scored token)", curves)
+                                    .Set("y_scale", "log")}});
   std::cout << "\n";
 }
 

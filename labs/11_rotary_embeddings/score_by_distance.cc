@@ -104,9 +104,8 @@ int run(const Options& o) {
   for (int n = 0; n < o.distance; ++n) csv << n << "," << llama2[n] << "," << llama3[n] << "\n";
   csv.close();
   if (!csv) throw std::runtime_error("cannot write " + (out / "score_by_distance.csv").string());
-  mha::WriteChart(chart(o, llama2, llama3), out / "score_by_distance.json");
-  mha::PrintWritten({out / "score_by_distance.csv", out / "score_by_distance.json"});
-  mha::DrawCharts({out / "score_by_distance.json"});
+  mha::WriteAndDrawCharts({out / "score_by_distance.csv"},
+                          {{out / "score_by_distance.json", chart(o, llama2, llama3)}});
   return 0;
 }
 

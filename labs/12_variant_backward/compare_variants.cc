@@ -253,11 +253,9 @@ int run(const Options& o) {
                 c.d_model, c.n_heads, c.n_pairs, c.n_keys, c.learning_rate, c.steps, c.batch,
                 o.seeds);
   csv.close();
-  const auto chart_path = dir / "loss_vs_cache.json";
-  mha::WriteChart(chart(rows, mha_loss, mha_cache, subtitle), chart_path);
   std::cout << "\n";
-  mha::PrintWritten({csv_path, chart_path});
-  mha::DrawCharts({chart_path});
+  mha::WriteAndDrawCharts({csv_path}, {{dir / "loss_vs_cache.json",
+                                        chart(rows, mha_loss, mha_cache, subtitle)}});
   return 0;
 }
 

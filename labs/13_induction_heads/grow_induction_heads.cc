@@ -410,25 +410,24 @@ int run(const Options& o) {
                 o.eval_every);
   csv.close();
   std::vector<double> x(eval_steps.begin(), eval_steps.end());
-  const auto curves_path = dir / "loss_curves.json";
-  mha::WriteChart(mha::LinesChart("Held-out loss: first half and repeated half", subtitle, "step",
-                                  "loss (nats per token)",
-                                  {{"1 layer, first half", x, models[0].first_half},
-                                   {"1 layer, repeated half", x, models[0].repeated_half},
-                                   {"2 layers, first half", x, models[1].first_half},
-                                   {"2 layers, repeated half", x, models[1].repeated_half}})
-                      .Set("y_scale", "log"),
-                  curves_path);
-  const auto heads_path = dir / "heads.json";
+  const mha::Json curves =
+      mha::LinesChart("Held-out loss: first half and repeated half", subtitle, "step",
+                      "loss (nats per token)",
+                      {{"1 layer, first half", x, models[0].first_half},
+                       {"1 layer, repeated half", x, models[0].repeated_half},
+                       {"2 layers, first half", x, models[1].first_half},
+                       {"2 layers, repeated half", x, models[1].repeated_half}})
+          .Set("y_scale", "log");
   char heads_subtitle[200];
   std::snprintf(heads_subtitle, sizeof heads_subtitle,
                 "the 2-layer model after %d steps, on a block of %d tokens repeated; scores "
                 "are means over %zu sequences",
                 o.steps, o.max_len, probes.size());
-  mha::WriteChart(heads_chart(models[1].model, probes.front(), two, heads_subtitle), heads_path);
   std::cout << "\n";
-  mha::PrintWritten({curves_path, csv_path, heads_path});
-  mha::DrawCharts({curves_path, heads_path});
+  mha::WriteAndDrawCharts(
+      {csv_path},
+      {{dir / "loss_curves.json", curves},
+       {dir / "heads.json", heads_chart(models[1].model, probes.front(), two, heads_subtitle)}});
   return 0;
 }
 
