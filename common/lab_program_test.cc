@@ -1,10 +1,12 @@
-// Flags: how a lab program reads its flags, and what it says about bad ones.
+// Flags and FlagSet: how a lab program reads its flags, and what it says
+// about bad ones; OutputFolder: where it writes.
 #include "common/lab_program.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -134,6 +136,86 @@ TEST(WorkspaceRoot, IsWhereBazelRunWasStartedElseTheCurrentDirectory) {
   EXPECT_EQ(WorkspaceRoot(), std::filesystem::path("where-bazel-run-started"));
   ASSERT_EQ(unsetenv("BUILD_WORKSPACE_DIRECTORY"), 0);
   EXPECT_EQ(WorkspaceRoot(), std::filesystem::path("."));
+}
+
+// FlagSet: a program's flags declared once.
+struct Settings {
+  int steps = 100;
+  std::string task = "both";
+  std::vector<int> heads = {1, 2};
+  std::string out;
+  bool quick = false;
+};
+
+FlagSet SettingsFlags(Settings& s) {
+  FlagSet f("program");
+  f.Int("--steps", &s.steps, 2, 1000, "Adam steps (default 100)")
+      .Choice("--task", &s.task, {"copy", "order", "both"}, "which task")
+      .IntList("--heads", &s.heads, 1, 64, "head counts,\ncomma separated")
+      .Out(&s.out)
+      .Switch("--quick", [&s] {
+        s.quick = true;
+        s.steps = 30;
+      }, "a small run");
+  return f;
+}
+
+std::string ParseError(std::vector<std::string> args) {
+  Settings s;
+  try {
+    SettingsFlags(s).Parse(args);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(FlagSetTest, StoresEachFlagsValue) {
+  Settings s;
+  SettingsFlags(s).Parse({"--steps=7", "--task", "order", "--heads", "4,8", "--out", "dir"});
+  EXPECT_EQ(s.steps, 7);
+  EXPECT_EQ(s.task, "order");
+  EXPECT_EQ(s.heads, (std::vector<int>{4, 8}));
+  EXPECT_EQ(s.out, "dir");
+}
+
+TEST(FlagSetTest, AnExplicitFlagWinsOverASwitchWhateverTheOrder) {
+  Settings before, after, alone;
+  SettingsFlags(before).Parse({"--steps", "7", "--quick"});
+  SettingsFlags(after).Parse({"--quick", "--steps", "7"});
+  SettingsFlags(alone).Parse({"--quick"});
+  EXPECT_EQ(before.steps, 7);
+  EXPECT_EQ(after.steps, 7);
+  EXPECT_TRUE(before.quick);
+  EXPECT_EQ(alone.steps, 30);
+}
+
+TEST(FlagSetTest, NamesABadValueAnUnknownFlagAndAWrongChoice) {
+  EXPECT_EQ(ParseError({"--steps", "1"}), "--steps 1: expected a whole number from 2 to 1000");
+  EXPECT_EQ(ParseError({"--stpes", "3"}), "unknown flag --stpes");
+  EXPECT_EQ(ParseError({"--task", "all"}), "--task all: expected copy, order or both");
+  EXPECT_EQ(ParseError({"--quick=1"}), "--quick takes no value (given \"1\")");
+}
+
+TEST(FlagSetTest, TheUsageListsEveryFlagWithItsValueAndHelp) {
+  Settings s;
+  const std::string usage = SettingsFlags(s).Usage();
+  EXPECT_THAT(usage, HasSubstr("usage: program [flags]\n"));
+  EXPECT_THAT(usage, HasSubstr("  --steps N         Adam steps (default 100)\n"));
+  EXPECT_THAT(usage, HasSubstr("  --heads A,B,...   head counts,\n                    comma separated\n"));
+  EXPECT_THAT(usage, HasSubstr("  --out DIR         where the files go (default: out/program"));
+  EXPECT_THAT(usage, HasSubstr("  --task copy|order|both\n                    which task\n"));
+}
+
+TEST(OutputFolderTest, IsTheOutFlagElseOutNameInTheRepositoryAndExists) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::filesystem::path root = std::filesystem::path(tmp ? tmp : "/tmp") / "output_folder";
+  ASSERT_EQ(setenv("BUILD_WORKSPACE_DIRECTORY", root.c_str(), 1), 0);
+  EXPECT_EQ(OutputFolder("", "heads_sweep"), root / "out" / "heads_sweep");
+  EXPECT_TRUE(std::filesystem::is_directory(root / "out" / "heads_sweep"));
+  EXPECT_EQ(OutputFolder((root / "mine").string(), "heads_sweep"), root / "mine");
+  EXPECT_TRUE(std::filesystem::is_directory(root / "mine"));
+  ASSERT_EQ(unsetenv("BUILD_WORKSPACE_DIRECTORY"), 0);
 }
 
 }  // namespace

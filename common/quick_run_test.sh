@@ -2,14 +2,17 @@
 # Runs one of a lab's programs in its small configuration (--quick), as part
 # of that lab's `bazel test //labs/NN_name/...`, and checks what it wrote:
 #
-#   quick_run_test.sh PROGRAM IMAGE CSV [FLAGS...]
+#   quick_run_test.sh PROGRAM CHART CSV [FLAGS...]
 #
-# The program must exit 0 and write IMAGE (a PNG) and CSV under --out; run
-# twice, it must write the same CSV byte for byte (a run is deterministic).
+# The program must exit 0 and write CHART (the JSON spec that
+# tools/plot/draw_chart.py draws as a PNG: an object with a "kind" and a
+# "title") and CSV under --out; run twice, it must write the same CSV and the
+# same chart byte for byte (a run is deterministic). Drawing the PNG from the
+# chart is tools/plot/draw_chart.py's work, tested by its own pytest.
 # A program runs your labs (the lab's BUILD says which): while one of them is
 # a stub, this fails with its "not implemented yet" message. Labs 10-13 use it.
 set -u
-program="$1" image="$2" csv="$3"
+program="$1" chart="$2" csv="$3"
 shift 3
 out="${TEST_TMPDIR:-$(mktemp -d)}"
 
@@ -19,13 +22,16 @@ for run in 1 2; do
     exit 1
   fi
 done
-png="$out/run1/$image"
-if [ "$(head -c 8 "$png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" != "89504e470d0a1a0a" ]; then
-  echo "FAILED: $png is missing or not a PNG" >&2
+spec="$out/run1/$chart"
+if [ "$(head -c 1 "$spec" 2>/dev/null)" != "{" ] || ! grep -q '"kind":"[a-z]*"' "$spec" ||
+   ! grep -q '"title":"' "$spec"; then
+  echo "FAILED: $spec is missing or not a chart spec (a JSON object with a kind and a title)" >&2
   exit 1
 fi
-if ! cmp -s "$out/run1/$csv" "$out/run2/$csv"; then
-  echo "FAILED: two runs with the same flags wrote different $csv: the run is not deterministic" >&2
-  exit 1
-fi
-echo "PASSED: $(basename "$program") --quick $* wrote $image and $csv, the same numbers twice"
+for file in "$csv" "$chart"; do
+  if ! cmp -s "$out/run1/$file" "$out/run2/$file"; then
+    echo "FAILED: two runs with the same flags wrote different $file: the run is not deterministic" >&2
+    exit 1
+  fi
+done
+echo "PASSED: $(basename "$program") --quick $* wrote $chart and $csv, the same numbers twice"

@@ -4,11 +4,14 @@
 #   tools/setup.sh            build, test and grade (Bazel, compilers' libraries),
 #                             inotify-tools for ./lab watch, similarity-tester
 #                             (sim_c++) for the class report of a roster,
+#                             python3-matplotlib, which draws every chart (the
+#                             lab programs' through tools/plot/draw_chart.py,
+#                             the benchmarks' and the class report's),
 #                             python3-pytest and git for ./lab test (mutants are
-#                             applied with git apply; export-kit reads committed stubs)
-#   tools/setup.sh --dev      also what regenerates goldens and draws images
-#                             (Debian's python3-numpy, python3-torch and
-#                             python3-matplotlib), and chromium, in which a
+#                             applied with git apply; export-kit reads committed stubs).
+#                             The learner kit runs this same list.
+#   tools/setup.sh --dev      also what regenerates goldens (Debian's python3-numpy
+#                             and python3-torch), and chromium, in which a
 #                             test opens the class report
 #
 # Idempotent: when everything is present it prints nothing and exits 0.
@@ -19,13 +22,13 @@ packages=(
   g++ python3
   libgtest-dev libgmock-dev libbenchmark-dev
   libxtensor-dev xtl-dev libxsimd-dev libxtensor-blas-dev libopenblas-dev
-  libpng-dev
   util-linux coreutils
   inotify-tools
   similarity-tester python3-pytest git
+  python3-matplotlib
 )
 if [[ "${1:-}" == "--dev" ]]; then
-  packages+=(python3-numpy python3-torch python3-matplotlib chromium)
+  packages+=(python3-numpy python3-torch chromium)
 fi
 
 missing=()

@@ -9,8 +9,9 @@
 // embedding (a seeded random vector per distinct token string plus a
 // sinusoidal position signal), runs your lab 3 MultiHeadAttention
 // (d_model = 32, 4 heads) with your lab 4 causal mask, profiles each head
-// with your lab 7 functions, prints a table and draws one heatmap per head
-// plus a grid of all of them (PNG files under out/heads/).
+// with your lab 7 functions, prints a table and writes one heatmap chart per
+// head plus a grid of all of them under out/heads/ (head_0.json ... and
+// heads.json, drawn as head_0.png ... heads.png by tools/plot/draw_chart.py).
 //
 // The layer is untrained: its weights are random, so the patterns are what a
 // random bilinear form makes of these embeddings, not learned linguistics.
@@ -40,7 +41,7 @@
 #include <xtensor/xoperation.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/png_image.h"
+#include "common/chart_spec.h"
 #include "common/rng.h"
 #include "common/tensor.h"
 #include "common/lab_program.h"
@@ -60,6 +61,10 @@ const char* const kTrainedSentence = "I work , you often work , he often works";
 // Relative to the workspace root; written by labs/07_head_analysis/train_toy_model.py.
 const char* const kTrainedDir = "labs/07_head_analysis/trained";
 
+const mha::LabProgram kProgram = {
+    "show_heads", "your labs 1-4 and 7",
+    "bazel run --config=solutions //labs/07_head_analysis:show_heads"};  // in the instructors' repository
+
 struct Options {
   std::string sentence;  // empty: the default of the mode
   std::string out;  // empty: the default below
@@ -69,50 +74,33 @@ struct Options {
   int block_len = 8;
 };
 
-const char* const kUsage =
-    "usage: show_heads [--sentence \"...\"] [--out DIR] [--seed N] [--induction [--block L]]\n"
-    "                  [--trained]\n"
-    "  --sentence  the text to analyse, tokenised on spaces\n"
-    "              (default: \"I work , you work , he works\"; with --trained\n"
-    "              \"I work , you often work , he often works\")\n"
-    "  --out       where the PNG files go (default: out/heads in the repository\n"
-    "              when started with bazel run, else ./out/heads)\n"
-    "  --seed      seed of the layer's weights (default 0)\n"
-    "  --induction instead of the sentence, feed a random block of L tokens\n"
-    "              followed by the same block again, and print induction scores\n"
-    "  --block     L for --induction (default 8)\n"
-    "  --trained   use the toy model trained by labs/07_head_analysis/train_toy_model.py\n"
-    "              (labs/07_head_analysis/trained/) instead of random weights;\n"
-    "              the sentence may only use its vocabulary\n";
+mha::FlagSet flags_of(Options& o) {
+  mha::FlagSet f(kProgram.name);
+  f.Text("--sentence", &o.sentence, "\"...\"",
+         "the text to analyse, tokenised on spaces\n(default: \"I work , you work , he works\"; "
+         "with --trained\n\"I work , you often work , he often works\")")
+      .Text("--out", &o.out, "DIR",
+            "where the charts go (default: out/heads in the repository\nwhen started with bazel "
+            "run, else ./out/heads)")
+      .Seed("--seed", &o.seed, "seed of the layer's weights (default 0)")
+      .Switch("--induction", [&o] { o.induction = true; },
+              "instead of the sentence, feed a random block of L tokens\nfollowed by the same "
+              "block again, and print induction scores")
+      .Int("--block", &o.block_len, 1, 32, "L for --induction (default 8)")
+      .Switch("--trained", [&o] { o.trained = true; },
+              "use the toy model trained by labs/07_head_analysis/train_toy_model.py\n"
+              "(labs/07_head_analysis/trained/) instead of random weights;\nthe sentence may "
+              "only use its vocabulary");
+  return f;
+}
 
-// Accepts "--flag value" and "--flag=value".
-Options parse_args(int argc, char** argv) {
-  Options o;
-  mha::Flags flags(argc, argv, kUsage);
-  while (flags.Next()) {
-    if (flags.Is("--sentence")) {
-      o.sentence = flags.String();
-    } else if (flags.Is("--out")) {
-      o.out = flags.String();
-    } else if (flags.Is("--seed")) {
-      o.seed = flags.UInt64();
-    } else if (flags.Is("--induction")) {
-      o.induction = flags.Switch();
-    } else if (flags.Is("--trained")) {
-      o.trained = flags.Switch();
-    } else if (flags.Is("--block")) {
-      o.block_len = static_cast<int>(flags.Int(1, 32));
-    } else {
-      flags.Unknown();
-    }
-  }
+void check(Options& o) {
   if (o.trained && o.induction) {
     throw std::invalid_argument(
         "--trained and --induction do not go together: the trained model only knows its toy "
         "vocabulary");
   }
   if (o.sentence.empty()) o.sentence = o.trained ? kTrainedSentence : kDefaultSentence;
-  return o;
 }
 
 std::vector<std::string> tokenize(const std::string& sentence) {
@@ -195,110 +183,6 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
-// ".42" for a weight in a heatmap cell, "1" for one.
-std::string cell_text(float p) {
-  if (p >= 0.995f) return "1";
-  std::string s = fixed(p, 2);
-  return s.substr(1);  // drop the leading 0
-}
-
-// ----------------------------------------------------------------- drawing
-
-struct Layout {
-  int cell;   // side of one heatmap cell
-  int label;  // width of the row labels = height of the column labels
-  int width;  // of one panel
-  int height;
-};
-
-constexpr int kPad = 10;
-constexpr mha::Rgb kTarget{230, 40, 40};
-constexpr int kTitleH = 40;  // title (scale 2) and one line of statistics
-
-Layout layout_for(const std::vector<std::string>& labels) {
-  Layout l;
-  const int T = static_cast<int>(labels.size());
-  l.cell = T <= 12 ? 32 : std::max(10, 384 / T);
-  l.label = 0;
-  for (const auto& s : labels) l.label = std::max(l.label, mha::Canvas::text_width(s));
-  l.label = std::max(l.label + 8, 40);  // room for the axis names in the corner
-  const int grid = T * l.cell;
-  const int colour_bar = 14 + 12 + 4 + mha::Canvas::text_width("0.5");
-  l.width = kPad + l.label + grid + colour_bar + kPad;
-  // Wide enough for the line of statistics under the title.
-  l.width = std::max(l.width, kPad + mha::Canvas::text_width(std::string(68, 'x')) + kPad);
-  l.height = kPad + kTitleH + l.label + grid + 14 + mha::Canvas::text_height() + kPad;
-  return l;
-}
-
-// One head: title, statistics, labelled heatmap, colour bar.
-void draw_panel(mha::Canvas& c, int x0, int y0, const Layout& l, const mha::Tensor2& w,
-                const std::vector<std::string>& labels, const std::string& title,
-                const std::string& stats, int block_len) {
-  const int T = static_cast<int>(labels.size());
-  c.draw_text(x0 + kPad, y0 + kPad, title, mha::kBlack, 2);
-  c.draw_text(x0 + kPad, y0 + kPad + 22, stats, mha::kGrey);
-
-  const int left = x0 + kPad + l.label;
-  const int top = y0 + kPad + kTitleH + l.label;
-  // Column labels (keys), rotated, ending just above the grid.
-  for (int j = 0; j < T; ++j) {
-    const int x = left + j * l.cell + (l.cell - 7) / 2;
-    c.draw_text_up(x, top - 5, labels[j], mha::kBlack);
-  }
-  // Row labels (queries), right-aligned against the grid.
-  for (int i = 0; i < T; ++i) {
-    const int y = top + i * l.cell + (l.cell - 7) / 2;
-    c.draw_text(left - 5 - mha::Canvas::text_width(labels[i]), y, labels[i], mha::kBlack);
-  }
-  // Axis names in the empty corner, right-aligned against the grid.
-  c.draw_text(left - 5 - mha::Canvas::text_width("key"), top - 22, "key", mha::kGrey);
-  c.draw_text(left - 5 - mha::Canvas::text_width("query"), top - 12, "query", mha::kGrey);
-
-  for (int i = 0; i < T; ++i) {
-    for (int j = 0; j < T; ++j) {
-      const float p = w(i, j);
-      const int x = left + j * l.cell, y = top + i * l.cell;
-      // Exactly zero only where the causal mask removed the key.
-      const mha::Rgb fill = p == 0.0f ? mha::kLightGrey : mha::colormap(p);
-      c.fill_rect(x, y, l.cell, l.cell, fill);
-      if (l.cell >= 28 && p != 0.0f) {
-        const std::string s = cell_text(p);
-        c.draw_text(x + (l.cell - mha::Canvas::text_width(s)) / 2 + 1, y + (l.cell - 7) / 2, s,
-                    mha::text_colour_on(fill));
-      }
-    }
-  }
-  c.draw_rect(left - 1, top - 1, T * l.cell + 2, T * l.cell + 2, mha::kGrey);
-  // On a repeated block, outline the cells an induction head would light up.
-  for (int i = block_len; block_len > 0 && i < 2 * block_len; ++i) {
-    const int j = i - block_len + 1;
-    c.draw_rect(left + j * l.cell, top + i * l.cell, l.cell, l.cell, kTarget);
-    c.draw_rect(left + j * l.cell + 1, top + i * l.cell + 1, l.cell - 2, l.cell - 2, kTarget);
-  }
-
-  // Colour bar: 1 at the top, 0 at the bottom.
-  const int bar_x = left + T * l.cell + 14;
-  const int bar_h = T * l.cell;
-  for (int y = 0; y < bar_h; ++y) {
-    c.fill_rect(bar_x, top + y, 12, 1, mha::colormap(1.0f - static_cast<float>(y) / (bar_h - 1)));
-  }
-  c.draw_rect(bar_x - 1, top - 1, 14, bar_h + 2, mha::kGrey);
-  c.draw_text(bar_x + 16, top, "1", mha::kBlack);
-  c.draw_text(bar_x + 16, top + bar_h / 2 - 4, "0.5", mha::kBlack);
-  c.draw_text(bar_x + 16, top + bar_h - 7, "0", mha::kBlack);
-
-  // Legend under the grid.
-  const int legend_y = top + T * l.cell + 8;
-  c.fill_rect(left, legend_y, 10, 8, mha::kLightGrey);
-  c.draw_text(left + 14, legend_y, "masked (future key)", mha::kGrey);
-  if (block_len > 0) {
-    const int x = left + 14 + mha::Canvas::text_width("masked (future key)") + 16;
-    c.draw_rect(x, legend_y - 1, 10, 10, kTarget);
-    c.draw_text(x + 14, legend_y, "induction target, key i-L+1", mha::kGrey);
-  }
-}
-
 struct Head {
   mha::HeadProfile profile;
   float induction;  // -1 when not measured
@@ -318,46 +202,46 @@ std::string stats_of(const Head& head) {
   return s;
 }
 
-void write_images(const std::filesystem::path& dir, const std::string& prefix,
-                  const mha::Tensor3& weights, const std::vector<std::string>& labels,
-                  const std::vector<Head>& heads, const std::string& heading,
-                  const std::string& subheading, int block_len) {
-  std::filesystem::create_directories(dir);
-  const Layout l = layout_for(labels);
-  const int H = static_cast<int>(heads.size());
-  std::vector<std::string> written;
-
-  // One image per head.
-  for (int h = 0; h < H; ++h) {
-    mha::Canvas c(l.width, l.height);
-    const mha::Tensor2 w = xt::view(weights, h, xt::all(), xt::all());
-    draw_panel(c, 0, 0, l, w, labels, title_of(h, heads[h]), stats_of(heads[h]), block_len);
-    const auto path = dir / (prefix + "head_" + std::to_string(h) + ".png");
-    c.save_png(path.string());
-    written.push_back(path.string());
+// One head's panel: its weights, labelled, with its statistics; on a
+// repeated block, the cells an induction head would light up outlined.
+mha::Json panel(const mha::Tensor2& w, const std::vector<std::string>& labels, const Head& head,
+                int h, int block_len) {
+  const std::size_t T = labels.size();
+  mha::Json outline = mha::Json::Array();
+  for (int i = block_len; block_len > 0 && i < 2 * block_len; ++i) {
+    outline.Add(std::vector<double>{double(i), double(i - block_len + 1)});
   }
+  return mha::HeatmapPanel(title_of(h, head), w.data(), T, T)
+      .Set("note", stats_of(head))
+      .Set("row_labels", labels)
+      .Set("col_labels", labels)
+      .Set("mask_zero", true)  // exactly zero only where the causal mask removed the key
+      .Set("outline", std::move(outline));
+}
 
-  // All heads on one grid, two panels a row, under a heading.
-  const int cols = std::min(H, 2);
-  const int rows = (H + cols - 1) / cols;
-  const int header = 2 * kPad + 16 + 12;
-  const int width = std::max(cols * l.width, 2 * kPad + mha::Canvas::text_width(heading, 2));
-  mha::Canvas grid(width, header + rows * l.height);
-  grid.draw_text(kPad, kPad, heading, mha::kBlack, 2);
-  grid.draw_text(kPad, kPad + 20, subheading, mha::kGrey);
-  for (int h = 0; h < H; ++h) {
-    const int x0 = (h % cols) * l.width, y0 = header + (h / cols) * l.height;
-    const mha::Tensor2 w = xt::view(weights, h, xt::all(), xt::all());
-    draw_panel(grid, x0, y0, l, w, labels, title_of(h, heads[h]), stats_of(heads[h]), block_len);
-    if (h % cols != 0) grid.fill_rect(x0, y0 + kPad, 1, l.height - 2 * kPad, mha::kLightGrey);
+// One chart per head and one of all heads, two panels a row.
+std::vector<std::pair<std::filesystem::path, mha::Json>> charts_of(
+    const std::filesystem::path& dir, const std::string& prefix, const mha::Tensor3& weights,
+    const std::vector<std::string>& labels, const std::vector<Head>& heads,
+    const std::string& heading, const std::string& subheading, int block_len) {
+  std::string footer = "grey: masked (future key)";
+  if (block_len > 0) footer += "; red: induction target, key i-L+1";
+  auto chart = [&](int columns, mha::Json panels) {
+    return mha::HeatmapsChart(heading, subheading, columns, std::move(panels))
+        .Set("row_title", "query")
+        .Set("footer", footer);
+  };
+  std::vector<std::pair<std::filesystem::path, mha::Json>> charts;
+  mha::Json all = mha::Json::Array();
+  for (int h = 0; h < static_cast<int>(heads.size()); ++h) {
+    const mha::Tensor2 w = xt::view(weights, h, xt::all(), xt::all());  // (T, T)
+    const mha::Json one = panel(w, labels, heads[h], h, block_len);
+    all.Add(one);
+    charts.push_back({dir / (prefix + "head_" + std::to_string(h) + ".json"),
+                      chart(1, mha::Json::Array().Add(one))});
   }
-  const auto path = dir / (prefix + "heads.png");
-  grid.save_png(path.string());
-  written.push_back(path.string());
-
-  std::cout << "\nwrote";
-  for (const auto& p : written) std::cout << "\n  " << p;
-  std::cout << "\n";
+  charts.push_back({dir / (prefix + "heads.json"), chart(2, std::move(all))});
+  return charts;
 }
 
 // ----------------------------------------------------------------- report
@@ -434,8 +318,6 @@ int run(const Options& o) {
         o.block_len, uniform);
   }
 
-  std::filesystem::path dir = o.out;
-  if (dir.empty()) dir = mha::WorkspaceRoot() / "out" / "heads";
   std::vector<std::string> labels;
   for (int t = 0; t < T; ++t) labels.push_back(std::to_string(t) + " " + tokens[t]);
   const std::string heading =
@@ -447,16 +329,15 @@ int run(const Options& o) {
                       ")";
   const std::string sub = layer_name + ", causal mask; rows: queries, columns: keys";
   const std::string prefix = o.induction ? "induction_" : o.trained ? "trained_" : "";
-  write_images(dir, prefix, r.weights, labels, heads, heading, sub,
-               o.induction ? o.block_len : 0);
+  std::cout << "\n";
+  mha::WriteAndDrawCharts({}, charts_of(mha::OutputFolder(o.out, "heads"), prefix, r.weights,
+                                         labels, heads, heading, sub,
+                                         o.induction ? o.block_len : 0));
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return mha::RunLabProgram(
-      {"show_heads", "your labs 1-4 and 7",
-       "bazel run --config=solutions //labs/07_head_analysis:show_heads", kUsage},  // in the instructors' repository
-      [&] { return run(parse_args(argc, argv)); });
+  return mha::RunLabProgram<Options>(kProgram, argc, argv, flags_of, check, run);
 }

@@ -59,22 +59,24 @@ std::string with_commas(double value) {
   return out;
 }
 
-// "268 M", "21.5 G": parameters, three significant digits.
-std::string format_count(double n) {
-  const char* units[] = {"", " k", " M", " G", " T"};
-  int u = 0;
-  while (n >= 999.5 && u < 4) {
-    n /= 1000.0;
+// `value` in the largest of `units` (each `base` times the one before) that
+// keeps it under 1000 of them, with three significant digits: "268 M",
+// "21.5 GiB". Below the second unit, a whole number.
+std::string format_scaled(double value, double base, const std::vector<const char*>& units) {
+  std::size_t u = 0;
+  while (value >= base - 0.5 && u + 1 < units.size()) {
+    value /= base;
     ++u;
   }
   char buf[32];
-  if (u == 0) {
-    std::snprintf(buf, sizeof buf, "%.0f", n);
-  } else {
-    std::snprintf(buf, sizeof buf, n >= 99.95 ? "%.0f%s" : n >= 9.995 ? "%.1f%s" : "%.2f%s", n,
-                  units[u]);
-  }
+  const char* format = u == 0 || value >= 99.95 ? "%.0f%s" : value >= 9.995 ? "%.1f%s" : "%.2f%s";
+  std::snprintf(buf, sizeof buf, format, value, units[u]);
   return buf;
+}
+
+// "268 M", "21.5 G": parameters.
+std::string format_count(double n) {
+  return format_scaled(n, 1000.0, {"", " k", " M", " G", " T"});
 }
 
 std::string pad(const std::string& s, std::size_t width, bool right) {
@@ -319,20 +321,7 @@ Recommendation recommend(const Options& o, const std::vector<Variant>& variants)
 }
 
 std::string format_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  while (bytes >= 1023.5 && u < 5) {
-    bytes /= 1024.0;
-    ++u;
-  }
-  char buf[32];
-  if (u == 0) {
-    std::snprintf(buf, sizeof buf, "%.0f B", bytes);
-  } else {
-    std::snprintf(buf, sizeof buf, bytes >= 99.95 ? "%.0f %s" : bytes >= 9.995 ? "%.1f %s" : "%.2f %s",
-                  bytes, units[u]);
-  }
-  return buf;
+  return format_scaled(bytes, 1024.0, {" B", " KiB", " MiB", " GiB", " TiB", " PiB"});
 }
 
 std::string report(const Options& o) {

@@ -50,42 +50,29 @@ constexpr std::size_t kGrowthMiB = 1024;       // resident growth the test allow
 constexpr double kCallSeconds = 30;            // one call
 constexpr int kBlockQ = 64, kBlockK = 512;     // the blocks the grading test uses
 
-const char* const kUsage =
-    "usage: try_long_sequence [--only tiled|causal] [--block_q N] [--block_k N]\n"
-    "  --only      run only attention_tiled (tiled) or attention_tiled_causal (causal);\n"
-    "              default: both, as the grader does\n"
-    "  --block_q   query rows per tile (default 64, as the grading test)\n"
-    "  --block_k   keys per tile (default 512, as the grading test)\n"
-    "Run with -c opt (the grader compiles with -O2):\n"
-    "  bazel run -c opt //labs/09_flash_attention:try_long_sequence\n";
+const mha::LabProgram kProgram = {
+    "try_long_sequence", "your lab 9",
+    "bazel run -c opt --config=solutions //labs/09_flash_attention:try_long_sequence"};  // in the instructors' repository
 
 struct Options {
-  bool tiled = true, causal = true;
+  std::string only;  // "tiled", "causal", or "" for both
   int block_q = kBlockQ, block_k = kBlockK;
+  bool tiled() const { return only != "causal"; }
+  bool causal() const { return only != "tiled"; }
 };
 
-Options parse_args(int argc, char** argv) {
-  Options o;
-  mha::Flags flags(argc, argv, kUsage);
-  while (flags.Next()) {
-    if (flags.Is("--only")) {
-      const std::string which = flags.String();
-      if (which == "tiled") {
-        o.causal = false;
-      } else if (which == "causal") {
-        o.tiled = false;
-      } else {
-        throw std::invalid_argument("--only " + which + ": expected tiled or causal");
-      }
-    } else if (flags.Is("--block_q")) {
-      o.block_q = static_cast<int>(flags.Int(1, static_cast<long long>(kT)));
-    } else if (flags.Is("--block_k")) {
-      o.block_k = static_cast<int>(flags.Int(1, static_cast<long long>(kT)));
-    } else {
-      flags.Unknown();
-    }
-  }
-  return o;
+mha::FlagSet flags_of(Options& o) {
+  mha::FlagSet f(kProgram.name);
+  f.Choice("--only", &o.only, {"tiled", "causal"},
+           "run only attention_tiled (tiled) or attention_tiled_causal (causal);\n"
+           "default: both, as the grader does")
+      .Int("--block_q", &o.block_q, 1, static_cast<long long>(kT),
+           "query rows per tile (default 64, as the grading test)")
+      .Int("--block_k", &o.block_k, 1, static_cast<long long>(kT),
+           "keys per tile (default 512, as the grading test)")
+      .Note("Run with -c opt (the grader compiles with -O2):\n"
+            "  bazel run -c opt //labs/09_flash_attention:try_long_sequence");
+  return f;
 }
 
 // (1, kT, kDHead) draws from default_rng(seed), times `spread`: q and k with
@@ -187,12 +174,12 @@ int run(const Options& o) {
   const mha::Tensor3 k = random_input(42, 1.4f);  // (1, S, d_head)
   const mha::Tensor3 v = random_input(43, 1.0f);  // (1, S, d_head)
   bool pass = true;
-  if (o.tiled) {
+  if (o.tiled()) {
     pass &= try_call("attention_tiled", [&] {
       return mha::attention_tiled(q, k, v, std::nullopt, o.block_q, o.block_k);
     });
   }
-  if (o.causal) {
+  if (o.causal()) {
     pass &= try_call("attention_tiled_causal", [&] {
       return mha::attention_tiled_causal(q, k, v, o.block_q, o.block_k);
     });
@@ -206,9 +193,5 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return mha::RunLabProgram(
-      {"try_long_sequence", "your lab 9",
-       "bazel run -c opt --config=solutions //labs/09_flash_attention:try_long_sequence",  // in the instructors' repository
-       kUsage},
-      [&] { return run(parse_args(argc, argv)); });
+  return mha::RunLabProgram<Options>(kProgram, argc, argv, flags_of, run);
 }

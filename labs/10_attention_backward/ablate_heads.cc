@@ -17,8 +17,9 @@
 //     trained here first with heads_sweep's settings and seed 0 (the same
 //     numbers as heads_sweep's seed-0 run with that many heads; --seed).
 //
-// It prints a table per model and draws the loss increases as bars in
-// out/ablate_heads/ablation.png (with a CSV beside it). Evaluation uses your
+// It prints a table per model and writes the loss increases as a CSV and a
+// chart of bars, out/ablate_heads/ablation.csv and ablation.json (drawn as
+// ablation.png by tools/plot/draw_chart.py). Evaluation uses your
 // lab 3 forward; training the copy model uses your lab 10 backward too.
 #include <algorithm>
 #include <cmath>
@@ -34,9 +35,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/chart_spec.h"
 #include "common/lab_program.h"
 #include "labs/07_head_analysis/trained_model.h"
-#include "labs/10_attention_backward/charts.h"
 #include "labs/10_attention_backward/copy_task.h"
 
 namespace {
@@ -44,6 +45,10 @@ namespace {
 using mha::training::AttentionOnlyModel;
 using mha::training::Evaluation;
 using mha::training::Example;
+
+const mha::LabProgram kProgram = {
+    "ablate_heads", "your labs 1-3 and 10",
+    "bazel run -c opt --config=solutions //labs/10_attention_backward:ablate_heads"};  // in the instructors' repository
 
 struct Options {
   std::string out;              // empty: out/ablate_heads in the repository
@@ -54,49 +59,28 @@ struct Options {
   bool toy = true, copy_model = true;
 };
 
-const char* const kUsage =
-    "usage: ablate_heads [--copy-heads H] [--seed S] [--steps N] [--toy-only | --copy-only]\n"
-    "                    [--trained DIR] [--out DIR] [--quick]\n"
-    "  --copy-heads  heads of the copy-task model (default 8; must divide 64)\n"
-    "  --seed        seed of the copy-task model (default 0)\n"
-    "  --steps       training steps of the copy-task model (default 1500, as heads_sweep)\n"
-    "  --toy-only    only the lab 7 toy model;  --copy-only  only the copy-task model\n"
-    "  --trained     the toy model's directory (default labs/07_head_analysis/trained)\n"
-    "  --out         where the PNG and CSV go (default: out/ablate_heads in the\n"
-    "                repository when started with bazel run, else ./out/ablate_heads)\n"
-    "  --quick       a small run for tests: 200 toy sentences, the copy model trained\n"
-    "                for 30 steps of 8\n";
+mha::FlagSet flags_of(Options& o) {
+  mha::FlagSet f(kProgram.name);
+  f.Int("--copy-heads", &o.copy_heads, 1, 64,
+        "heads of the copy-task model (default 8; must divide 64)")
+      .Seed("--seed", &o.copy.seed, "seed of the copy-task model (default 0)")
+      .Int("--steps", &o.copy.steps, 2, 1000000,
+           "training steps of the copy-task model (default 1500, as heads_sweep)")
+      .Switch("--toy-only", [&o] { o.copy_model = false; }, "only the lab 7 toy model")
+      .Switch("--copy-only", [&o] { o.toy = false; }, "only the copy-task model")
+      .Text("--trained", &o.trained, "DIR",
+            "the toy model's directory (default labs/07_head_analysis/trained)")
+      .Out(&o.out)
+      .Switch("--quick", [&o] {
+        o.toy_sentences = 200;
+        o.copy.steps = 30;
+        o.copy.batch = 8;
+        o.copy.eval_examples = 50;
+      }, "a small run for tests: 200 toy sentences, the copy model trained\nfor 30 steps of 8");
+  return f;
+}
 
-Options parse_args(int argc, char** argv) {
-  Options o;
-  mha::Flags flags(argc, argv, kUsage);
-  while (flags.Next()) {
-    if (flags.Is("--copy-heads")) {
-      o.copy_heads = static_cast<int>(flags.Int(1, 64));
-    } else if (flags.Is("--seed")) {
-      o.copy.seed = flags.UInt64();
-    } else if (flags.Is("--steps")) {
-      o.copy.steps = static_cast<int>(flags.Int(2, 1000000));
-    } else if (flags.Is("--toy-only")) {
-      flags.Switch();
-      o.copy_model = false;
-    } else if (flags.Is("--copy-only")) {
-      flags.Switch();
-      o.toy = false;
-    } else if (flags.Is("--trained")) {
-      o.trained = flags.String();
-    } else if (flags.Is("--out")) {
-      o.out = flags.String();
-    } else if (flags.Is("--quick")) {
-      flags.Switch();
-      o.toy_sentences = 200;
-      o.copy.steps = 30;
-      o.copy.batch = 8;
-      o.copy.eval_examples = 50;
-    } else {
-      flags.Unknown();
-    }
-  }
+void check(Options& o) {
   if (o.copy.d_model % o.copy_heads != 0) {
     throw std::invalid_argument("--copy-heads " + std::to_string(o.copy_heads) +
                                 " does not divide d_model = " + std::to_string(o.copy.d_model));
@@ -104,7 +88,6 @@ Options parse_args(int argc, char** argv) {
   if (!o.toy && !o.copy_model) {
     throw std::invalid_argument("--toy-only and --copy-only exclude each other");
   }
-  return o;
 }
 
 // ----------------------------------------------------------------- the lab 7 toy model
@@ -245,7 +228,7 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
-mha::charts::BarGroup ablate_toy(const Options& o, std::ofstream& csv) {
+mha::BarGroup ablate_toy(const Options& o, std::ofstream& csv) {
   const auto dir = o.trained.empty() ? mha::WorkspaceRoot() / "labs/07_head_analysis/trained"
                                      : std::filesystem::path(o.trained);
   const ToyModel toy = load_toy_model(dir);
@@ -263,7 +246,7 @@ mha::charts::BarGroup ablate_toy(const Options& o, std::ofstream& csv) {
         << s.agreement_after_adverb << "," << s.stem_copied << "\n";
   };
   row("none", base);
-  mha::charts::BarGroup group{"lab 7 toy model (4 heads): loss " + fixed(base.eval.loss, 3) +
+  mha::BarGroup group{"lab 7 toy model (4 heads): loss " + fixed(base.eval.loss, 3) +
                                   " nats with every head",
                               {}};
   for (int h = 0; h < H; ++h) {
@@ -282,7 +265,7 @@ mha::charts::BarGroup ablate_toy(const Options& o, std::ofstream& csv) {
   return group;
 }
 
-mha::charts::BarGroup ablate_copy(const Options& o, std::ofstream& csv) {
+mha::BarGroup ablate_copy(const Options& o, std::ofstream& csv) {
   const auto& c = o.copy;
   std::printf("copy-task model: d_model=%d, %d heads, trained %d steps x %d (seed %llu) ...\n",
               c.d_model, o.copy_heads, c.steps, c.batch, static_cast<unsigned long long>(c.seed));
@@ -302,7 +285,7 @@ mha::charts::BarGroup ablate_copy(const Options& o, std::ofstream& csv) {
   std::snprintf(title, sizeof title,
                 "copy-task model (%d heads): loss %.1e nats with every head, accuracy %.3f",
                 o.copy_heads, base.loss, base.accuracy);
-  mha::charts::BarGroup group{title, {}};
+  mha::BarGroup group{title, {}};
   for (int h = 0; h < o.copy_heads; ++h) {
     const Evaluation e = mha::training::evaluate(mha::training::without_head(r.model, h), examples);
     row("head " + std::to_string(h), e);
@@ -322,28 +305,25 @@ int run(const Options& o) {
 #ifndef NDEBUG
   std::printf("(built without -c opt: training the copy model takes about twenty times longer)\n");
 #endif
-  const std::filesystem::path dir =
-      o.out.empty() ? mha::WorkspaceRoot() / "out" / "ablate_heads" : std::filesystem::path(o.out);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = mha::OutputFolder(o.out, kProgram.name);
   const auto csv_path = dir / "ablation.csv";
   std::ofstream csv(csv_path);
   csv << "model,silenced,loss,increase,accuracy_or_agreement,stem_copied\n";
-  std::vector<mha::charts::BarGroup> groups;
+  std::vector<mha::BarGroup> groups;
   if (o.toy) groups.push_back(ablate_toy(o, csv));
   if (o.copy_model) groups.push_back(ablate_copy(o, csv));
-  const auto png_path = dir / "ablation.png";
-  mha::charts::bar_groups(png_path.string(), "Loss increase when one head is silenced",
-                          "each head's rows of W_O zeroed in turn, the rest of the model unchanged",
-                          "loss increase (nats per scored token)", groups);
-  std::cout << "wrote\n  " << png_path.string() << "\n  " << csv_path.string() << "\n";
+  csv.close();
+  mha::WriteAndDrawCharts(
+      {csv_path}, {{dir / "ablation.json",
+                    mha::BarsChart("Loss increase when one head is silenced",
+                                   "each head's rows of W_O zeroed in turn, the rest of the model "
+                                   "unchanged",
+                                   "loss increase (nats per scored token)", groups)}});
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return mha::RunLabProgram(
-      {"ablate_heads", "your labs 1-3 and 10",
-       "bazel run -c opt --config=solutions //labs/10_attention_backward:ablate_heads", kUsage},  // in the instructors' repository
-      [&] { return run(parse_args(argc, argv)); });
+  return mha::RunLabProgram<Options>(kProgram, argc, argv, flags_of, check, run);
 }

@@ -19,8 +19,9 @@
 // sees the same batches in the same order, with the same steps and learning
 // rate: only the way W_Q, W_K, W_V and W_O are cut into heads differs. It
 // prints per task and head count the held-out loss and accuracy (mean, min
-// and max over the seeds) and writes the loss curves as a PNG (and a CSV)
-// per task under out/heads_sweep/ in the repository.
+// and max over the seeds) and writes the loss curves as a CSV and a chart
+// per task under out/heads_sweep/ in the repository (loss_curves.json, drawn
+// as loss_curves.png by tools/plot/draw_chart.py).
 //
 // Deterministic: the same flags give the same numbers, bit for bit, on the
 // same machine. It runs your labs: while lab 1, 2, 3 or 10 is still a stub
@@ -36,13 +37,12 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "common/chart_spec.h"
 #include "common/lab_program.h"
-#include "labs/10_attention_backward/charts.h"
 #include "labs/10_attention_backward/copy_task.h"
 #include "labs/10_attention_backward/order_task.h"
 
@@ -54,8 +54,13 @@ using mha::training::TrainResult;
 
 constexpr int kDModel = 64;
 
+const mha::LabProgram kProgram = {
+    "heads_sweep", "your labs 1-3 and 10",
+    "bazel run -c opt --config=solutions //labs/10_attention_backward:heads_sweep"};  // in the instructors' repository
+
 struct Options {
-  bool copy = true, order = true;  // --task
+  std::string task = "both";       // --task
+  bool copy = true, order = true;  // from task
   CopyTaskConfig copy_config;
   OrderTaskConfig order_config;
   std::vector<int> heads = {1, 2, 4, 8, 16};
@@ -65,82 +70,43 @@ struct Options {
   std::string out;  // empty: out/heads_sweep in the repository
 };
 
-const char* const kUsage =
-    "usage: heads_sweep [--task copy|order|both] [--heads 1,2,4,8,16] [--steps N] [--batch B]\n"
-    "                   [--lr LR] [--seed S] [--seeds N] [--length L] [--alphabet A]\n"
-    "                   [--symbols K] [--marks M] [--out DIR] [--quick]\n"
-    "  --task      which task to train: copy, order or both (default both)\n"
-    "  --heads     head counts to train, comma separated (each must divide d_model=64)\n"
-    "  --steps     Adam steps per model (default 1500, both tasks)\n"
-    "  --batch     sequences per step (default 32)\n"
-    "  --lr        peak learning rate, cosine decay to 0 (default 0.003)\n"
-    "  --seed      first seed of the weights and data (default 0)\n"
-    "  --seeds     how many seeds to train per head count, from --seed on\n"
-    "              (default 3 for copy, 5 for order)\n"
-    "  --length    copy: tokens to copy, L (default 8; sequences are 2L long)\n"
-    "  --alphabet  copy: distinct tokens (default 16)\n"
-    "  --symbols   order: plain symbols K (default 4)\n"
-    "  --marks     order: marked tokens to name in order (default 3; K^marks answers)\n"
-    "  --out       where the PNGs and CSVs go (default: out/heads_sweep in the\n"
-    "              repository when started with bazel run, else ./out/heads_sweep)\n"
-    "  --quick     a small run for tests: 1, 4 and 16 heads, one seed, 30 steps of 8\n";
+// The flags; --steps, --batch, --lr and --seeds set both tasks.
+mha::FlagSet flags_of(Options& o) {
+  mha::FlagSet f(kProgram.name);
+  f.Choice("--task", &o.task, {"copy", "order", "both"}, "which task to train (default both)")
+      .IntList("--heads", &o.heads, 1, kDModel,
+               "head counts to train, comma separated (each must divide d_model=64)")
+      .Int("--steps", [&o](long long v) { o.copy_config.steps = o.order_config.steps = int(v); },
+           2, 1000000, "Adam steps per model (default 1500, both tasks)")
+      .Int("--batch", [&o](long long v) { o.copy_config.batch = o.order_config.batch = int(v); },
+           1, 4096, "sequences per step (default 32)")
+      .Number("--lr",
+              [&o](double v) { o.copy_config.learning_rate = o.order_config.learning_rate = float(v); },
+              1e-6, 10.0, "peak learning rate, cosine decay to 0 (default 0.003)")
+      .Seed("--seed", &o.seed, "first seed of the weights and data (default 0)")
+      .Int("--seeds", [&o](long long v) { o.copy_seeds = o.order_seeds = int(v); }, 1, 1000,
+           "how many seeds to train per head count, from --seed on\n(default 3 for copy, 5 for order)")
+      .Int("--length", &o.copy_config.length, 2, 256,
+           "copy: tokens to copy, L (default 8; sequences are 2L long)")
+      .Int("--alphabet", &o.copy_config.alphabet, 2, 10000, "copy: distinct tokens (default 16)")
+      .Int("--symbols", &o.order_config.symbols, 2, 64, "order: plain symbols K (default 4)")
+      .Int("--marks", &o.order_config.marks, 1, o.order_config.length - 1,
+           "order: marked tokens to name in order (default 3; K^marks answers)")
+      .Out(&o.out)
+      .Switch("--quick", [&o] {
+        o.heads = {1, 4, 16};
+        o.copy_config.steps = o.order_config.steps = 30;
+        o.copy_config.batch = o.order_config.batch = 8;
+        o.copy_config.eval_examples = o.order_config.eval_examples = 50;
+        o.copy_seeds = o.order_seeds = 1;
+      }, "a small run for tests: 1, 4 and 16 heads, one seed, 30 steps of 8");
+  return f;
+}
 
-Options parse_args(int argc, char** argv) {
-  Options o;
-  mha::Flags flags(argc, argv, kUsage);
-  std::optional<int> steps, batch, seeds;
-  std::optional<float> lr;
-  bool quick = false;
-  while (flags.Next()) {
-    if (flags.Is("--task")) {
-      const std::string task = flags.String();
-      if (task != "copy" && task != "order" && task != "both") {
-        throw std::invalid_argument("--task: \"" + task + "\" is not a task; expected copy, order "
-                                    "or both");
-      }
-      o.copy = task != "order";
-      o.order = task != "copy";
-    } else if (flags.Is("--heads")) {
-      o.heads.clear();
-      for (long long h : flags.IntList(1, kDModel)) o.heads.push_back(static_cast<int>(h));
-    } else if (flags.Is("--steps")) {
-      steps = static_cast<int>(flags.Int(2, 1000000));
-    } else if (flags.Is("--batch")) {
-      batch = static_cast<int>(flags.Int(1, 4096));
-    } else if (flags.Is("--lr")) {
-      lr = static_cast<float>(flags.Number(1e-6, 10.0));
-    } else if (flags.Is("--seed")) {
-      o.seed = flags.UInt64();
-    } else if (flags.Is("--seeds")) {
-      seeds = static_cast<int>(flags.Int(1, 1000));
-    } else if (flags.Is("--length")) {
-      o.copy_config.length = static_cast<int>(flags.Int(2, 256));
-    } else if (flags.Is("--alphabet")) {
-      o.copy_config.alphabet = static_cast<int>(flags.Int(2, 10000));
-    } else if (flags.Is("--symbols")) {
-      o.order_config.symbols = static_cast<int>(flags.Int(2, 64));
-    } else if (flags.Is("--marks")) {
-      o.order_config.marks = static_cast<int>(flags.Int(1, o.order_config.length - 1));
-    } else if (flags.Is("--out")) {
-      o.out = flags.String();
-    } else if (flags.Is("--quick")) {
-      quick = flags.Switch();
-    } else {
-      flags.Unknown();
-    }
-  }
-  if (quick) {
-    o.heads = {1, 4, 16};
-    o.copy_config.steps = o.order_config.steps = 30;
-    o.copy_config.batch = o.order_config.batch = 8;
-    o.copy_config.eval_examples = o.order_config.eval_examples = 50;
-    o.copy_seeds = o.order_seeds = 1;
-  }
-  // Explicit flags win over --quick, whatever their order.
-  if (steps) o.copy_config.steps = o.order_config.steps = *steps;
-  if (batch) o.copy_config.batch = o.order_config.batch = *batch;
-  if (lr) o.copy_config.learning_rate = o.order_config.learning_rate = *lr;
-  if (seeds) o.copy_seeds = o.order_seeds = *seeds;
+// What parse cannot check flag by flag.
+void check(Options& o) {
+  o.copy = o.task != "order";
+  o.order = o.task != "copy";
   for (int h : o.heads) {
     if (kDModel % h != 0) {
       throw std::invalid_argument("--heads: " + std::to_string(h) + " does not divide d_model = " +
@@ -148,7 +114,6 @@ Options parse_args(int argc, char** argv) {
     }
   }
   mha::training::order_classes(o.order_config);  // throws on --symbols/--marks out of range
-  return o;
 }
 
 // Moving average over a centred window, for a readable chart.
@@ -267,7 +232,7 @@ void sweep(const Task& task, const Options& o, const std::filesystem::path& dir)
       for (const TrainResult& r : row.runs) csv << "," << r.loss_curve[i];
     csv << "\n";
   }
-  std::vector<mha::charts::Curve> curves;
+  std::vector<mha::Series> curves;
   for (const Row& row : rows) {
     Spread loss, acc;
     for (const TrainResult& r : row.runs) {
@@ -279,17 +244,44 @@ void sweep(const Task& task, const Options& o, const std::filesystem::path& dir)
                   "%d head%s (d_head %d): eval loss %.1e, accuracy %.3f (%.3f-%.3f)", row.heads,
                   row.heads == 1 ? "" : "s", kDModel / row.heads, loss.mean, acc.mean, acc.lo,
                   acc.hi);
-    curves.push_back({label, smooth(row.mean_curve, window)});
+    curves.push_back({label, {}, smooth(row.mean_curve, window)});
   }
   char subtitle[240];
   std::snprintf(subtitle, sizeof subtitle, "%s; mean of %d seed%s, %zu-step average",
                 task.subtitle.c_str(), task.seeds, task.seeds == 1 ? "" : "s", window);
-  const auto png_path = dir / (task.name == "copy" ? "loss_curves.png"
-                                                   : task.name + "_loss_curves.png");
-  mha::charts::loss_curves(png_path.string(),
-                           "Training loss by number of heads: " + task.name + " task", subtitle,
-                           "training loss (nats per scored token)", curves);
-  std::cout << "wrote\n  " << png_path.string() << "\n  " << csv_path.string() << "\n\n";
+  const auto chart_path = dir / (task.name == "copy" ? "loss_curves.json"
+                                                     : task.name + "_loss_curves.json");
+  mha::WriteAndDrawCharts(
+      {csv_path}, {{chart_path, mha::LinesChart("Training loss by number of heads: " + task.name +
+                                                    " task",
+                                                subtitle, "step",
+                                                "training loss (nats per scored token)", curves)
+                                    .Set("y_scale", "log")}});
+  std::cout << "\n";
+}
+
+// Completes `task` from its training configuration c (steps, batch, learning
+// rate, held-out examples; each seed's copy of c trains one model with
+// `train`) and sweeps it. `what` is the first line of its description.
+template <typename Config, typename Train>
+void sweep_task(const std::string& what, Task task, const Config& c, Train train,
+                const Options& o, const std::filesystem::path& dir) {
+  task.description =
+      what + mha::Format("training: Adam lr %g (cosine to 0), %d steps of %d sequences, seeds "
+                         "%llu..%llu\n",
+                         c.learning_rate, c.steps, c.batch,
+                         static_cast<unsigned long long>(o.seed),
+                         static_cast<unsigned long long>(o.seed + task.seeds - 1));
+  task.subtitle += mha::Format(", d_model=%d, Adam %g, %d steps x %d", kDModel, c.learning_rate,
+                               c.steps, c.batch);
+  task.steps = c.steps;
+  task.eval_examples = c.eval_examples;
+  task.train = [c, train](int heads, std::uint64_t seed) {
+    Config config = c;
+    config.seed = seed;
+    return train(config, heads);
+  };
+  sweep(task, o, dir);
 }
 
 int run(const Options& o) {
@@ -298,64 +290,28 @@ int run(const Options& o) {
 #ifndef NDEBUG
   std::printf("(built without -c opt: this takes about twenty times longer than it needs to)\n");
 #endif
-  const std::filesystem::path dir =
-      o.out.empty() ? mha::WorkspaceRoot() / "out" / "heads_sweep" : std::filesystem::path(o.out);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = mha::OutputFolder(o.out, kProgram.name);
   const double start = cpu_now();
-  char text[400];
   if (o.copy) {
     const CopyTaskConfig& c = o.copy_config;
-    Task task;
-    task.name = "copy";
-    std::snprintf(text, sizeof text,
-                  "\n== copy task: L=%d tokens from %d symbols, a separator, the copy (T=%d)\n"
-                  "training: Adam lr %g (cosine to 0), %d steps of %d sequences, seeds %llu..%llu\n",
-                  c.length, c.alphabet, 2 * c.length, c.learning_rate, c.steps, c.batch,
-                  static_cast<unsigned long long>(o.seed),
-                  static_cast<unsigned long long>(o.seed + o.copy_seeds - 1));
-    task.description = text;
-    std::snprintf(text, sizeof text, "copy L=%d of %d symbols, d_model=%d, Adam %g, %d steps x %d",
-                  c.length, c.alphabet, kDModel, c.learning_rate, c.steps, c.batch);
-    task.subtitle = text;
-    task.steps = c.steps;
-    task.seeds = o.copy_seeds;
-    task.eval_examples = c.eval_examples;
-    task.level = 0.01;
-    task.answers = c.alphabet;
-    task.train = [c](int heads, std::uint64_t seed) {
-      CopyTaskConfig config = c;
-      config.seed = seed;
-      return mha::training::train_copy_model(config, heads);
-    };
-    sweep(task, o, dir);
+    sweep_task(mha::Format("\n== copy task: L=%d tokens from %d symbols, a separator, the copy "
+                           "(T=%d)\n",
+                           c.length, c.alphabet, 2 * c.length),
+               {"copy", "", mha::Format("copy L=%d of %d symbols", c.length, c.alphabet), 0,
+                o.copy_seeds, 0, /*level=*/0.01, /*answers=*/c.alphabet, {}},
+               c, mha::training::train_copy_model, o, dir);
   }
   if (o.order) {
     const OrderTaskConfig& c = o.order_config;
-    Task task;
-    task.name = "order";
-    std::snprintf(text, sizeof text,
-                  "\n== order task: T=%d tokens from %d symbols, %d of them marked; after the last\n"
-                  "mark, name the marked symbols in order (one of %d answers)\n"
-                  "training: Adam lr %g (cosine to 0), %d steps of %d sequences, seeds %llu..%llu\n",
-                  c.length, c.symbols, c.marks, mha::training::order_classes(c), c.learning_rate,
-                  c.steps, c.batch, static_cast<unsigned long long>(o.seed),
-                  static_cast<unsigned long long>(o.seed + o.order_seeds - 1));
-    task.description = text;
-    std::snprintf(text, sizeof text, "order: %d marked of T=%d, %d symbols, d_model=%d, Adam %g, "
-                  "%d steps x %d", c.marks, c.length, c.symbols, kDModel, c.learning_rate,
-                  c.steps, c.batch);
-    task.subtitle = text;
-    task.steps = c.steps;
-    task.seeds = o.order_seeds;
-    task.eval_examples = c.eval_examples;
-    task.level = 0.1;
-    task.answers = mha::training::order_classes(c);
-    task.train = [c](int heads, std::uint64_t seed) {
-      OrderTaskConfig config = c;
-      config.seed = seed;
-      return mha::training::train_order_model(config, heads);
-    };
-    sweep(task, o, dir);
+    const int answers = mha::training::order_classes(c);
+    sweep_task(mha::Format("\n== order task: T=%d tokens from %d symbols, %d of them marked; "
+                           "after the last\nmark, name the marked symbols in order (one of %d "
+                           "answers)\n",
+                           c.length, c.symbols, c.marks, answers),
+               {"order", "",
+                mha::Format("order: %d marked of T=%d, %d symbols", c.marks, c.length, c.symbols),
+                0, o.order_seeds, 0, /*level=*/0.1, answers, {}},
+               c, mha::training::train_order_model, o, dir);
   }
   std::printf("CPU time of the whole sweep: %.0f s\n", cpu_now() - start);
   return 0;
@@ -364,8 +320,5 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return mha::RunLabProgram(
-      {"heads_sweep", "your labs 1-3 and 10",
-       "bazel run -c opt --config=solutions //labs/10_attention_backward:heads_sweep", kUsage},  // in the instructors' repository
-      [&] { return run(parse_args(argc, argv)); });
+  return mha::RunLabProgram<Options>(kProgram, argc, argv, flags_of, check, run);
 }

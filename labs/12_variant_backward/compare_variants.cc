@@ -15,8 +15,9 @@
 // min-max over seeds), the accuracy, the KV-cache floats per token, the
 // parameters and the CPU time of training, answers the question "can the
 // cache fall to 1/8 of MHA's while the held-out loss stays within 1 bit
-// (ln 2 = 0.693 nats) of MHA's?", and writes a PNG of held-out loss against
-// cache size (and a CSV) under out/compare_variants/ in the repository.
+// (ln 2 = 0.693 nats) of MHA's?", and writes a CSV and a chart of held-out
+// loss against cache size under out/compare_variants/ in the repository
+// (loss_vs_cache.json, drawn as loss_vs_cache.png by tools/plot/draw_chart.py).
 //
 // Deterministic: the same flags give the same numbers (times aside). It
 // runs your labs: while one it needs is still a stub it says which and
@@ -32,10 +33,8 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
+#include "common/chart_spec.h"
 #include "common/lab_program.h"
-#include "common/png_image.h"
 #include "labs/12_variant_backward/variant_model.h"
 
 namespace {
@@ -43,6 +42,10 @@ namespace {
 using mha::variants::RecallConfig;
 using mha::variants::TrainResult;
 using mha::variants::Variant;
+
+const mha::LabProgram kProgram = {
+    "compare_variants", "your labs 1-6, 10 and 12",
+    "bazel run -c opt --config=solutions //labs/12_variant_backward:compare_variants"};  // in the instructors' repository
 
 struct Options {
   RecallConfig config;
@@ -52,60 +55,36 @@ struct Options {
   std::string out;
 };
 
-const char* const kUsage =
-    "usage: compare_variants [--steps N] [--batch B] [--lr LR] [--seed S] [--seeds N]\n"
-    "                        [--ranks 16,8,4,2] [--pairs P] [--keys K] [--out DIR] [--quick]\n"
-    "  --steps   Adam steps per model (default 1500)\n"
-    "  --batch   sequences per step (default 32)\n"
-    "  --lr      peak learning rate, cosine decay to 0 (default 0.003)\n"
-    "  --seed    first seed of the weights and data (default 0)\n"
-    "  --seeds   seeds per variant, from --seed on (default 3)\n"
-    "  --ranks   MLA latent ranks, comma separated, each 1..64 (default 16,8,4,2)\n"
-    "  --pairs   (key, value) pairs per sequence, 2..--keys (default 8)\n"
-    "  --keys    distinct keys, and distinct values (default 16)\n"
-    "  --out     where the PNG and CSV go (default: out/compare_variants in the\n"
-    "            repository when started with bazel run, else ./out/compare_variants)\n"
-    "  --quick   a smaller run (about 20 s of CPU): 2 seeds, 600 steps, ranks 16 and 4\n";
+mha::FlagSet flags_of(Options& o) {
+  mha::FlagSet f(kProgram.name);
+  f.Int("--steps", &o.config.steps, 2, 1000000, "Adam steps per model (default 1500)")
+      .Int("--batch", &o.config.batch, 1, 4096, "sequences per step (default 32)")
+      .Number("--lr", &o.config.learning_rate, 1e-6, 10.0,
+              "peak learning rate, cosine decay to 0 (default 0.003)")
+      .Seed("--seed", &o.seed, "first seed of the weights and data (default 0)")
+      .Int("--seeds", &o.seeds, 1, 1000, "seeds per variant, from --seed on (default 3)")
+      .IntList("--ranks", &o.ranks, 1, 64,
+               "MLA latent ranks, comma separated, each 1..64 (default 16,8,4,2)")
+      .Int("--pairs", &o.config.n_pairs, 2, 1000,
+           "(key, value) pairs per sequence, 2..--keys (default 8)")
+      .Int("--keys", [&o](long long v) { o.config.n_keys = o.config.n_values = int(v); }, 2, 1000,
+           "distinct keys, and distinct values (default 16)")
+      .Out(&o.out)
+      .Switch("--quick", [&o] {
+        o.config.steps = 600;
+        o.config.eval_examples = 200;
+        o.seeds = 2;
+        o.ranks = {16, 4};
+      }, "a smaller run (about 20 s of CPU): 2 seeds, 600 steps, ranks 16 and 4");
+  return f;
+}
 
-Options parse_args(int argc, char** argv) {
-  Options o;
-  mha::Flags flags(argc, argv, kUsage);
-  while (flags.Next()) {
-    if (flags.Is("--steps")) {
-      o.config.steps = static_cast<int>(flags.Int(2, 1000000));
-    } else if (flags.Is("--batch")) {
-      o.config.batch = static_cast<int>(flags.Int(1, 4096));
-    } else if (flags.Is("--lr")) {
-      o.config.learning_rate = static_cast<float>(flags.Number(1e-6, 10.0));
-    } else if (flags.Is("--seed")) {
-      o.seed = flags.UInt64();
-    } else if (flags.Is("--seeds")) {
-      o.seeds = static_cast<int>(flags.Int(1, 1000));
-    } else if (flags.Is("--ranks")) {
-      o.ranks.clear();
-      for (long long r : flags.IntList(1, 64)) o.ranks.push_back(static_cast<int>(r));
-    } else if (flags.Is("--pairs")) {
-      o.config.n_pairs = static_cast<int>(flags.Int(2, 1000));
-    } else if (flags.Is("--keys")) {
-      o.config.n_keys = o.config.n_values = static_cast<int>(flags.Int(2, 1000));
-    } else if (flags.Is("--out")) {
-      o.out = flags.String();
-    } else if (flags.Is("--quick")) {
-      flags.Switch();
-      o.config.steps = 600;
-      o.config.eval_examples = 200;
-      o.seeds = 2;
-      o.ranks = {16, 4};
-    } else {
-      flags.Unknown();
-    }
-  }
+void check(Options& o) {
   if (o.config.n_pairs > o.config.n_keys) {
     throw std::invalid_argument("--pairs " + std::to_string(o.config.n_pairs) +
                                 " is more than --keys " + std::to_string(o.config.n_keys) +
                                 ": the keys of a sequence are distinct");
   }
-  return o;
 }
 
 struct Row {
@@ -114,72 +93,57 @@ struct Row {
   double loss = 0, lo = 1e300, hi = 0, accuracy = 0, seconds = 0;
 };
 
-// The progress line of the run being trained (train_recall_model calls it):
-// rewritten in place on a terminal, left out of a log.
+// The progress line of the run being trained (train_recall_model calls it).
 std::string g_current;
 void print_progress(int step, double loss) {
-  if (!isatty(fileno(stdout))) return;
-  std::printf("\r  %-24s step %6d  training loss %.3f", g_current.c_str(), step, loss);
-  std::fflush(stdout);
+  char text[160];
+  std::snprintf(text, sizeof text, "  %-24s step %6d  training loss %.3f", g_current.c_str(), step,
+                loss);
+  mha::PrintProgress(text);
 }
 
-// Held-out loss against cache size: x = log2(floats per token), one dot per
-// seed, a ring at the mean; a dashed line at MHA's loss + ln 2 and one at
-// 1/8 of MHA's cache.
-void draw_chart(const std::string& path, const std::vector<Row>& rows, double mha_loss,
-                std::size_t mha_cache, const std::string& subtitle) {
-  const int W = 900, H = 560, left = 80, right = 250, top = 60, bottom = 60;
-  mha::Canvas c(W, H);
-  const int pw = W - left - right, ph = H - top - bottom;
-  double x_lo = 1e300, x_hi = -1e300, y_hi = mha_loss + std::log(2.0);
+// Held-out loss against cache size: x = floats per token (log scale), one
+// dot per seed, a square at the mean; a dashed line at MHA's loss + ln 2 and
+// one at 1/8 of MHA's cache.
+mha::Json chart(const std::vector<Row>& rows, double mha_loss, std::size_t mha_cache,
+                const std::string& subtitle) {
+  mha::Json series = mha::Json::Array();
+  std::vector<double> ticks;
+  std::vector<std::string> tick_labels;
   for (const Row& r : rows) {
-    const double x = std::log2(double(r.runs[0].cache_floats));
-    x_lo = std::min(x_lo, x);
-    x_hi = std::max(x_hi, x);
-    y_hi = std::max(y_hi, r.hi);
-  }
-  x_lo -= 0.5, x_hi += 0.5;
-  y_hi *= 1.1;
-  const double y_lo = 0.0;
-  auto px = [&](double x) { return left + int((x - x_lo) / (x_hi - x_lo) * pw); };
-  auto py = [&](double y) { return top + ph - int((y - y_lo) / (y_hi - y_lo) * ph); };
-  c.draw_text(left, 12, "Held-out loss against KV-cache size (associative recall)", mha::kBlack, 2);
-  c.draw_text(left, 36, subtitle, mha::kGrey);
-  c.draw_rect(left, top, pw, ph, mha::kBlack);
-  for (int e = int(std::ceil(x_lo)); e <= int(std::floor(x_hi)); ++e) {  // x ticks: 2^e
-    c.draw_line(px(e), top + ph, px(e), top + ph + 4, mha::kBlack);
-    const std::string t = std::to_string(1 << e);
-    c.draw_text(px(e) - mha::Canvas::text_width(t) / 2, top + ph + 8, t, mha::kBlack);
-  }
-  c.draw_text(left + pw / 2 - 120, H - 24, "KV-cache floats per token (log scale)", mha::kBlack);
-  const double step = mha::nice_step(y_hi - y_lo);
-  for (double y = 0; y <= y_hi; y += step) {
-    c.draw_line(left - 4, py(y), left, py(y), mha::kBlack);
-    const std::string t = mha::format_number(y);
-    c.draw_text(left - 8 - mha::Canvas::text_width(t), py(y) - 4, t, mha::kBlack);
-  }
-  c.draw_text_up(20, top + ph / 2 + 80, "held-out loss (nats)", mha::kBlack);
-  // the question's two bounds, dashed
-  const mha::Rgb red{200, 40, 40};
-  for (int x = left; x < left + pw; x += 8) {
-    c.draw_line(x, py(mha_loss + std::log(2.0)), x + 4, py(mha_loss + std::log(2.0)), red);
-  }
-  const int x8 = px(std::log2(double(mha_cache) / 8.0));
-  for (int y = top; y < top + ph; y += 8) c.draw_line(x8, y, x8, y + 4, red);
-  c.draw_text(left + 6, py(mha_loss + std::log(2.0)) - 12, "MHA + ln 2", red);
-  c.draw_text(x8 + 4, top + 4, "1/8 of MHA", red);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    // The six series colours, then black (seven variants by default).
-    const mha::Rgb colour = i < 6 ? mha::series_colour(i) : mha::kBlack;
-    const int x = px(std::log2(double(r.runs[0].cache_floats))) + int(i % 3) * 4 - 4;
-    for (const TrainResult& run : r.runs) c.fill_rect(x - 2, py(run.eval.loss) - 2, 5, 5, colour);
-    c.draw_rect(x - 5, py(r.loss) - 5, 11, 11, colour);
+    std::vector<double> x, y;
+    for (const TrainResult& run : r.runs) {
+      x.push_back(double(run.cache_floats));
+      y.push_back(run.eval.loss);
+    }
     char label[80];
     std::snprintf(label, sizeof label, "%s: %.3f nats", r.variant.name.c_str(), r.loss);
-    mha::draw_legend_entry(c, left + pw + 16, top + 10 + int(i) * 20, colour, label);
+    series.Add(mha::Json::Object()
+                   .Set("label", label)
+                   .Set("style", "points")
+                   .Set("x", x)
+                   .Set("y", y)
+                   .Set("mean", std::vector<double>{x[0], r.loss}));
+    if (std::find(ticks.begin(), ticks.end(), x[0]) == ticks.end()) {
+      ticks.push_back(x[0]);
+      tick_labels.push_back(std::to_string(r.runs[0].cache_floats));
+    }
   }
-  c.save_png(path);
+  return mha::Json::Object()
+      .Set("kind", "lines")
+      .Set("title", "Held-out loss against KV-cache size (associative recall)")
+      .Set("subtitle", subtitle)
+      .Set("x_label", "KV-cache floats per token (log scale)")
+      .Set("y_label", "held-out loss (nats)")
+      .Set("x_scale", "log2")
+      .Set("x_ticks", ticks)
+      .Set("x_tick_labels", tick_labels)
+      .Set("series", series)
+      .Set("hlines", mha::Json::Array().Add(
+                         mha::Json::Object().Set("at", mha_loss + std::log(2.0)).Set("label", "MHA + ln 2")))
+      .Set("vlines", mha::Json::Array().Add(mha::Json::Object()
+                                               .Set("at", double(mha_cache) / 8.0)
+                                               .Set("label", "1/8 of MHA")));
 }
 
 int run(const Options& o) {
@@ -212,9 +176,9 @@ int run(const Options& o) {
       row.runs.push_back(mha::variants::train_recall_model(c, v, std::max(1, c.steps / 10),
                                                            print_progress));
       const TrainResult& r = row.runs.back();
-      std::printf("%s  %-24s held-out loss %.3f, accuracy %.3f, %.1f s\n",
-                  isatty(fileno(stdout)) ? "\r" : "", g_current.c_str(), r.eval.loss,
-                  r.eval.accuracy, r.seconds);
+      mha::EndProgress();
+      std::printf("  %-24s held-out loss %.3f, accuracy %.3f, %.1f s\n", g_current.c_str(),
+                  r.eval.loss, r.eval.accuracy, r.seconds);
       std::fflush(stdout);
       row.loss += r.eval.loss / o.seeds;
       row.lo = std::min(row.lo, r.eval.loss);
@@ -271,10 +235,7 @@ int run(const Options& o) {
     std::printf("Not measured: no variant here has at most 1/8 of MHA's cache (see --ranks).\n");
   }
 
-  const std::filesystem::path dir = o.out.empty()
-                                        ? mha::WorkspaceRoot() / "out" / "compare_variants"
-                                        : std::filesystem::path(o.out);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = mha::OutputFolder(o.out, kProgram.name);
   const auto csv_path = dir / "variants.csv";
   std::ofstream csv(csv_path);
   csv << "variant,seed,kv_cache_floats_per_token,parameters,held_out_loss,accuracy\n";
@@ -291,17 +252,15 @@ int run(const Options& o) {
                 "dots: seeds, squares: means of %d",
                 c.d_model, c.n_heads, c.n_pairs, c.n_keys, c.learning_rate, c.steps, c.batch,
                 o.seeds);
-  const auto png_path = dir / "loss_vs_cache.png";
-  draw_chart(png_path.string(), rows, mha_loss, mha_cache, subtitle);
-  std::cout << "\nwrote\n  " << png_path.string() << "\n  " << csv_path.string() << "\n";
+  csv.close();
+  std::cout << "\n";
+  mha::WriteAndDrawCharts({csv_path}, {{dir / "loss_vs_cache.json",
+                                        chart(rows, mha_loss, mha_cache, subtitle)}});
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return mha::RunLabProgram(
-      {"compare_variants", "your labs 1-6, 10 and 12",
-       "bazel run -c opt --config=solutions //labs/12_variant_backward:compare_variants", kUsage},  // in the instructors' repository
-      [&] { return run(parse_args(argc, argv)); });
+  return mha::RunLabProgram<Options>(kProgram, argc, argv, flags_of, check, run);
 }

@@ -22,9 +22,10 @@
 // prints each layer-2 head's induction score and each layer-1 head's
 // previous-token score (lab 7, averaged over held-out sequences of length
 // 2 * --max-len), the K-composition matrix of the two layers, and writes
-// under out/grow_induction_heads/ in the repository:
-//   loss_curves.png, loss_curves.csv   the four curves by step
-//   heads.png                          every head's attention on one sequence
+// under out/grow_induction_heads/ in the repository (each chart a .json that
+// tools/plot/draw_chart.py draws as the .png of the same name):
+//   loss_curves.csv, loss_curves.json   the four curves by step
+//   heads.json                          every head's attention on one sequence
 //
 // Deterministic: the same flags give the same numbers, bit for bit, on the
 // same machine.
@@ -43,16 +44,19 @@
 
 #include <xtensor/xview.hpp>
 
+#include "common/chart_spec.h"
 #include "common/lab_program.h"
 #include "common/optimizer.h"
-#include "common/png_image.h"
 #include "labs/07_head_analysis/head_analysis.h"
-#include "labs/10_attention_backward/charts.h"
 #include "labs/13_induction_heads/induction_heads.h"
 
 namespace {
 
 using mha::AttentionOnlyTransformer;
+
+const mha::LabProgram kProgram = {
+    "grow_induction_heads", "your labs 1-4, 7, 10 and 13",
+    "bazel run -c opt --config=solutions //labs/13_induction_heads:grow_induction_heads"};  // in the instructors' repository
 
 struct Options {
   int vocab = 64;
@@ -69,65 +73,36 @@ struct Options {
   std::string out;  // empty: out/grow_induction_heads in the repository
 };
 
-const char* const kUsage =
-    "usage: grow_induction_heads [--steps N] [--batch B] [--lr LR] [--vocab V] [--d-model D]\n"
-    "                            [--heads H] [--min-len L] [--max-len L] [--eval-every N]\n"
-    "                            [--seed S] [--out DIR] [--quick]\n"
-    "  --steps       Adam steps per model (default 3000)\n"
-    "  --batch       sequences per step (default 16)\n"
-    "  --lr          learning rate, after a warm-up of 5% of the steps (default 0.003)\n"
-    "  --vocab       distinct tokens (default 64; at least --max-len)\n"
-    "  --d-model     width of the residual stream (default 32)\n"
-    "  --heads       heads per layer, must divide --d-model (default 4)\n"
-    "  --min-len     shortest block, L (default 6; sequences are 2L long)\n"
-    "  --max-len     longest block (default 12)\n"
-    "  --eval-every  steps between two measurements of the held-out losses (default 50)\n"
-    "  --seed        weights and data (default 0)\n"
-    "  --out         where the PNGs and the CSV go (default: out/grow_induction_heads in\n"
-    "                the repository when started with bazel run)\n"
-    "  --quick       a small run for tests: 60 steps of 4, d_model 16, 2 heads\n";
+mha::FlagSet flags_of(Options& o) {
+  mha::FlagSet f(kProgram.name);
+  f.Int("--steps", &o.steps, 1, 1000000, "Adam steps per model (default 3000)")
+      .Int("--batch", &o.batch, 1, 4096, "sequences per step (default 16)")
+      .Number("--lr", &o.lr, 1e-6, 1.0,
+              "learning rate, after a warm-up of 5% of the steps (default 0.003)")
+      .Int("--vocab", &o.vocab, 2, 100000, "distinct tokens (default 64; at least --max-len)")
+      .Int("--d-model", &o.d_model, 1, 1024, "width of the residual stream (default 32)")
+      .Int("--heads", &o.heads, 1, 1024, "heads per layer, must divide --d-model (default 4)")
+      .Int("--min-len", &o.min_len, 2, 512, "shortest block, L (default 6; sequences are 2L long)")
+      .Int("--max-len", &o.max_len, 2, 512, "longest block (default 12)")
+      .Int("--eval-every", &o.eval_every, 1, 1000000,
+           "steps between two measurements of the held-out losses (default 50)")
+      .Seed("--seed", &o.seed, "weights and data (default 0)")
+      .Out(&o.out)
+      .Switch("--quick", [&o] {
+        o.steps = 60;
+        o.batch = 4;
+        o.d_model = 16;
+        o.heads = 2;
+        o.vocab = 16;
+        o.min_len = 4;
+        o.max_len = 6;
+        o.eval_every = 10;
+        o.eval_sequences = 8;
+      }, "a small run for tests: 60 steps of 4, d_model 16, 2 heads");
+  return f;
+}
 
-Options parse_args(int argc, char** argv) {
-  Options o;
-  mha::Flags flags(argc, argv, kUsage);
-  while (flags.Next()) {
-    if (flags.Is("--steps")) {
-      o.steps = static_cast<int>(flags.Int(1, 1000000));
-    } else if (flags.Is("--batch")) {
-      o.batch = static_cast<int>(flags.Int(1, 4096));
-    } else if (flags.Is("--lr")) {
-      o.lr = static_cast<float>(flags.Number(1e-6, 1.0));
-    } else if (flags.Is("--vocab")) {
-      o.vocab = static_cast<int>(flags.Int(2, 100000));
-    } else if (flags.Is("--d-model")) {
-      o.d_model = static_cast<int>(flags.Int(1, 1024));
-    } else if (flags.Is("--heads")) {
-      o.heads = static_cast<int>(flags.Int(1, 1024));
-    } else if (flags.Is("--min-len")) {
-      o.min_len = static_cast<int>(flags.Int(2, 512));
-    } else if (flags.Is("--max-len")) {
-      o.max_len = static_cast<int>(flags.Int(2, 512));
-    } else if (flags.Is("--eval-every")) {
-      o.eval_every = static_cast<int>(flags.Int(1, 1000000));
-    } else if (flags.Is("--seed")) {
-      o.seed = flags.UInt64();
-    } else if (flags.Is("--out")) {
-      o.out = flags.String();
-    } else if (flags.Is("--quick")) {
-      flags.Switch();
-      o.steps = 60;
-      o.batch = 4;
-      o.d_model = 16;
-      o.heads = 2;
-      o.vocab = 16;
-      o.min_len = 4;
-      o.max_len = 6;
-      o.eval_every = 10;
-      o.eval_sequences = 8;
-    } else {
-      flags.Unknown();
-    }
-  }
+void check(Options& o) {
   if (o.d_model % o.heads != 0) {
     throw std::invalid_argument("--heads " + std::to_string(o.heads) +
                                 " does not divide --d-model " + std::to_string(o.d_model));
@@ -141,7 +116,6 @@ Options parse_args(int argc, char** argv) {
                                 " is smaller than --max-len " + std::to_string(o.max_len) +
                                 ": a block holds distinct tokens");
   }
-  return o;
 }
 
 // A block of L distinct tokens, then the same block: inputs (2L) and the
@@ -268,44 +242,35 @@ HeadScores score_heads(const AttentionOnlyTransformer& m, const std::vector<Sequ
 }
 
 // Every head's attention on one sequence: a row of heatmaps per layer.
-void draw_heads(const std::string& path, const AttentionOnlyTransformer& m, const Sequence& seq,
-                const HeadScores& scores, const std::string& subtitle) {
-  const std::vector<mha::Tensor3> w = m.attention_weights(seq.inputs);
-  const int T = static_cast<int>(seq.inputs.size()), H = m.n_heads, L = m.n_layers;
-  const int cell = std::max(4, 168 / T), side = cell * T, gap = 28, left = 70, top = 64;
-  const int width = left + H * (side + gap) + 10, height = top + L * (side + 56) + 40;
-  mha::Canvas c(width, height);
-  c.draw_text(left, 10, "Attention of every head on one repeated sequence", mha::kBlack, 2);
-  c.draw_text(left, 32, subtitle, mha::kGrey);
-  for (int l = 0; l < L; ++l) {
-    const int y0 = top + l * (side + 56) + 16;
-    c.draw_text_up(20, y0 + side, "layer " + std::to_string(l + 1), mha::kBlack);
-    for (int h = 0; h < H; ++h) {
-      const int x0 = left + h * (side + gap);
+mha::Json heads_chart(const AttentionOnlyTransformer& m, const Sequence& seq,
+                      const HeadScores& scores, const std::string& subtitle) {
+  const std::vector<mha::Tensor3> w = m.attention_weights(seq.inputs);  // per layer (H, T, T)
+  const std::size_t T = seq.inputs.size();
+  mha::Json panels = mha::Json::Array();
+  for (int l = 0; l < m.n_layers; ++l) {
+    for (int h = 0; h < m.n_heads; ++h) {
       char label[64];
       if (l == 0) {
-        std::snprintf(label, sizeof label, "head %d: prev %.2f", h, scores.previous_token[h]);
-      } else if (l == L - 1) {
-        std::snprintf(label, sizeof label, "head %d: ind %.2f", h, scores.induction[h]);
+        std::snprintf(label, sizeof label, "layer 1, head %d: prev %.2f", h,
+                      scores.previous_token[h]);
+      } else if (l == m.n_layers - 1) {
+        std::snprintf(label, sizeof label, "layer %d, head %d: ind %.2f", l + 1, h,
+                      scores.induction[h]);
       } else {
-        std::snprintf(label, sizeof label, "head %d", h);
+        std::snprintf(label, sizeof label, "layer %d, head %d", l + 1, h);
       }
-      c.draw_text(x0, y0 - 12, label, mha::kBlack);
-      for (int i = 0; i < T; ++i)
-        for (int j = 0; j < T; ++j)
-          c.fill_rect(x0 + j * cell, y0 + i * cell, cell, cell, mha::colormap(w[l](h, i, j)));
-      c.draw_rect(x0 - 1, y0 - 1, side + 2, side + 2, mha::kGrey);
-      // The block boundary, and the induction diagonal j = i - L + 1 in the repeated half.
-      // The first query of the repeated half.
-      const int b = seq.block_len;
-      c.draw_line(x0, y0 + b * cell, x0 + side, y0 + b * cell, mha::kWhite);
+      const mha::Tensor2 head = xt::view(w[l], h, xt::all(), xt::all());  // (T, T)
+      // The white line: the first query of the repeated half.
+      panels.Add(mha::HeatmapPanel(label, head.data(), T, T)
+                     .Set("hline", seq.block_len)
+                     .Set("mask_zero", true));
     }
   }
-  c.draw_text(left, height - 28,
-              "rows: queries (tokens in order), columns: keys; bright = weight 1. The white line "
-              "starts the repeated half.",
-              mha::kGrey);
-  c.save_png(path);
+  return mha::HeatmapsChart("Attention of every head on one repeated sequence", subtitle,
+                            m.n_heads, std::move(panels))
+      .Set("row_title", "query")
+      .Set("footer", "rows: queries (tokens in order), columns: keys; bright = weight 1. The "
+                     "white line starts the repeated half.");
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -351,11 +316,13 @@ int run(const Options& o) {
         t.first_half.push_back(f);
         t.repeated_half.push_back(r);
       }
-      std::fprintf(stderr,
-                   "\rstep %5d/%d   repeated-half loss: 1 layer %.3f, 2 layers %.3f   "
-                   "first half: %.3f, %.3f ",
-                   step, o.steps, models[0].repeated_half.back(), models[1].repeated_half.back(),
-                   models[0].first_half.back(), models[1].first_half.back());
+      char progress[160];
+      std::snprintf(progress, sizeof progress,
+                    "step %5d/%d   repeated-half loss: 1 layer %.3f, 2 layers %.3f   "
+                    "first half: %.3f, %.3f ",
+                    step, o.steps, models[0].repeated_half.back(), models[1].repeated_half.back(),
+                    models[0].first_half.back(), models[1].first_half.back());
+      mha::PrintProgress(progress);
     }
     if (step == o.steps) break;
     std::vector<Sequence> batch;
@@ -372,7 +339,7 @@ int run(const Options& o) {
       t.seconds += seconds_since(t0);
     }
   }
-  std::fprintf(stderr, "\n");
+  mha::EndProgress();
 
   const double ln_v = std::log(double(o.vocab));
   std::printf("\nheld-out loss (nats per token; ln %d = %.3f is a uniform guess)\n", o.vocab, ln_v);
@@ -426,10 +393,7 @@ int run(const Options& o) {
               "2 layers %.1f s\n",
               models[0].seconds, models[1].seconds);
 
-  const std::filesystem::path dir = o.out.empty()
-                                        ? mha::WorkspaceRoot() / "out" / "grow_induction_heads"
-                                        : std::filesystem::path(o.out);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = mha::OutputFolder(o.out, kProgram.name);
   const auto csv_path = dir / "loss_curves.csv";
   std::ofstream csv(csv_path);
   csv << "step,one_layer_first_half,one_layer_repeated_half,two_layers_first_half,"
@@ -444,43 +408,31 @@ int run(const Options& o) {
                 "held-out, every %d steps",
                 o.vocab, o.min_len, o.max_len, o.d_model, o.heads, o.lr, o.steps, o.batch,
                 o.eval_every);
-  // One value per step for the chart, linear between two measurements.
-  auto per_step = [&](const std::vector<double>& v) {
-    std::vector<double> y(static_cast<std::size_t>(o.steps) + 1);
-    for (std::size_t i = 0; i + 1 < n; ++i) {
-      for (int s = eval_steps[i]; s <= eval_steps[i + 1]; ++s) {
-        const double f = double(s - eval_steps[i]) / (eval_steps[i + 1] - eval_steps[i]);
-        y[s] = (1 - f) * v[i] + f * v[i + 1];
-      }
-    }
-    if (n == 1) y.assign(y.size(), v[0]);
-    return y;
-  };
-  const auto curves_path = dir / "loss_curves.png";
-  mha::charts::loss_curves(curves_path.string(), "Held-out loss: first half and repeated half",
-                           subtitle, "loss (nats per token)",
-                           {{"1 layer, first half", per_step(models[0].first_half)},
-                            {"1 layer, repeated half", per_step(models[0].repeated_half)},
-                            {"2 layers, first half", per_step(models[1].first_half)},
-                            {"2 layers, repeated half", per_step(models[1].repeated_half)}});
-  const auto heads_path = dir / "heads.png";
+  csv.close();
+  std::vector<double> x(eval_steps.begin(), eval_steps.end());
+  const mha::Json curves =
+      mha::LinesChart("Held-out loss: first half and repeated half", subtitle, "step",
+                      "loss (nats per token)",
+                      {{"1 layer, first half", x, models[0].first_half},
+                       {"1 layer, repeated half", x, models[0].repeated_half},
+                       {"2 layers, first half", x, models[1].first_half},
+                       {"2 layers, repeated half", x, models[1].repeated_half}})
+          .Set("y_scale", "log");
   char heads_subtitle[200];
   std::snprintf(heads_subtitle, sizeof heads_subtitle,
                 "the 2-layer model after %d steps, on a block of %d tokens repeated; scores "
                 "are means over %zu sequences",
                 o.steps, o.max_len, probes.size());
-  draw_heads(heads_path.string(), models[1].model, probes.front(), two, heads_subtitle);
-  std::cout << "\nwrote\n  " << curves_path.string() << "\n  " << csv_path.string() << "\n  "
-            << heads_path.string() << "\n";
+  std::cout << "\n";
+  mha::WriteAndDrawCharts(
+      {csv_path},
+      {{dir / "loss_curves.json", curves},
+       {dir / "heads.json", heads_chart(models[1].model, probes.front(), two, heads_subtitle)}});
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return mha::RunLabProgram(
-      {"grow_induction_heads", "your labs 1-4, 7, 10 and 13",
-       "bazel run -c opt --config=solutions //labs/13_induction_heads:grow_induction_heads",  // in the instructors' repository
-       kUsage},
-      [&] { return run(parse_args(argc, argv)); });
+  return mha::RunLabProgram<Options>(kProgram, argc, argv, flags_of, check, run);
 }

@@ -11,7 +11,7 @@
 #
 # Set-up (root): dpkg --add-architecture arm64 && apt-get update &&
 #   apt-get install g++-aarch64-linux-gnu qemu-user-static \
-#     libgtest-dev:arm64 libbenchmark-dev:arm64 libopenblas-dev:arm64 libpng-dev:arm64
+#     libgtest-dev:arm64 libbenchmark-dev:arm64 libopenblas-dev:arm64
 # (xtensor, xtl, xsimd and xtensor-blas are headers for every architecture.)
 # Usage: tools/arm64/check.sh [--run] [WORK_DIR]
 set -euo pipefail

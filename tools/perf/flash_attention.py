@@ -17,7 +17,7 @@ noise hits every series alike), and writes
   docs/images/flash_attention_blocks.png the block-size sweep at T = S = 4096
 
 With --json it only reads a JSON written earlier and redraws. Needs Debian's
-python3-matplotlib (tools/setup.sh --dev). See docs/PERFORMANCE.md.
+python3-matplotlib (tools/setup.sh). See docs/PERFORMANCE.md.
 """
 import argparse
 import json

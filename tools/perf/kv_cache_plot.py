@@ -13,7 +13,7 @@ whole prefix (BM_Recompute), for MHA, GQA and MLA; and the bytes each
 variant's cache holds at S. Prints (and with --markdown writes) the table of
 docs/PERFORMANCE.md: both times, their ratio, and the cache sizes. Times are
 medians over repetitions when the JSON has them. Needs Debian's
-python3-matplotlib (tools/setup.sh --dev).
+python3-matplotlib (tools/setup.sh).
 """
 import argparse
 import json

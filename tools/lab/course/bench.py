@@ -10,8 +10,8 @@ Runs //bench:attention_bench (lab 2: loop vs batched, 1..16 heads),
 their KV-cache bytes per token) with OPENBLAS_NUM_THREADS=1. Writes Google
 Benchmark's JSON to out/bench/<name>.json, the tables to out/bench/summary.md,
 and draws docs/images/heads_sweep.png and docs/images/kv_cache.png with
-//bench:plot. Benchmarks are programs, not tests: nothing here passes or fails
-on a time. See docs/PERFORMANCE.md.
+tools/plot/draw_chart.py (matplotlib). Benchmarks are programs, not tests:
+nothing here passes or fails on a time. See docs/PERFORMANCE.md.
 """
 import json
 import os
@@ -23,7 +23,7 @@ from labs import ROOT
 BENCHES = ["attention_bench", "layer_bench", "variants_bench", "kv_cache_bench",
            "flash_attention_bench", "attention_backward_bench"]
 # Charts drawn with matplotlib by a lab's own script from its benchmark's JSON
-# (tools/setup.sh --dev installs python3-matplotlib): {benchmark: argv after python3}.
+# (tools/setup.sh installs python3-matplotlib): {benchmark: argv after python3}.
 PLOTS = {
     "kv_cache_bench": ["tools/perf/kv_cache_plot.py", "out/bench/kv_cache_bench.json",
                        "docs/images/kv_cache_decode.png", "--markdown",
@@ -146,47 +146,58 @@ def summary_markdown(results, context):
     return "\n".join(lines)
 
 
-def draw(results, bin_dir):
+def _draw_chart(spec, png):
+    """Writes spec (tools/plot/draw_chart.py's format) beside png and draws it."""
+    path = os.path.join(OUT, os.path.splitext(os.path.basename(png))[0] + ".json")
+    with open(path, "w") as f:
+        json.dump(spec, f, indent=1, sort_keys=True)
+    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "plot", "draw_chart.py"), path],
+                   check=True, stdout=subprocess.DEVNULL)
+    os.replace(os.path.splitext(path)[0] + ".png", png)
+
+
+def draw(results):
     os.makedirs(IMAGES, exist_ok=True)
-    plot = os.path.join(bin_dir, "bench", "plot")
     drawn = []
     # The broadcast series is 10-50x slower: it would flatten the others, so
     # it stays in the table only.
     heads = [r for r in _heads_rows(results) if "broadcast" not in r[0]]
     if heads:
-        csv = os.path.join(OUT, "heads_sweep.csv")
-        with open(csv, "w") as f:
-            f.write("# series,heads,ms (medians)\n")
-            for s, h, ms, _ in heads:
-                f.write("%s,%d,%.4f\n" % (s, h, ms))
+        counts = sorted({h for _, h, _, _ in heads})
+        series = {}
+        for s, h, ms, _ in heads:
+            series.setdefault(s, ([], []))
+            series[s][0].append(counts.index(h))
+            series[s][1].append(ms)
         png = os.path.join(IMAGES, "heads_sweep.png")
-        subprocess.run([plot, "lines", "Heads at fixed d_model=512, T=256 (one thread)",
-                        "heads (d_head = 512 / heads)", "CPU ms per call (median)", csv, png],
-                       check=True)
+        _draw_chart({"kind": "lines", "title": "Heads at fixed d_model=512, T=256 (one thread)",
+                     "x_label": "heads (d_head = 512 / heads)",
+                     "y_label": "CPU ms per call (median)",
+                     "x_ticks": list(range(len(counts))), "x_tick_labels": [str(h) for h in counts],
+                     "series": [{"label": s, "x": x, "y": y, "style": "line+points"}
+                                for s, (x, y) in series.items()]}, png)
         drawn.append(png)
     variants = [r for r in _variant_rows(results)
                 if "error" not in r and not r["label"].startswith("MLA absorbed")]
     if variants:
         mha = variants[0]["bytes"]
-        csv = os.path.join(OUT, "kv_cache.csv")
-        with open(csv, "w") as f:
-            f.write("# label,bytes per token,note\n")
-            for r in variants:
-                label = r["label"].replace("MLA naive", "MLA").replace(",", ";")
-                smaller = ("baseline" if r["bytes"] == mha
-                           else "%.0fx smaller" % (mha / r["bytes"]))
-                f.write("%s,%d,%d B  (%s)  forward %.1f ms\n" % (
-                    label, r["bytes"], r["bytes"], smaller, r["ms"]))
+        bars = []
+        for r in variants:
+            smaller = ("baseline" if r["bytes"] == mha
+                       else "%.0fx smaller" % (mha / r["bytes"]))
+            bars.append({"label": r["label"].replace("MLA naive", "MLA"), "value": r["bytes"],
+                         "note": "%d B  (%s)  forward %.1f ms" % (r["bytes"], smaller, r["ms"])})
         png = os.path.join(IMAGES, "kv_cache.png")
-        subprocess.run([plot, "bars", "KV cache per token, one layer (d_model=512, 8 heads)",
-                        "bytes per token (float32)", csv, png], check=True)
+        _draw_chart({"kind": "bars", "title": "KV cache per token, one layer (d_model=512, 8 heads)",
+                     "x_label": "bytes per token (float32)",
+                     "groups": [{"title": "", "bars": bars}]}, png)
         drawn.append(png)
     return drawn
 
 
 def main(args):
     startup = ["--output_base=" + args.output_base] if args.output_base else []
-    targets = ["//bench:%s" % b for b in BENCHES] + ["//bench:plot"]
+    targets = ["//bench:%s" % b for b in BENCHES]
     print("bench: building %s with --config=bench (-c opt, solutions)" % " ".join(targets))
     sys.stdout.flush()
     _bazel(["build", "--config=bench"] + targets, startup)
@@ -213,7 +224,7 @@ def main(args):
         f.write(summary + "\n")
     print(summary)
     if not args.no_images:
-        for png in draw(results, bin_dir):
+        for png in draw(results):
             print("bench: drew " + os.path.relpath(png, ROOT))
         for name, argv in PLOTS.items():
             if name not in results:
@@ -221,7 +232,7 @@ def main(args):
             p = subprocess.run(["/usr/bin/python3"] + argv, cwd=ROOT)
             if p.returncode != 0:
                 print("bench: %s did not draw (is python3-matplotlib installed? "
-                      "tools/setup.sh --dev)" % argv[0])
+                      "tools/setup.sh)" % argv[0])
     print("bench: JSON and tables in " + os.path.relpath(OUT, ROOT))
     return 0
 

@@ -2,7 +2,8 @@
 
 What goes in (an allow-list): the Bazel workspace files, ./lab and
 tools/setup.sh, the learner's tools (tools/lab/main.py and every module its
-learner path imports: kit_tools()), common/,
+learner path imports: kit_tools()), tools/plot/ (draw_chart.py: the
+programs' charts), common/,
 labs/ (headers, BUILD files, public tests and their goldens, hints, and each
 learner file as its stub), docs/ (the lessons, the tolerance policy, the
 NumPy bridge, images), third_party/, and a learner README.md.
@@ -35,7 +36,7 @@ from course.kit_references import reference_problems
 from labs import ROOT, load_labs
 
 _TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", ".gitignore", "lab"]
-_DIRS = ["common", "labs", "docs", "third_party", "tools/lab", ".devcontainer"]
+_DIRS = ["common", "labs", "docs", "third_party", "tools/lab", "tools/plot", ".devcontainer"]
 _SKIP_FILES = {"docs/INSTRUCTORS.md", "docs/SCALING.md", "docs/PERFORMANCE.md",
                "docs/AUTHORING.md"}
 _SKIP_DIRS = {"__pycache__"}
@@ -57,7 +58,7 @@ and the classic mistakes.
 
 On Debian 12 (bookworm), from this folder:
 
-    tools/setup.sh          # installs Bazel, a compiler, GoogleTest, xtensor, OpenBLAS
+    tools/setup.sh          # installs Bazel, a compiler, GoogleTest, xtensor, OpenBLAS, matplotlib
 
 (every `./lab` command runs it first; it says nothing when all is installed).
 Without root it installs nothing: it prints the `apt-get install` line to

@@ -6,8 +6,9 @@ out_dir/index.html holds the gradebook, per lab a histogram of the points,
 the named mistakes and the hidden tests, and the similar pairs with their
 shared regions side by side; out_dir/s/NNN.html one submission's failures
 with links to the lessons. Nothing is loaded from elsewhere: the charts are
-PNGs drawn by matplotlib (python3-matplotlib) embedded as data: URIs, or
-inline SVG when matplotlib is missing; the only script is our own, inline,
+PNGs drawn by matplotlib (python3-matplotlib, which tools/setup.sh installs;
+without it the report stops and says so) embedded as data: URIs; the only
+script is our own, inline,
 allowed by its hash in the page's Content-Security-Policy, and it only
 checks that every chart decoded (for the report's own test). Every string
 that came from a submission (names, messages, code) is escaped.
@@ -93,14 +94,19 @@ def histogram_counts(points, max_points, bins=20):
     return [i * width for i in range(bins + 1)], counts
 
 
+MATPLOTLIB_MISSING = ("the class report draws its histograms with matplotlib, which is not "
+                      "installed: install Debian's python3-matplotlib (sudo apt-get install "
+                      "python3-matplotlib, or tools/setup.sh)")
+
+
 def histogram_png(points, max_points, title):
-    """PNG bytes of a histogram, or None when matplotlib is missing."""
+    """PNG bytes of a histogram. SystemExit naming the package without matplotlib."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except Exception:
-        return None
+    except ImportError:
+        raise SystemExit(MATPLOTLIB_MISSING)
     edges, counts = histogram_counts(points, max_points)
     fig, ax = plt.subplots(figsize=(4.2, 2.3), dpi=100)
     ax.bar(edges[:-1], counts, width=(edges[1] - edges[0]) * 0.9, align="edge", color="#4a78b8")
@@ -117,33 +123,8 @@ def histogram_png(points, max_points, title):
     return buf.getvalue()
 
 
-def histogram_svg(points, max_points, title):
-    """The same histogram as inline SVG, drawn by hand (no matplotlib)."""
-    edges, counts = histogram_counts(points, max_points)
-    w, h, left, bottom = 420, 230, 40, 40
-    top_count = max(counts + [1])
-    bw = (w - left - 10) / len(counts)
-    bars = []
-    for i, c in enumerate(counts):
-        bh = (h - bottom - 30) * c / top_count
-        bars.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#4a78b8">'
-                    '<title>%d</title></rect>' % (left + i * bw + 1, h - bottom - bh,
-                                                  bw - 2, bh, c))
-    return ('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" role="img" '
-            'aria-label="%s"><text x="%d" y="16" font-size="12">%s</text>%s'
-            '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>'
-            '<text x="%d" y="%d" font-size="11">0</text>'
-            '<text x="%d" y="%d" font-size="11" text-anchor="end">%s points</text>'
-            '<text x="4" y="%d" font-size="11">%d</text></svg>'
-            % (w, h, esc(title), left, esc(title), "".join(bars), left, h - bottom, w - 10,
-               h - bottom, left, h - bottom + 14, w - 10, h - bottom + 14,
-               esc(report.fmt_points(max_points)), 34, top_count))
-
-
 def chart(points, max_points, title, name):
     png = histogram_png(points, max_points, title)
-    if png is None:
-        return histogram_svg(points, max_points, title)
     return ('<img data-chart="%s" alt="%s" width="420" height="230" '
             'src="data:image/png;base64,%s">' % (esc(name), esc(title),
                                                  base64.b64encode(png).decode()))

@@ -4,6 +4,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import types
 
 import pytest
@@ -281,8 +282,18 @@ def test_the_histogram_counts_points_into_bins():
     assert edges == [-0.5, 0.5, 1.5, 2.5, 3.5] and counts == [1, 2, 0, 3]
     edges, counts = html_report.histogram_counts([0.5, 99.5, 100], 100, bins=4)
     assert edges == [0, 25, 50, 75, 100] and counts == [1, 0, 0, 2]
-    svg = html_report.histogram_svg([0, 1, 3], 3, "Lab <1>")
-    assert svg.startswith("<svg") and "Lab &lt;1&gt;" in svg
+
+
+def test_the_histogram_is_a_png_drawn_by_matplotlib():
+    png = html_report.histogram_png([0, 1, 3], 3, "Lab <1>")
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_without_matplotlib_the_report_stops_and_names_the_package(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib: ImportError
+    with pytest.raises(SystemExit) as e:
+        html_report.histogram_png([0, 1, 3], 3, "Lab 1")
+    assert "python3-matplotlib" in str(e.value)
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
