@@ -1,5 +1,5 @@
 // Draws the two benchmark charts of docs/PERFORMANCE.md as PNG images, with
-// common/png_image.h (no plotting library). `./lab bench` runs it on CSV
+// common/programs/png_image.h (no plotting library). `./lab bench` runs it on CSV
 // files it extracts from Google Benchmark's JSON:
 //
 //   plot lines TITLE XLABEL YLABEL IN.csv OUT.png
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "common/png_image.h"
+#include "common/programs/png_image.h"
 
 namespace mha {
 namespace {

@@ -34,7 +34,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/lab_program.h"
+#include "common/programs/lab_program.h"
 #include "labs/07_head_analysis/trained_model.h"
 #include "labs/10_attention_backward/charts.h"
 #include "labs/10_attention_backward/copy_task.h"

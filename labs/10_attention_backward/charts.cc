@@ -6,7 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "common/png_image.h"
+#include "common/programs/png_image.h"
 
 namespace mha {
 namespace charts {

@@ -1,4 +1,4 @@
-// The two charts of lab 10's programs, drawn on common/png_image.h's Canvas
+// The two charts of lab 10's programs, drawn on common/programs/png_image.h's Canvas
 // in the style of bench/plot.cc (in the instructors' repository): loss
 // curves (heads_sweep) and bars of the loss increase per ablated head
 // (ablate_heads).

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "common/optimizer.h"
+#include "common/programs/optimizer.h"
 
 namespace mha {
 namespace training {

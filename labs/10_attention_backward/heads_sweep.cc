@@ -41,7 +41,7 @@
 #include <string>
 #include <vector>
 
-#include "common/lab_program.h"
+#include "common/programs/lab_program.h"
 #include "labs/10_attention_backward/charts.h"
 #include "labs/10_attention_backward/copy_task.h"
 #include "labs/10_attention_backward/order_task.h"

@@ -29,8 +29,8 @@
 
 #include <xtensor/xbuilder.hpp>
 
-#include "common/lab_program.h"
-#include "common/png_image.h"
+#include "common/programs/lab_program.h"
+#include "common/programs/png_image.h"
 #include "labs/11_rotary_embeddings/rotary_embeddings.h"
 
 namespace {

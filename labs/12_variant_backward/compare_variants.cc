@@ -34,8 +34,8 @@
 
 #include <unistd.h>
 
-#include "common/lab_program.h"
-#include "common/png_image.h"
+#include "common/programs/lab_program.h"
+#include "common/programs/png_image.h"
 #include "labs/12_variant_backward/variant_model.h"
 
 namespace {

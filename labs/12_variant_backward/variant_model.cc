@@ -11,7 +11,7 @@
 #include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xmanipulation.hpp>
 
-#include "common/rng.h"
+#include "common/core/rng.h"
 
 namespace mha {
 namespace variants {

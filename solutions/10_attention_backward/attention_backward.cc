@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "common/shape_string.h"
-#include "common/vector_math.h"
+#include "common/core/shape_string.h"
+#include "common/core/vector_math.h"
 
 namespace mha {
 namespace {

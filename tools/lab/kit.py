@@ -354,7 +354,7 @@ def _pattern(ref):
 
 def _known(files):
     """Every file of `files`, every folder above one, and every Bazel target
-    ("common/vector_math": a name in common/BUILD; tests name the programs
+    ("common/core/vector_math": a name in common/core/BUILD; tests name the programs
     they run by such runfiles paths)."""
     known = set()
     for rel in files:

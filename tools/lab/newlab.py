@@ -42,7 +42,7 @@ def _files(number, lab_dir, target, title):
 #ifndef {guard}
 #define {guard}
 
-#include "common/tensor.h"
+#include "common/core/tensor.h"
 
 namespace mha {{
 
@@ -98,7 +98,7 @@ Tensor2 {target}(const Tensor2& x) {{  // (T, d) -> (T, d)
 
 #include <gtest/gtest.h>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 
 namespace mha {{
 namespace {{
@@ -130,13 +130,13 @@ TEST({suite}Public, RejectsAnEmptyInputNamingItsShape) {{
 
 #include <gtest/gtest.h>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 
 namespace mha {{
 namespace {{
 
 // The mistakes these tests name, as data for the grader (LooksLike and
-// Named print the sentence and record the mistake: common/misconception.h).
+// Named print the sentence and record the mistake: common/testing/misconception.h).
 const testing::MistakeTable kMistakes(
     "{doc}",
     {{{{"doubled_twice", "every element was doubled twice"}},
@@ -168,9 +168,9 @@ TEST(FreshRandomInputs, {suite}DoublesThem) {{
 }}  // namespace mha
 '''
     remote = '''// The remote interface of this lab: what the grader forwards to the learner's
-// process (see common/remote.h). Declare every function and method of the
+// process (see common/grading/remote.h). Declare every function and method of the
 // header here; lab_remote() in BUILD compiles it as client and as server.
-#include "common/remote.h"
+#include "common/grading/remote.h"
 #include "labs/{dir}/{target}.h"
 
 namespace mha {{
