@@ -1,16 +1,22 @@
 """The macros every lab's BUILD files use. A lab is its mirrored folders plus
 one line in labs/labs.json (solutions/ and tests/ are in the instructors'
-repository only):
+repository only); the BUILD files say only what is particular to the lab:
 
-    labs/NN_name/BUILD       lab_library(name = "<target>", deps = [...])
-                             lab_test(name = "<target>_public_test", srcs, deps, data)
+    labs/NN_name/BUILD       lab_library(deps = [...])     <target>, <target>_header,
+                                                           <target>_test_util
+                             lab_test(deps = [...])        <target>_public_test
+                             lab_program(name, deps, ...)  a program and its quick test
     solutions/NN_name/BUILD  solution_file("<target>.cc")
-    tests/NN_name/BUILD      lab_remote()
-                             graded_test(name = "<target>_test", srcs, deps, data)
+    tests/NN_name/BUILD      graded_test(deps = [...])     <target>_test, and the remote
+                                                           interface (lab_remote)
 
 Nothing here names a lab: each macro reads its lab from the package it is
 called in and its neighbours from the registry (@lab_registry, generated
-from labs/labs.json by common/registry.bzl).
+from labs/labs.json by common/registry.bzl). The names are the registry's:
+the library is the lab's "target", its files <target>.h and <target>.cc, the
+test helpers <target>_test_util.h (the table of classic mistakes), the
+public test <target>_public_test.cc and the hidden test <target>_test.cc;
+each test reads its goldens from golden/*.npy next to it.
 
 In the instructors' repository, `--config=solutions` (a single
 `--define=mha_solutions=1`) builds every lab library from
@@ -26,6 +32,12 @@ reference solutions, when built with --config=solutions); a generated
 <name>_call_surface.cc tells common/grading/remote.cc which calls it may answer.
 lab_remote() declares that client, the matching server handlers, and the
 learner_runtime bundles the grader links a learner's compiled file with.
+
+Who may depend on what (the packages' visibility): a lab library on
+common/core (and common/programs) only; tests on common/testing too (it is
+testonly); common/grading only the targets declared in tests/ (the
+remote variants of the public tests reach it through their lab's
+:remote_test_support there).
 """
 
 load("@lab_registry//:labs.bzl", "INSTRUCTORS", "LABS")
@@ -79,17 +91,22 @@ def _lab_deps(deps):
     """The deps that are other labs' libraries (//labs/NN_name:target)."""
     return [d for d in deps if d.startswith("//labs/")]
 
-def lab_library(name, deps = [], **kwargs):
-    """//labs/NN_name:<name>: the header <name>.h and the learner's <name>.cc
-    (or, in the instructors' repository, the reference solution, with
-    --config=solutions)."""
+def lab_library(deps = [], name = None, **kwargs):
+    """//labs/NN_name:<target> (the registry's target: `name`, if given, must
+    be it): the header <target>.h and the learner's <target>.cc (or, in the
+    instructors' repository, the reference solution, with
+    --config=solutions); <target>_header, the header alone; and
+    <target>_test_util, the tests' helpers (<target>_test_util.h: the table of
+    the lab's classic mistakes) that the public and the hidden tests share."""
     lab = _this_lab()
-    if name != lab.target:
+    if name not in (None, lab.target):
         fail("labs/labs.json says the library of %s is %r, not %r" % (lab.dir, lab.target, name))
+    name = lab.target
     labs = _lab_deps(deps)
     others = [d for d in deps if d not in labs]
 
-    # The header alone: what clients, servers and later headers compile against.
+    # The header alone: what clients, servers, test helpers and later headers
+    # compile against (a grading build puts its own implementation behind it).
     cc_library(
         name = name + "_header",
         hdrs = [name + ".h"],
@@ -119,11 +136,23 @@ def lab_library(name, deps = [], **kwargs):
         visibility = ["//visibility:public"],
         **kwargs
     )
+    cc_library(
+        name = name + "_test_util",
+        testonly = True,
+        hdrs = [name + "_test_util.h"],
+        deps = [
+            ":" + name + "_header",
+            "//common/core:shape_string",
+            "//common/testing",
+        ],
+        visibility = ["//visibility:public"],
+    )
 
 def _remote_variant(lab, name, srcs, deps, data, own):
     """<name>_remote: the test, calling the lab's code in another process."""
     rdeps = [d for d in deps if d not in own]
-    rdeps.append("//tests/%s:remote_client" % lab.dir)
+    tests = "//tests/%s:" % lab.dir
+    rdeps.append(tests + "remote_client")
     called = _called(lab)
     for e in _earlier(lab):
         # Calls the learner's process makes back (isolated grading) are
@@ -144,7 +173,7 @@ def _remote_variant(lab, name, srcs, deps, data, own):
         name = name + "_call_surface_lib",
         testonly = True,
         srcs = [":" + name + "_call_surface"],
-        deps = ["//common/grading:remote"],
+        deps = [tests + "remote_test_support"],
         alwayslink = True,
     )
     rdeps.append(":" + name + "_call_surface_lib")
@@ -154,36 +183,90 @@ def _remote_variant(lab, name, srcs, deps, data, own):
         srcs = srcs,
         data = data,
         deps = rdeps + [
-            "//common/grading:remote",
-            "//common/grading:test_results",
-            "//common/testing:testing",
+            tests + "remote_test_support",
+            "//common/testing",
             "@system//:gtest_main",
         ],
         tags = ["manual", "mha_remote"],
     )
 
-def _lab_cc_test(name, srcs, deps, data, size, **kwargs):
+def _lab_test(lab, name, deps, data, size, lib, **kwargs):
+    """The test <name> of <name>.cc, with the lab's library `lib` and test
+    helpers, and (in the instructors' repository) its <name>_remote variant,
+    in which a client of the learner's process replaces `lib`."""
+    srcs = [name + ".cc"]
+    if data == None:
+        data = native.glob(["golden/*.npy"])
+    own = [lib, _lib(lab) + "_test_util"]
+    deps = own + [d for d in deps if d not in own]
     cc_test(
         name = name,
         size = size,
         srcs = srcs,
         data = data,
-        deps = deps + ["//common/testing:testing", "@system//:gtest_main"],
+        deps = deps + ["//common/testing", "@system//:gtest_main"],
         **kwargs
     )
-
-def lab_test(name, srcs, deps = [], data = [], size = "small", **kwargs):
-    """A public test of the lab: what the learner runs with `bazel test`."""
-    lab = _this_lab()
-    _lab_cc_test(name, srcs, deps, data, size, **kwargs)
     if INSTRUCTORS:  # the learner kit has no grader to serve
-        _remote_variant(lab, name, srcs, deps, data, own = [":" + lab.target, _lib(lab)])
+        _remote_variant(lab, name, srcs, deps, data, own = [lib, _lib(lab)])
 
-def graded_test(name, srcs, deps = [], data = [], size = "small", **kwargs):
-    """A hidden (grading) test of the lab."""
+def lab_test(deps = [], data = None, size = "small", **kwargs):
+    """<target>_public_test (<target>_public_test.cc): the public test of the
+    lab, what the learner runs with `bazel test`. It links the lab's library
+    and <target>_test_util; `deps` are the other libraries it uses, `data`
+    its files (golden/*.npy unless given)."""
     lab = _this_lab()
-    _lab_cc_test(name, srcs, deps, data, size, **kwargs)
-    _remote_variant(lab, name, srcs, deps, data, own = [_lib(lab)])
+    _lab_test(lab, lab.target + "_public_test", deps, data, size,
+              lib = ":" + lab.target, **kwargs)
+
+def graded_test(deps = [], data = None, size = "small", reference = False, reference_deps = [],
+                remote_hdrs = None, **kwargs):
+    """<target>_test (<target>_test.cc), the hidden (grading) test of the lab,
+    and the lab's remote interface (lab_remote). Like lab_test, it links the
+    lab's library and test helpers; `deps` are the others. With `reference`,
+    also :reference (reference.h, reference.cc): the independent reference the
+    test compares with, on the tensors alone or on `reference_deps` (never a
+    lab's library: a wrong lab must not agree with it by accident)."""
+    lab = _this_lab()
+    if reference:
+        cc_library(
+            name = "reference",
+            testonly = True,
+            srcs = ["reference.cc"],
+            hdrs = ["reference.h"],
+            deps = ["//common/core:tensor"] + reference_deps,
+        )
+        deps = [":reference"] + deps
+    _lab_test(lab, lab.target + "_test", deps, data, size,
+              lib = _lib(lab), **kwargs)
+    lab_remote(hdrs = remote_hdrs)
+
+def lab_program(name, deps, data = [], quick = None, more_quick_tests = {}, flags_test = False):
+    """A lab's program <name> (<name>.cc), and its tests:
+      quick: the args of <name>_quick_test, which runs it in its small
+        configuration (common/programs/quick_run_test.sh: the PNG and the CSV
+        it writes, then the program's own flags);
+      more_quick_tests: {test name: args}, more such runs;
+      flags_test: <name>_flags_test (<name>_flags_test.sh), its bad flags."""
+    cc_binary(
+        name = name,
+        srcs = [name + ".cc"],
+        data = data,
+        deps = deps,
+    )
+    runs = ({name + "_quick_test": quick} if quick != None else {})
+    runs.update(more_quick_tests)
+    tests = [(test, "//common/programs:quick_run_test.sh", args) for test, args in runs.items()]
+    if flags_test:
+        tests.append((name + "_flags_test", name + "_flags_test.sh", []))
+    for test, script, args in tests:
+        native.sh_test(
+            name = test,
+            size = "small",
+            srcs = [script],
+            args = ["$(location :%s)" % name] + args,
+            data = [":" + name],
+        )
 
 def solution_file(src):
     """Lets this lab's library compile the reference solution `src`."""
@@ -228,6 +311,17 @@ def lab_remote(hdrs = None):
         deps = [_lib(lab) + "_header", "//common/grading:remote"] +
                ["//tests/%s:remote_types" % e.dir for e in earlier],
         visibility = ["//visibility:public"],
+    )
+    # What the remote variants of the lab's tests (in labs/ and here) link of
+    # the grading boundary: common/grading is visible to tests/ only.
+    cc_library(
+        name = "remote_test_support",
+        testonly = True,
+        deps = [
+            "//common/grading:remote",
+            "//common/grading:test_results",
+        ],
+        visibility = ["//labs/%s:__pkg__" % lab.dir],
     )
     for side in ["client", "server"]:
         cc_library(

@@ -94,32 +94,33 @@ class Channel {
 
  private:
   void WriteAll(const char* p, std::size_t n, std::optional<Clock::time_point> deadline) {
-    while (n > 0) {
-      pollfd pfd{out_, POLLOUT, 0};
-      const int ready = poll(&pfd, 1, MillisUntil(deadline));
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready == 0) throw ChannelTimeout{};
-      if (ready < 0) throw ChannelClosed{};
-      const ssize_t w = write(out_, p, n);
-      if (w < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-      if (w <= 0) throw ChannelClosed{};
-      p += w;
-      n -= static_cast<std::size_t>(w);
-    }
+    Transfer(out_, POLLOUT, p, n, deadline, [](int fd, const char* q, std::size_t k) {
+      return write(fd, q, k);
+    });
   }
 
   void ReadAll(char* p, std::size_t n, std::optional<Clock::time_point> deadline) {
+    Transfer(in_, POLLIN, p, n, deadline, [](int fd, char* q, std::size_t k) {
+      return read(fd, q, k);
+    });
+  }
+
+  // Moves n bytes with `io` (write or read) on fd, waiting for `events`
+  // until the deadline; interrupted and would-block calls are retried.
+  template <class Byte, class Io>
+  static void Transfer(int fd, short events, Byte* p, std::size_t n,
+                       std::optional<Clock::time_point> deadline, Io io) {
     while (n > 0) {
-      pollfd pfd{in_, POLLIN, 0};
+      pollfd pfd{fd, events, 0};
       const int ready = poll(&pfd, 1, MillisUntil(deadline));
       if (ready < 0 && errno == EINTR) continue;
       if (ready == 0) throw ChannelTimeout{};
       if (ready < 0) throw ChannelClosed{};
-      const ssize_t r = read(in_, p, n);
-      if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-      if (r <= 0) throw ChannelClosed{};
-      p += r;
-      n -= static_cast<std::size_t>(r);
+      const ssize_t done = io(fd, p, n);
+      if (done < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (done <= 0) throw ChannelClosed{};
+      p += done;
+      n -= static_cast<std::size_t>(done);
     }
   }
 

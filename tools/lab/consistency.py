@@ -29,6 +29,7 @@ def expected_files(lab):
     d, t = lab.dir, lab.target
     return [
         "labs/%s/%s.h" % (d, t), "labs/%s/%s.cc" % (d, t), "labs/%s/%s_public_test.cc" % (d, t),
+        "labs/%s/%s_test_util.h" % (d, t),
         "labs/%s/hints.txt" % d, "labs/%s/BUILD" % d,
         "solutions/%s/%s.cc" % (d, t), "solutions/%s/BUILD" % d,
         "tests/%s/%s_test.cc" % (d, t), "tests/%s/BUILD" % d, "tests/%s/remote.cc" % d,

@@ -472,6 +472,37 @@ def test_a_tests_time_limit_comes_from_its_size_or_timeout_in_the_build_file(wor
     assert limit("missing_test") is None
 
 
+_DERIVED_BUILD = '''load("//common:lab.bzl", "lab_library", "lab_program", "lab_test")
+
+lab_library()
+
+lab_test(deps = ["//labs/04_causal_mask:causal_mask"])
+
+lab_program(
+    name = "sweep",
+    deps = [":x"],
+    more_quick_tests = {
+        "sweep_order_quick_test": ["a.png", "a.csv"],
+    },
+    quick = ["b.png", "b.csv"],
+)
+'''
+
+
+def test_the_time_limit_of_a_test_the_macros_name_is_their_small_size(workdir):
+    (workdir / "labs" / "10_x").mkdir(parents=True)
+    (workdir / "labs" / "10_x" / "BUILD").write_text(_DERIVED_BUILD)
+    (workdir / "tests" / "10_x").mkdir(parents=True)
+    (workdir / "tests" / "10_x" / "BUILD").write_text(
+        'graded_test(\n    size = "medium",\n    deps = ["//tests/common:naive"],\n)\n')
+    limit = lambda target: learner.time_limit(target, str(workdir))  # noqa: E731
+    assert limit("//labs/10_x:x_public_test") == 60
+    assert limit("//labs/10_x:sweep_quick_test") == 60
+    assert limit("//labs/10_x:sweep_order_quick_test") == 60
+    assert limit("//labs/10_x:other_quick_test") is None
+    assert limit("//tests/10_x:x_test") == 300
+
+
 def test_a_timed_out_test_names_its_limit_and_slow_code_not_only_a_loop(workdir):
     (workdir / "labs" / "10_x").mkdir(parents=True)
     (workdir / "labs" / "10_x" / "BUILD").write_text(_TIMEOUT_BUILD)
