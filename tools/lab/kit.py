@@ -321,6 +321,9 @@ INSTRUCTOR_ONLY = {
     "common/lab.bzl": ("//solutions/%s", "//tests/%s", "solutions/", "tests/",
                        "--config=solutions"),
     "common/registry.bzl": ("tests/", "solutions/"),
+    # Who may depend on common/'s packages: tests/ and bench/ too (Bazel
+    # accepts a visibility to a package the kit does not have).
+    "common/visibility.bzl": ("//tests:", "//tests/", "//bench:", "tests/", "bench/"),
     "tools/lab/labs.py": ("solutions/%s/%s.cc", "//tests/%s"),
     "tools/lab/main.py": ("docs/INSTRUCTORS.md", "tests/rubric.json", "tests/*/mutants/"),
     # The remote interfaces name the call surface's functions in the instructors'
