@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/tensor.h"
+#include "common/core/tensor.h"
 
 namespace mha {
 namespace bench {

@@ -34,8 +34,8 @@
 #include <string>
 
 #include "bench/bench_inputs.h"
-#include "common/process_memory.h"
-#include "common/vector_math.h"
+#include "common/programs/process_memory.h"
+#include "common/core/vector_math.h"
 #include "labs/02_batched_attention/attention.h"
 #include "labs/09_flash_attention/flash_attention.h"
 

@@ -15,7 +15,7 @@
 #ifndef MHA_LABS_01_SPLIT_HEADS_SPLIT_HEADS_H_
 #define MHA_LABS_01_SPLIT_HEADS_SPLIT_HEADS_H_
 
-#include "common/tensor.h"
+#include "common/core/tensor.h"
 
 namespace mha {
 

@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 #include <xtensor/xview.hpp>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/01_split_heads/split_heads_test_util.h"
 
 namespace mha {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 
 namespace mha {
 namespace testing {

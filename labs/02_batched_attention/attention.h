@@ -25,7 +25,7 @@
 
 #include <optional>
 
-#include "common/tensor.h"
+#include "common/core/tensor.h"
 
 namespace mha {
 

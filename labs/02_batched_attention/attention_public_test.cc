@@ -19,7 +19,7 @@
 #include <gtest/gtest.h>
 #include <xtensor/xview.hpp>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/02_batched_attention/attention_test_util.h"
 
 namespace mha {

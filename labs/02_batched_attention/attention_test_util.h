@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/02_batched_attention/attention.h"
 
 namespace mha {

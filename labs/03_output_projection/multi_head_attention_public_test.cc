@@ -17,7 +17,7 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xmath.hpp>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/01_split_heads/split_heads.h"
 #include "labs/03_output_projection/multi_head_attention_test_util.h"
 

@@ -13,7 +13,7 @@
 
 #include <xtensor/xbuilder.hpp>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 
 namespace mha {

@@ -18,7 +18,7 @@
 
 #include <vector>
 
-#include "common/tensor.h"
+#include "common/core/tensor.h"
 
 namespace mha {
 

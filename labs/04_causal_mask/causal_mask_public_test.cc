@@ -14,7 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/04_causal_mask/causal_mask_test_util.h"
 
 namespace mha {

@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/04_causal_mask/causal_mask.h"
 
 namespace mha {

@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "common/tensor.h"
+#include "common/core/tensor.h"
 
 namespace mha {
 
@@ -52,7 +52,7 @@ class GroupedQueryAttention {
   Tensor2 W_O;  // (d_model, d_model); drawn in this order, fan-in d_model
 
  private:
-  // Lets the grader copy a layer between processes (common/remote.h).
+  // Lets the grader copy a layer between processes (common/grading/remote.h).
   friend struct remote::Access;
   GroupedQueryAttention() = default;
 };

@@ -16,7 +16,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/05_grouped_query_attention/grouped_query_attention_test_util.h"
 
 namespace mha {

@@ -6,7 +6,7 @@
 #ifndef MHA_LABS_05_GROUPED_QUERY_ATTENTION_GROUPED_QUERY_ATTENTION_TEST_UTIL_H_
 #define MHA_LABS_05_GROUPED_QUERY_ATTENTION_GROUPED_QUERY_ATTENTION_TEST_UTIL_H_
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/05_grouped_query_attention/grouped_query_attention.h"
 
 namespace mha {

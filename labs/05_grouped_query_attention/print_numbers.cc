@@ -20,8 +20,8 @@
 // exits with status 1.
 #include <cstdio>
 
-#include "common/lab_program.h"
-#include "common/rng.h"
+#include "common/programs/lab_program.h"
+#include "common/core/rng.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 #include "labs/04_causal_mask/causal_mask.h"
 #include "labs/05_grouped_query_attention/grouped_query_attention.h"

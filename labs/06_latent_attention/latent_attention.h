@@ -29,7 +29,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "common/tensor.h"
+#include "common/core/tensor.h"
 
 namespace mha {
 
@@ -58,7 +58,7 @@ class MultiHeadLatentAttention {
   Tensor2 W_O;    // (d_model, d_model), fan-in d_model; drawn in this order
 
  private:
-  // Lets the grader copy a layer between processes (common/remote.h).
+  // Lets the grader copy a layer between processes (common/grading/remote.h).
   friend struct remote::Access;
   MultiHeadLatentAttention() = default;
 };

@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/06_latent_attention/latent_attention_test_util.h"
 
 namespace mha {

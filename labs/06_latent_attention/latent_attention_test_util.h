@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/06_latent_attention/latent_attention.h"
 
 namespace mha {

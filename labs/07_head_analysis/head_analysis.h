@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "common/tensor.h"
+#include "common/core/tensor.h"
 
 namespace mha {
 

@@ -16,7 +16,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/07_head_analysis/head_analysis_test_util.h"
 
 namespace mha {

@@ -12,7 +12,7 @@
 
 #include <xtensor/xbuilder.hpp>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/07_head_analysis/head_analysis.h"
 
 namespace mha {

@@ -41,10 +41,10 @@
 #include <xtensor/xoperation.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/chart_spec.h"
-#include "common/rng.h"
-#include "common/tensor.h"
-#include "common/lab_program.h"
+#include "common/programs/chart_spec.h"
+#include "common/core/rng.h"
+#include "common/core/tensor.h"
+#include "common/programs/lab_program.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 #include "labs/04_causal_mask/causal_mask.h"
 #include "labs/07_head_analysis/head_analysis.h"

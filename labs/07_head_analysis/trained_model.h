@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "common/tensor.h"
+#include "common/core/tensor.h"
 
 namespace mha {
 

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "common/attention_sizes.h"
-#include "common/lab_program.h"
+#include "common/programs/attention_sizes.h"
+#include "common/programs/lab_program.h"
 
 namespace mha {
 namespace configure {
@@ -158,7 +158,7 @@ std::string usage() {
 
 Options parse_flags(const std::vector<std::string>& args) {
   // pass 1: flag -> value, accepting --flag=value and --flag value
-  // (common/lab_program.h reads them and names a missing value).
+  // (common/programs/lab_program.h reads them and names a missing value).
   std::map<std::string, std::string> given;
   Flags flags(args, usage());
   while (flags.Next()) {

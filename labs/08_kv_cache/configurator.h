@@ -21,7 +21,7 @@
 //   --rope_dim N     DeepSeek-style decoupled RoPE key cached beside the latent
 //                    (default 64, as DeepSeek-V2; 0 is lab 6's MLA exactly)
 //
-// Counting: common/attention_sizes.h, the rules of labs 5 and 6.
+// Counting: common/programs/attention_sizes.h, the rules of labs 5 and 6.
 // The recommendation: of the variants whose cache fits, the one with the
 // LARGEST cache per token, i.e. the most kv heads or the widest latent, which
 // gives up the least of full attention's key/value capacity; at equal size,

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/attention_sizes.h"
+#include "common/programs/attention_sizes.h"
 
 namespace mha {
 namespace configure {

@@ -19,7 +19,7 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/08_kv_cache/kv_cache_test_util.h"
 
 namespace mha {

@@ -19,8 +19,8 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/shape_string.h"
-#include "common/testing.h"
+#include "common/core/shape_string.h"
+#include "common/testing/testing.h"
 #include "labs/08_kv_cache/kv_cache.h"
 
 namespace mha {

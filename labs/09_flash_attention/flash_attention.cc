@@ -7,7 +7,7 @@
 
 // What you may find useful (all optional):
 // #include <xtensor-blas/xlinalg.hpp>     // cblas_sgemm (a tile's product, in place), xt::linalg::dot
-// #include "common/vector_math.h"         // max_of, exp_shifted_sum, scale_inplace, add_inplace
+// #include "common/core/vector_math.h"         // max_of, exp_shifted_sum, scale_inplace, add_inplace
 // Not <cblas.h> as well: xtensor-blas declares cblas_sgemm and its enums itself, and OpenBLAS's
 // <cblas.h> declares them again (dozens of errors). <cblas.h> alone, without xtensor-blas, works.
 

@@ -42,7 +42,7 @@
 #include <cstddef>
 #include <optional>
 
-#include "common/tensor.h"
+#include "common/core/tensor.h"
 
 namespace mha {
 

@@ -19,7 +19,7 @@
 #include <xtensor/xmath.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/09_flash_attention/flash_attention_test_util.h"
 
 namespace mha {

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <string>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/09_flash_attention/flash_attention.h"
 
 namespace mha {

@@ -34,10 +34,10 @@
 #include <string>
 #include <thread>
 
-#include "common/lab_program.h"
-#include "common/process_memory.h"
-#include "common/rng.h"
-#include "common/tensor.h"
+#include "common/programs/lab_program.h"
+#include "common/programs/process_memory.h"
+#include "common/core/rng.h"
+#include "common/core/tensor.h"
 #include "labs/09_flash_attention/flash_attention.h"
 
 namespace {

@@ -35,8 +35,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/chart_spec.h"
-#include "common/lab_program.h"
+#include "common/programs/chart_spec.h"
+#include "common/programs/lab_program.h"
 #include "labs/07_head_analysis/trained_model.h"
 #include "labs/10_attention_backward/copy_task.h"
 

@@ -20,7 +20,7 @@
 #include <gtest/gtest.h>
 #include <xtensor/xview.hpp>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/10_attention_backward/attention_backward_test_util.h"
 
 namespace mha {

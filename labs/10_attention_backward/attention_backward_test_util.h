@@ -7,7 +7,7 @@
 #ifndef MHA_LABS_10_ATTENTION_BACKWARD_ATTENTION_BACKWARD_TEST_UTIL_H_
 #define MHA_LABS_10_ATTENTION_BACKWARD_ATTENTION_BACKWARD_TEST_UTIL_H_
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/10_attention_backward/attention_backward.h"
 
 namespace mha {

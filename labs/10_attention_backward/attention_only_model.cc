@@ -7,7 +7,7 @@
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/rng.h"
+#include "common/core/rng.h"
 
 namespace mha {
 namespace training {

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "common/optimizer.h"
+#include "common/programs/optimizer.h"
 
 namespace mha {
 namespace training {

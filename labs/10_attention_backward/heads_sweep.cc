@@ -41,8 +41,8 @@
 #include <string>
 #include <vector>
 
-#include "common/chart_spec.h"
-#include "common/lab_program.h"
+#include "common/programs/chart_spec.h"
+#include "common/programs/lab_program.h"
 #include "labs/10_attention_backward/copy_task.h"
 #include "labs/10_attention_backward/order_task.h"
 

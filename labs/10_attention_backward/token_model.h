@@ -20,7 +20,7 @@
 #include <random>
 #include <vector>
 
-#include "common/tensor.h"
+#include "common/core/tensor.h"
 
 namespace mha {
 namespace training {

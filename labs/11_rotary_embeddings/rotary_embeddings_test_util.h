@@ -20,8 +20,8 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/shape_string.h"
-#include "common/testing.h"
+#include "common/core/shape_string.h"
+#include "common/testing/testing.h"
 #include "labs/11_rotary_embeddings/rotary_embeddings.h"
 
 namespace mha {

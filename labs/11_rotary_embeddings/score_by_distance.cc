@@ -30,8 +30,8 @@
 
 #include <xtensor/xbuilder.hpp>
 
-#include "common/lab_program.h"
-#include "common/chart_spec.h"
+#include "common/programs/lab_program.h"
+#include "common/programs/chart_spec.h"
 #include "labs/11_rotary_embeddings/rotary_embeddings.h"
 
 namespace {

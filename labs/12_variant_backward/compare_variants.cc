@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
-#include "common/chart_spec.h"
-#include "common/lab_program.h"
+#include "common/programs/chart_spec.h"
+#include "common/programs/lab_program.h"
 #include "labs/12_variant_backward/variant_model.h"
 
 namespace {

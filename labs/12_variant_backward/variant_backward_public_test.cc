@@ -16,7 +16,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/10_attention_backward/attention_backward.h"
 #include "labs/12_variant_backward/variant_backward_test_util.h"
 

@@ -7,7 +7,7 @@
 #ifndef MHA_LABS_12_VARIANT_BACKWARD_VARIANT_BACKWARD_TEST_UTIL_H_
 #define MHA_LABS_12_VARIANT_BACKWARD_VARIANT_BACKWARD_TEST_UTIL_H_
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/12_variant_backward/variant_backward.h"
 
 namespace mha {

@@ -9,7 +9,7 @@
 #include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xmanipulation.hpp>
 
-#include "common/rng.h"
+#include "common/core/rng.h"
 
 namespace mha {
 namespace variants {

@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
-#include "common/optimizer.h"
-#include "common/tensor.h"
+#include "common/programs/optimizer.h"
+#include "common/core/tensor.h"
 #include "labs/10_attention_backward/token_model.h"
 #include "labs/12_variant_backward/variant_backward.h"
 

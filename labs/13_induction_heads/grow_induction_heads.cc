@@ -16,7 +16,7 @@
 //
 // It trains a one-layer and a two-layer AttentionOnlyTransformer from the
 // same seed (same embeddings and same first layer), on the same batches,
-// with Adam (common/optimizer.h) on loss_and_grads. Every --eval-every steps
+// with Adam (common/programs/optimizer.h) on loss_and_grads. Every --eval-every steps
 // it measures, on held-out sequences, the loss on the first half (targets
 // 1 .. L-1) and on the repeated half (targets L+1 .. 2L-1). At the end it
 // prints each layer-2 head's induction score and each layer-1 head's
@@ -44,9 +44,9 @@
 
 #include <xtensor/xview.hpp>
 
-#include "common/chart_spec.h"
-#include "common/lab_program.h"
-#include "common/optimizer.h"
+#include "common/programs/chart_spec.h"
+#include "common/programs/lab_program.h"
+#include "common/programs/optimizer.h"
 #include "labs/07_head_analysis/head_analysis.h"
 #include "labs/13_induction_heads/induction_heads.h"
 

@@ -51,7 +51,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/tensor.h"
+#include "common/core/tensor.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 
 namespace mha {
@@ -76,7 +76,7 @@ class AttentionOnlyTransformer {
   Tensor2 unembed;  // (d_model, vocab)
 
  private:
-  // Lets the grader copy a model between processes (common/remote.h).
+  // Lets the grader copy a model between processes (common/grading/remote.h).
   friend struct remote::Access;
   AttentionOnlyTransformer() = default;
 };

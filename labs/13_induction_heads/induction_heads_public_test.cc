@@ -18,7 +18,7 @@
 #include <gtest/gtest.h>
 #include <xtensor/xview.hpp>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/10_attention_backward/attention_only_model.h"
 #include "labs/13_induction_heads/induction_heads_test_util.h"
 

@@ -6,7 +6,7 @@
 #ifndef MHA_LABS_13_INDUCTION_HEADS_INDUCTION_HEADS_TEST_UTIL_H_
 #define MHA_LABS_13_INDUCTION_HEADS_INDUCTION_HEADS_TEST_UTIL_H_
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/13_induction_heads/induction_heads.h"
 
 namespace mha {

@@ -15,8 +15,8 @@
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/shape_string.h"
-#include "common/vector_math.h"
+#include "common/core/shape_string.h"
+#include "common/core/vector_math.h"
 
 namespace mha {
 namespace {
@@ -51,7 +51,7 @@ void check_arguments(const Tensor3& q, const Tensor3& k, const Tensor3& v,
 // softmax_rows runs it on a copy of its argument; attention_batched runs it
 // on its (H, T, S) scores, which are H*T such rows, without copying them.
 // The three passes are loops over one row; max_of, exp_shifted, sum_of and
-// scale_inplace (common/vector_math.h) run each loop several floats at a time.
+// scale_inplace (common/core/vector_math.h) run each loop several floats at a time.
 void softmax_rows_inplace(float* data, std::size_t rows, std::size_t cols) {
   for (std::size_t r = 0; r < rows; ++r) {
     float* row = data + r * cols;  // (cols,)
@@ -152,7 +152,7 @@ AttentionResult attention_batched(const Tensor3& q, const Tensor3& k, const Tens
   // xtensor's broadcast walks the (H, T, S) indices one element at a time:
   // at d_model = 64 that was two thirds of the layer's forward. Each head's
   // scores are one contiguous (T, S) block, laid out like the mask, so the
-  // same sum is H flat, vectorised adds (common/vector_math.h), and the mask
+  // same sum is H flat, vectorised adds (common/core/vector_math.h), and the mask
   // is still never copied.
   if (mask.has_value()) {
     for (std::size_t h = 0; h < H; ++h) {

@@ -16,8 +16,8 @@
 
 #include <xtensor-blas/xlinalg.hpp>
 
-#include "common/rng.h"
-#include "common/shape_string.h"
+#include "common/core/rng.h"
+#include "common/core/shape_string.h"
 #include "labs/01_split_heads/split_heads.h"
 
 namespace mha {

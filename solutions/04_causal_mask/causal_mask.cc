@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/shape_string.h"
+#include "common/core/shape_string.h"
 
 namespace mha {
 namespace {

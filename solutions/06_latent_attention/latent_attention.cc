@@ -31,8 +31,8 @@
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/rng.h"
-#include "common/shape_string.h"
+#include "common/core/rng.h"
+#include "common/core/shape_string.h"
 #include "labs/01_split_heads/split_heads.h"
 #include "labs/02_batched_attention/attention.h"
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "common/shape_string.h"
+#include "common/core/shape_string.h"
 
 namespace mha {
 namespace {

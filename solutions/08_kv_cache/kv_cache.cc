@@ -23,7 +23,7 @@
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/shape_string.h"
+#include "common/core/shape_string.h"
 #include "labs/01_split_heads/split_heads.h"
 #include "labs/02_batched_attention/attention.h"
 #include "labs/04_causal_mask/causal_mask.h"

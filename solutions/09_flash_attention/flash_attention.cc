@@ -12,7 +12,7 @@
 //
 // Only one (bq, bk) block of scores exists at a time, so memory grows with
 // the sequence (the output itself), never with its square. The two products
-// are handed to BLAS, the row loops of pass 2 to common/vector_math.h; what
+// are handed to BLAS, the row loops of pass 2 to common/core/vector_math.h; what
 // is left is the bookkeeping the lesson derives (docs/09_flash_attention.md).
 #include "labs/09_flash_attention/flash_attention.h"
 
@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "common/shape_string.h"
-#include "common/vector_math.h"
+#include "common/core/shape_string.h"
+#include "common/core/vector_math.h"
 
 namespace mha {
 namespace {

@@ -24,14 +24,14 @@
 #include <string>
 #include <vector>
 
-#include "common/matrix_ref.h"
-#include "common/shape_string.h"
-#include "common/vector_math.h"
+#include "common/core/matrix_ref.h"
+#include "common/core/shape_string.h"
+#include "common/core/vector_math.h"
 
 namespace mha {
 namespace {
 
-// A head's matrices are MatrixRefs (common/matrix_ref.h): one head of an
+// A head's matrices are MatrixRefs (common/core/matrix_ref.h): one head of an
 // (H, T, d_head) tensor is contiguous; one head of a (T, d_model) matrix such
 // as Q = x @ W_Q is the column block [h*d_head, (h+1)*d_head) of every row.
 // BLAS (gemm) reads and writes both in place, so nothing is split or

@@ -24,7 +24,7 @@
 #include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xbuilder.hpp>
 
-#include "common/shape_string.h"
+#include "common/core/shape_string.h"
 #include "labs/01_split_heads/split_heads.h"
 #include "labs/02_batched_attention/attention.h"
 #include "labs/03_output_projection/multi_head_attention.h"

@@ -12,7 +12,7 @@
 //        paths: dQ W_Q^T + dc W_DKV^T.
 //
 // The shared middle (recompute each head's P, then walk attention backwards)
-// runs on column blocks of Q, K, V in place with BLAS (common/matrix_ref.h),
+// runs on column blocks of Q, K, V in place with BLAS (common/core/matrix_ref.h),
 // as lab 10's solution does: a head of a (T, n*d_head) matrix is its column
 // block, so split_heads, combine_heads and repeat_kv never copy anything here.
 #include "labs/12_variant_backward/variant_backward.h"
@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "common/matrix_ref.h"
-#include "common/shape_string.h"
-#include "common/vector_math.h"
+#include "common/core/matrix_ref.h"
+#include "common/core/shape_string.h"
+#include "common/core/vector_math.h"
 
 namespace mha {
 namespace {

@@ -19,7 +19,7 @@
 #include <xtensor/xview.hpp>
 
 #include "tests/common/naive.h"
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/01_split_heads/split_heads_test_util.h"
 
 namespace mha {
@@ -36,7 +36,7 @@ const std::string kGolden = "tests/01_split_heads/golden/";
 const std::vector<std::string> kHeadAxes = {"head", "token", "column"};
 const std::vector<std::string> kRowAxes = {"token", "column"};
 // What a failed argument check says (the words of kSplitHeadsArgumentChecks),
-// named as data for the grader (common/misconception.h).
+// named as data for the grader (common/testing/misconception.h).
 const testing::MistakeTable kArgumentMistakes(
     "docs/01_split_heads.md",
     {{"argument_checks", "bad arguments must throw std::invalid_argument naming the values"}});

@@ -24,7 +24,7 @@
 #include <xtensor/xview.hpp>
 
 #include "tests/common/naive.h"
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/02_batched_attention/attention_test_util.h"
 
 namespace mha {
@@ -48,7 +48,7 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 const std::string kGolden = "tests/02_batched_attention/golden/";
 const std::string kSee = "; see docs/02_batched_attention.md, \"Classic mistakes\"";
 // What a failed shape check says (the words of kAttentionShapeChecks), named
-// as data for the grader (common/misconception.h).
+// as data for the grader (common/testing/misconception.h).
 const testing::MistakeTable kShapeMistakes(
     "docs/02_batched_attention.md",
     {{"shapes_unchecked", "mismatched shapes must throw std::invalid_argument naming them"}});

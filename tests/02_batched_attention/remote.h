@@ -1,8 +1,8 @@
-// How lab 2's types travel between processes (common/remote.h).
+// How lab 2's types travel between processes (common/grading/remote.h).
 #ifndef MHA_TESTS_02_BATCHED_ATTENTION_REMOTE_H_
 #define MHA_TESTS_02_BATCHED_ATTENTION_REMOTE_H_
 
-#include "common/remote.h"
+#include "common/grading/remote.h"
 #include "labs/02_batched_attention/attention.h"
 
 namespace mha {

@@ -22,7 +22,7 @@
 #include <xtensor/xmath.hpp>
 
 #include "tests/common/naive.h"
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/03_output_projection/multi_head_attention_test_util.h"
 
 namespace mha {
@@ -57,7 +57,7 @@ std::vector<KnownMistake> Mistakes(const std::string& golden,
 
 // The mistakes these tests name on their own: by another case's golden (what
 // the layer computes when it ignores n_heads or caches its weights), a count
-// or an exception; as data for the grader (common/misconception.h).
+// or an exception; as data for the grader (common/testing/misconception.h).
 const testing::MistakeTable kOwnMistakes(
     "docs/03_output_projection.md",
     {

@@ -1,4 +1,4 @@
-// How lab 3's types travel between processes (common/remote.h).
+// How lab 3's types travel between processes (common/grading/remote.h).
 #ifndef MHA_TESTS_03_OUTPUT_PROJECTION_REMOTE_H_
 #define MHA_TESTS_03_OUTPUT_PROJECTION_REMOTE_H_
 

@@ -19,7 +19,7 @@
 #include <xtensor/xview.hpp>
 
 #include "tests/common/naive.h"
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/01_split_heads/split_heads.h"
 #include "labs/02_batched_attention/attention.h"
 #include "labs/03_output_projection/multi_head_attention.h"
@@ -55,7 +55,7 @@ KnownMistake Mistake(const std::string& file, const std::string& words) {
 }
 
 // The mistakes these tests name by an exception, as data for the grader
-// (common/misconception.h).
+// (common/testing/misconception.h).
 const testing::MistakeTable kOwnMistakes(
     "docs/04_causal_mask.md",
     {{"fewer_keys_accepted",

@@ -17,7 +17,7 @@
 #include <xtensor/xview.hpp>
 
 #include "tests/common/naive.h"
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 #include "labs/04_causal_mask/causal_mask.h"
 #include "labs/05_grouped_query_attention/grouped_query_attention_test_util.h"
@@ -51,7 +51,7 @@ GroupedQueryAttention Seed3Layer() { return GroupedQueryAttention(16, 4, 2, /*se
 // --------------------------------------------------------------------- repeat_kv
 
 // The mistakes these tests tell by a count or an exception, named as data
-// for the grader (common/misconception.h); Named prints the words of
+// for the grader (common/testing/misconception.h); Named prints the words of
 // kCountHint and kCacheHint (grouped_query_attention_test_util.h).
 const testing::MistakeTable kCountMistakes(
     "docs/05_grouped_query_attention.md",

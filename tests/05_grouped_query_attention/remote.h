@@ -1,8 +1,8 @@
-// How lab 5's types travel between processes (common/remote.h).
+// How lab 5's types travel between processes (common/grading/remote.h).
 #ifndef MHA_TESTS_05_GROUPED_QUERY_ATTENTION_REMOTE_H_
 #define MHA_TESTS_05_GROUPED_QUERY_ATTENTION_REMOTE_H_
 
-#include "common/remote.h"
+#include "common/grading/remote.h"
 #include "labs/05_grouped_query_attention/grouped_query_attention.h"
 
 namespace mha {

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "tests/common/naive.h"
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/06_latent_attention/latent_attention_test_util.h"
 
 namespace mha {
@@ -38,7 +38,7 @@ using testing::ThrowsInvalidArgument;
 const std::string kGolden = "tests/06_latent_attention/golden/";
 
 // The mistakes these tests name on their own (no table of the lab's golden
-// generator behind them), as data for the grader (common/misconception.h).
+// generator behind them), as data for the grader (common/testing/misconception.h).
 const testing::MistakeTable kOwnMistakes(
     "docs/06_latent_attention.md",
     {

@@ -1,8 +1,8 @@
-// How lab 6's types travel between processes (common/remote.h).
+// How lab 6's types travel between processes (common/grading/remote.h).
 #ifndef MHA_TESTS_06_LATENT_ATTENTION_REMOTE_H_
 #define MHA_TESTS_06_LATENT_ATTENTION_REMOTE_H_
 
-#include "common/remote.h"
+#include "common/grading/remote.h"
 #include "labs/06_latent_attention/latent_attention.h"
 
 namespace mha {

@@ -20,7 +20,7 @@
 #include <vector>
 #include <xtensor/xview.hpp>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/07_head_analysis/head_analysis_test_util.h"
 
 namespace mha {
@@ -38,7 +38,7 @@ using testing::ThrowsInvalidArgument;
 const std::string kGolden = "tests/07_head_analysis/golden/";
 
 // The mistakes these tests tell by a NaN, an exception or a label (no
-// golden), named as data for the grader (common/misconception.h); Named
+// golden), named as data for the grader (common/testing/misconception.h); Named
 // prints the same words as the public tests (kOrder included).
 const testing::MistakeTable kRuleMistakes(
     "docs/07_head_analysis.md",

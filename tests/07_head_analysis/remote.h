@@ -1,8 +1,8 @@
-// How lab 7's types travel between processes (common/remote.h).
+// How lab 7's types travel between processes (common/grading/remote.h).
 #ifndef MHA_TESTS_07_HEAD_ANALYSIS_REMOTE_H_
 #define MHA_TESTS_07_HEAD_ANALYSIS_REMOTE_H_
 
-#include "common/remote.h"
+#include "common/grading/remote.h"
 #include "labs/07_head_analysis/head_analysis.h"
 
 namespace mha {

@@ -1,8 +1,8 @@
-// common/attention_sizes.h must count exactly as the labs' classes do: the
+// common/programs/attention_sizes.h must count exactly as the labs' classes do: the
 // configurator sizes 8192-wide models with these formulas, and the only way
 // to trust them is to check them on layers small enough to build.
 // Links labs 5 and 6: run with --config=solutions.
-#include "common/attention_sizes.h"
+#include "common/programs/attention_sizes.h"
 
 #include <stdexcept>
 #include <tuple>

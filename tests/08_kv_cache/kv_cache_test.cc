@@ -34,7 +34,7 @@
 #include <xtensor/xview.hpp>
 
 #include "tests/common/naive.h"
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/08_kv_cache/kv_cache_test_util.h"
 
 namespace mha {
@@ -53,7 +53,7 @@ using testing::kLayer;
 
 
 // The mistakes that only these tests can tell (by a count or a shape, no
-// golden), named as data for the grader (common/misconception.h).
+// golden), named as data for the grader (common/testing/misconception.h).
 const testing::MistakeTable kCacheMistakes(
     "docs/08_kv_cache.md",
     {

@@ -1,10 +1,10 @@
-// How lab 8's types travel between processes (common/remote.h). A decoder
+// How lab 8's types travel between processes (common/grading/remote.h). A decoder
 // travels with the layer it points to, so every step sees the layer's
 // current weights; the cache travels whole.
 #ifndef MHA_TESTS_08_KV_CACHE_REMOTE_H_
 #define MHA_TESTS_08_KV_CACHE_REMOTE_H_
 
-#include "common/remote.h"
+#include "common/grading/remote.h"
 #include "labs/08_kv_cache/kv_cache.h"
 #include "tests/05_grouped_query_attention/remote.h"
 #include "tests/06_latent_attention/remote.h"

@@ -32,8 +32,8 @@
 #include <xtensor/xview.hpp>
 
 #include "tests/common/naive.h"
-#include "common/process_memory.h"
-#include "common/testing.h"
+#include "common/programs/process_memory.h"
+#include "common/testing/testing.h"
 #include "labs/09_flash_attention/flash_attention_test_util.h"
 
 namespace mha {
@@ -51,7 +51,7 @@ using Inputs = testing::AttentionInputs;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 // What only the memory tests can tell, named as data for the grader
-// (common/misconception.h).
+// (common/testing/misconception.h).
 const testing::MistakeTable kMemoryMistakes(
     "docs/09_flash_attention.md",
     {

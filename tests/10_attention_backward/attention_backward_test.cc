@@ -28,7 +28,7 @@
 #include <xtensor/xview.hpp>
 
 #include "tests/common/naive.h"
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/10_attention_backward/attention_backward_test_util.h"
 
 namespace mha {
@@ -55,7 +55,7 @@ std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 const char kSeeDoc[] = "; see docs/10_attention_backward.md, \"Classic mistakes\"";
 
 // The mistakes these tests name on their own (no table of the lab's golden
-// generator behind them), as data for the grader (common/misconception.h).
+// generator behind them), as data for the grader (common/testing/misconception.h).
 const testing::MistakeTable kOwnMistakes(
     "docs/10_attention_backward.md",
     {

@@ -1,8 +1,8 @@
-// How lab 10's types travel between processes (common/remote.h).
+// How lab 10's types travel between processes (common/grading/remote.h).
 #ifndef MHA_TESTS_10_ATTENTION_BACKWARD_REMOTE_H_
 #define MHA_TESTS_10_ATTENTION_BACKWARD_REMOTE_H_
 
-#include "common/remote.h"
+#include "common/grading/remote.h"
 #include "labs/10_attention_backward/attention_backward.h"
 #include "tests/03_output_projection/remote.h"
 

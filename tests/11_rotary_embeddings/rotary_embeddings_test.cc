@@ -29,7 +29,7 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/04_causal_mask/causal_mask.h"
 #include "labs/11_rotary_embeddings/rotary_embeddings_test_util.h"
 #include "tests/11_rotary_embeddings/reference.h"

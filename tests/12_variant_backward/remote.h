@@ -1,8 +1,8 @@
-// How lab 12's types travel between processes (common/remote.h).
+// How lab 12's types travel between processes (common/grading/remote.h).
 #ifndef MHA_TESTS_12_VARIANT_BACKWARD_REMOTE_H_
 #define MHA_TESTS_12_VARIANT_BACKWARD_REMOTE_H_
 
-#include "common/remote.h"
+#include "common/grading/remote.h"
 #include "labs/12_variant_backward/variant_backward.h"
 #include "tests/05_grouped_query_attention/remote.h"
 #include "tests/06_latent_attention/remote.h"

@@ -24,7 +24,7 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/12_variant_backward/variant_backward_test_util.h"
 #include "tests/12_variant_backward/reference.h"
 

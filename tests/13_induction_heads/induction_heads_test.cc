@@ -24,7 +24,7 @@
 #include <gtest/gtest.h>
 #include <xtensor/xview.hpp>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
 #include "labs/13_induction_heads/induction_heads_test_util.h"
 #include "tests/13_induction_heads/reference.h"
 

@@ -1,5 +1,5 @@
 // The remote interface of this lab: what the grader forwards to the learner's
-// process (see common/remote.h). Compiled as the client (the header's
+// process (see common/grading/remote.h). Compiled as the client (the header's
 // functions as forwarding stubs) and as the server (handlers that call the
 // real ones) by lab_remote() in BUILD.
 #include "tests/13_induction_heads/remote.h"

@@ -1,8 +1,8 @@
-// How lab 13's types travel between processes (common/remote.h).
+// How lab 13's types travel between processes (common/grading/remote.h).
 #ifndef MHA_TESTS_13_INDUCTION_HEADS_REMOTE_H_
 #define MHA_TESTS_13_INDUCTION_HEADS_REMOTE_H_
 
-#include "common/remote.h"
+#include "common/grading/remote.h"
 #include "labs/13_induction_heads/induction_heads.h"
 #include "tests/03_output_projection/remote.h"
 

@@ -10,7 +10,7 @@
 
 #include <optional>
 
-#include "common/tensor.h"
+#include "common/core/tensor.h"
 
 namespace mha {
 namespace naive {

@@ -36,7 +36,7 @@ TIMEOUTS_PER_LAB = 2            # after this many timed-out calls, the lab's oth
 # much for itself (goldens, GoogleTest): it also runs the reference code that
 # answers the learner's calls to earlier labs. Those calls are bounded
 # together, not by this: only the lab's call surface is answered, and all the
-# calls back of one call share its memory, CPU and deadline (common/remote.h,
+# calls back of one call share its memory, CPU and deadline (common/grading/remote.h,
 # DeclareCallSurface).
 TRUSTED_EXTRA_MEMORY_MB = 512
 

@@ -13,7 +13,7 @@ three times:
 
   * isolated grading: lab N's trusted test binary links the servers of only
     the earlier labs that its surface names, and answers only the named calls
-    (common/remote.cc); the learner's runtime links only their clients;
+    (common/grading/remote.cc); the learner's runtime links only their clients;
   * cumulative grading (and isolated, as a second layer): before linking, the
     undefined references of lab N's object are read (`nm -u -C`) and any
     earlier-lab function outside the surface rejects the lab (violations());

@@ -5,7 +5,7 @@
 
 Builds //bench:mha_forward_timing optimised and against the solutions, by
 default as instructors and Gradescope build (`-c opt --config=solutions`: no
--march, so the x86-64 baseline; common/vector_math picks AVX2 or AVX-512 at
+-march, so the x86-64 baseline; common/core/vector_math picks AVX2 or AVX-512 at
 run time), or with `--build native` as `./lab bench` does (--config=bench,
 which adds -march=native). Then, in the same run and alternating so that
 machine noise hits both alike, it times

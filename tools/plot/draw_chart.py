@@ -6,7 +6,7 @@
 writes each chart beside its spec, with .png for .json (out/heads/heads.png).
 The lab programs (show_heads, heads_sweep, ablate_heads, score_by_distance,
 compare_variants, grow_induction_heads) write the spec and run this script
-themselves when matplotlib is importable (common/chart_spec.h); `./lab bench`
+themselves when matplotlib is importable (common/programs/chart_spec.h); `./lab bench`
 does the same for the benchmark charts. Every picture of the suite is drawn
 here, by one maintained library: Debian's python3-matplotlib, which
 tools/setup.sh installs.

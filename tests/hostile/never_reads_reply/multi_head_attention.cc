@@ -1,6 +1,6 @@
 // hostile: a learner process that never reads its reply pipe. Lab 3's
 // constructor, forward and attend write a call back to lab 2's softmax_rows
-// (16 MiB of scores, in common/remote.cc's framing) straight onto the answer
+// (16 MiB of scores, in common/grading/remote.cc's framing) straight onto the answer
 // pipe, then sleep with the pipe that carries the reply open and unread. The
 // trusted process's reply is far larger than a pipe holds: writing it must
 // stop at the call's deadline (10 s), not hold the slot for the lab's 120 s.

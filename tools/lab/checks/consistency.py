@@ -27,8 +27,8 @@ _LAB_DIR = re.compile(r"^(\d\d)_[a-z0-9_]+$")
 
 def expected_files(lab):
     """Every file a registered lab must have, by labs.Lab's names."""
-    return [lab.header_file, lab.learner_file, lab.public_test_file, lab.hints_file,
-            lab.solution_file, lab.hidden_test_file, lab.remote_file, lab.goldens_generator,
+    return [lab.header_file, lab.learner_file, lab.public_test_file, lab.test_util_file,
+            lab.hints_file, lab.solution_file, lab.hidden_test_file, lab.remote_file, lab.goldens_generator,
             lab.lesson_file] + lab.build_files
 
 

@@ -1,8 +1,8 @@
 """The tolerance policy check of ./lab test (docs/TOLERANCES.md).
 
 Every float comparison in a public or hidden test goes through AllClose or
-MatchesGolden (common/testing.h) with one of the named tolerances of
-common/tolerance.h: kExact, kRowOp, kAttention, kLayer. This scans the test
+MatchesGolden (common/testing/testing.h) with one of the named tolerances of
+common/testing/tolerance.h: kExact, kRowOp, kAttention, kLayer. This scans the test
 sources for anything else: gtest's own float comparisons (EXPECT_NEAR,
 EXPECT_FLOAT_EQ, ...), a Tolerance built on the spot, or a literal such as
 1e-3 that reads like an epsilon. A line that truly needs one says why with
@@ -52,7 +52,7 @@ def ad_hoc_tolerances(root=ROOT):
 def selftest_checks(labs, make_check):
     files = test_sources()
     c = make_check("the %d public and hidden test files use only the tolerances of "
-                   "common/tolerance.h" % len(files))
+                   "common/testing/tolerance.h" % len(files))
     for rel, n, what, line in ad_hoc_tolerances():
         c.fail("%s:%d: %s: %s" % (rel, n, what, line[:100]))
     return [c]

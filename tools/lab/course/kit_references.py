@@ -75,6 +75,9 @@ INSTRUCTOR_ONLY = {
     "common/lab.bzl": ("//solutions/%s", "//tests/%s", "solutions/", "tests/",
                        "--config=solutions"),
     "common/registry.bzl": ("tests/", "solutions/"),
+    # Who may depend on common/'s packages: tests/ and bench/ too (Bazel
+    # accepts a visibility to a package the kit does not have).
+    "common/visibility.bzl": ("//tests:", "//tests/", "//bench:", "tests/", "bench/"),
     "tools/lab/labs.py": ("solutions/%s/", "//tests/%s", "tests/%s/"),
     "tools/lab/main.py": ("docs/INSTRUCTORS.md", "tests/rubric.json", "tests/*/mutants/"),
     # The remote interfaces name the call surface's functions in the instructors'
@@ -108,7 +111,7 @@ def _pattern(ref):
 
 def _known(files):
     """Every file of `files`, every folder above one, and every Bazel target
-    ("common/vector_math": a name in common/BUILD; tests name the programs
+    ("common/core/vector_math": a name in common/core/BUILD; tests name the programs
     they run by such runfiles paths)."""
     known = set()
     for rel in files:

@@ -5,8 +5,9 @@
 writes a lab that builds, whose stub fails its tests and whose solution
 passes them, from the first minute:
 
-    labs/NN_name/<target>.h, <target>.cc (the stub), <target>_public_test.cc,
-                 hints.txt, BUILD
+    labs/NN_name/<target>.h, <target>.cc (the stub), <target>_test_util.h (the
+                 tests' helpers and table of classic mistakes),
+                 <target>_public_test.cc, hints.txt, BUILD
     solutions/NN_name/<target>.cc, BUILD
     tests/NN_name/<target>_test.cc, remote.cc, gen_goldens.py, mutants/, BUILD
     docs/NN_name.md (with its "Classic mistakes" section)
@@ -42,7 +43,7 @@ def _files(number, lab_dir, target, title):
 #ifndef {guard}
 #define {guard}
 
-#include "common/tensor.h"
+#include "common/core/tensor.h"
 
 namespace mha {{
 
@@ -91,27 +92,57 @@ Tensor2 {target}(const Tensor2& x) {{  // (T, d) -> (T, d)
 
 }}  // namespace mha
 '''
-    public_test = '''// Public tests for lab {n}. Run: bazel test //labs/{dir}/...
-#include "labs/{dir}/{target}.h"
-
-#include <string>
+    test_util = '''// Helpers of lab {n}'s tests: the public tests here and the grading tests (in
+// the instructors' repository) use the same ones, so that both name a
+// classic mistake in the same words.
+#ifndef {util_guard}
+#define {util_guard}
 
 #include <gtest/gtest.h>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
+#include "labs/{dir}/{target}.h"
+
+namespace mha {{
+namespace testing {{
+
+// The classic mistakes of {doc}, by the names the golden generator gives
+// what each one computes (<golden>_mistake_<name>.npy). LooksLike and Named
+// print the sentence and record the mistake as data for the grader
+// (common/testing/misconception.h).
+inline const MistakeTable k{suite}Mistakes(
+    "{doc}",
+    {{
+        {{"doubled_twice", "every element was doubled twice"}},
+        {{"not_doubled", "every element must be doubled"}},
+    }});
+
+// {target}(x) is 2 * x; a failure names the mistake it looks like.
+inline void ExpectDoubled(const Tensor2& x) {{
+  const Tensor2 y = {target}(x);
+  EXPECT_TRUE(AllClose(y, x * 2.0f, kExact, {{"row", "column"}}))
+      << (AllClose(y, x * 4.0f, kExact) ? k{suite}Mistakes.LooksLike("doubled_twice")
+                                        : k{suite}Mistakes.Named("not_doubled"));
+}}
+
+}}  // namespace testing
+}}  // namespace mha
+
+#endif  // {util_guard}
+'''
+    public_test = '''// Public tests for lab {n}. Run: bazel test //labs/{dir}/...
+#include "labs/{dir}/{target}.h"
+
+#include <gtest/gtest.h>
+
+#include "common/testing/testing.h"
+#include "labs/{dir}/{target}_test_util.h"
 
 namespace mha {{
 namespace {{
 
-const std::string kSee = "; see {doc}, \\"Classic mistakes\\"";
-
 TEST({suite}Public, DoublesEveryElement) {{
-  const Tensor2 x = testing::RandomTensor2(3, 5, /*seed=*/7);
-  const Tensor2 y = {target}(x);
-  EXPECT_TRUE(testing::AllClose(y, x * 2.0f, testing::kExact, {{"row", "column"}}))
-      << (testing::AllClose(y, x * 4.0f, testing::kExact)
-              ? "looks like every element was doubled twice" + kSee
-              : std::string("every element must be doubled") + kSee);
+  testing::ExpectDoubled(testing::RandomTensor2(3, 5, /*seed=*/7));
 }}
 
 TEST({suite}Public, RejectsAnEmptyInputNamingItsShape) {{
@@ -130,27 +161,14 @@ TEST({suite}Public, RejectsAnEmptyInputNamingItsShape) {{
 
 #include <gtest/gtest.h>
 
-#include "common/testing.h"
+#include "common/testing/testing.h"
+#include "labs/{dir}/{target}_test_util.h"
 
 namespace mha {{
 namespace {{
 
-// The mistakes these tests name, as data for the grader (LooksLike and
-// Named print the sentence and record the mistake: common/misconception.h).
-const testing::MistakeTable kMistakes(
-    "{doc}",
-    {{{{"doubled_twice", "every element was doubled twice"}},
-     {{"not_doubled", "every element must be doubled"}}}});
-
-void ExpectDoubled(const Tensor2& x) {{
-  const Tensor2 y = {target}(x);
-  EXPECT_TRUE(testing::AllClose(y, x * 2.0f, testing::kExact, {{"row", "column"}}))
-      << (testing::AllClose(y, x * 4.0f, testing::kExact) ? kMistakes.LooksLike("doubled_twice")
-                                                           : kMistakes.Named("not_doubled"));
-}}
-
 TEST({suite}, DoublesEveryElementOfATallInput) {{
-  ExpectDoubled(testing::RandomTensor2(9, 2, /*seed=*/21));
+  testing::ExpectDoubled(testing::RandomTensor2(9, 2, /*seed=*/21));
 }}
 
 TEST({suite}, RejectsAnEmptyInputNamingItsShape) {{
@@ -161,16 +179,16 @@ TEST({suite}, RejectsAnEmptyInputNamingItsShape) {{
 TEST(FreshRandomInputs, {suite}DoublesThem) {{
   const auto seed = testing::FreshSeed();
   SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  ExpectDoubled(testing::RandomTensor2(4, 6, static_cast<std::uint32_t>(seed)));
+  testing::ExpectDoubled(testing::RandomTensor2(4, 6, static_cast<std::uint32_t>(seed)));
 }}
 
 }}  // namespace
 }}  // namespace mha
 '''
     remote = '''// The remote interface of this lab: what the grader forwards to the learner's
-// process (see common/remote.h). Declare every function and method of the
-// header here; lab_remote() in BUILD compiles it as client and as server.
-#include "common/remote.h"
+// process (see common/grading/remote.h). Declare every function and method of the
+// header here; graded_test() in BUILD compiles it as client and as server.
+#include "common/grading/remote.h"
 #include "labs/{dir}/{target}.h"
 
 namespace mha {{
@@ -206,17 +224,12 @@ if __name__ == "__main__":
 '''
     labs_build = '''load("//common:lab.bzl", "lab_library", "lab_test")
 
-# Your work: {target}.cc. The header is fixed.
-lab_library(
-    name = "{target}",
-)
+# Your work: {target}.cc. The header, and the tests' helpers and table of
+# classic mistakes ({target}_test_util.h), are fixed. Run with:
+#   bazel test //labs/{dir}/...
+lab_library()
 
-# Run with: bazel test //labs/{dir}/...
-lab_test(
-    name = "{target}_public_test",
-    srcs = ["{target}_public_test.cc"],
-    deps = [":{target}"],
-)
+lab_test()
 '''
     solutions_build = '''load("//common:lab.bzl", "solution_file")
 
@@ -224,19 +237,11 @@ lab_test(
 # --config=solutions (see common/lab.bzl).
 solution_file("{target}.cc")
 '''
-    tests_build = '''load("//common:lab.bzl", "graded_test", "lab_remote")
+    tests_build = '''load("//common:lab.bzl", "graded_test")
 
 # Hidden tests for lab {n}. Goldens: tests/{dir}/gen_goldens.py.
 # Wrong learner files that these tests must reject: mutants/.
-graded_test(
-    name = "{target}_test",
-    srcs = ["{target}_test.cc"],
-    data = glob(["golden/*.npy"]),
-    deps = ["//labs/{dir}:{target}"],
-)
-
-# What the grader forwards to the learner's process: remote.cc.
-lab_remote()
+graded_test()
 '''
     hints = '''Start from the header: {target}(x) takes a (T, d) tensor and returns one of the same shape. Check the argument first: an empty x is an error whose message names its shape.
 
@@ -274,10 +279,11 @@ The equations, with the shape of every tensor.
     ./lab hint {n}                  # a hint, when stuck
 '''
     fmt = dict(n=number, title=title, target=target, dir=lab_dir, guard=guard, suite=suite,
-               doc=doc)
+               doc=doc, util_guard=guard[:-2] + "TEST_UTIL_H_")
     files = {
         "labs/%s/%s.h" % (lab_dir, target): header,
         "labs/%s/%s.cc" % (lab_dir, target): stub,
+        "labs/%s/%s_test_util.h" % (lab_dir, target): test_util,
         "labs/%s/%s_public_test.cc" % (lab_dir, target): public_test,
         "labs/%s/hints.txt" % lab_dir: hints,
         "labs/%s/BUILD" % lab_dir: labs_build,

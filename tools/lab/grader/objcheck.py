@@ -1,7 +1,7 @@
 """A second layer: checks of a learner's compiled object before it is linked.
 
 The wall is elsewhere (the learner's code runs in its own process as its own
-user, see sandbox.py and common/remote.h): nothing the object does there can
+user, see sandbox.py and common/grading/remote.h): nothing the object does there can
 reach a verdict. These checks only refuse objects that have no business in
 a lab and that would otherwise run code in odd places:
 

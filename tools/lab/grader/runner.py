@@ -5,7 +5,7 @@ user and judges every test itself; the learner's process is started by it
 through MHA_REMOTE_ARGV, as the job's one-off user, in its jail and its own
 pid namespace, under limits; where cgroup v2 allows, the whole run (the test
 binary and every learner process) sits in the job's cgroup. The
-verdicts come from the test binary's result stream (common/test_results.cc),
+verdicts come from the test binary's result stream (common/grading/test_results.cc),
 a file the learner's process cannot reach.
 """
 import json
@@ -28,7 +28,7 @@ class TestResult:
 
 
 def parse_result_line(line):
-    """A TestResult from one line of the result stream (common/test_results.h),
+    """A TestResult from one line of the result stream (common/grading/test_results.h),
     or None when the line is not a verdict."""
     try:
         r = json.loads(line)
@@ -81,7 +81,7 @@ def run_tests(lab, kind, server, job, workspace, isolation, suite, run_limits, s
     # those of the lab's call surface, labs/labs.json) with the reference
     # solutions, under the learner's memory limit plus a margin for the test
     # itself; the call backs of one call share that call's byte, CPU and time
-    # budget (common/remote.cc), so many small ones buy nothing a big one could not.
+    # budget (common/grading/remote.cc), so many small ones buy nothing a big one could not.
     res = isolation.run_trusted(job, [a.binary(kind), "--gtest_brief=1"], cwd=a.runfiles(kind),
                                 timeout=run_limits["lab_seconds"], env=env,
                                 memory_mb=run_limits["memory_mb"] + limits.TRUSTED_EXTRA_MEMORY_MB)

@@ -185,6 +185,20 @@ def time_limit(target, root=ROOT):
         sm = re.search(r'^\s*size\s*=\s*"(\w+)"', body, re.M)
         size = sm.group(1) if sm else ("small" if m.group(1) in _SMALL_BY_DEFAULT else "medium")
         return _SIZE_LIMITS.get(size)
+    # lab_test() and graded_test() name their test after the lab's target
+    # (<target>_public_test, <target>_test: common/lab.bzl), not in BUILD.
+    macro = "lab_test" if name.endswith("_public_test") else "graded_test"
+    m = re.search(r"^%s\((.*?)\)\n" % macro, text + "\n", re.M | re.S)
+    if m and not re.search(r'^\s*name\s*=', m.group(1), re.M):
+        sm = re.search(r'\bsize\s*=\s*"(\w+)"', m.group(1))
+        return _SIZE_LIMITS.get(sm.group(1) if sm else "small")
+    # lab_program(name = P) declares the small tests P_quick_test, P_flags_test
+    # and the keys of its more_quick_tests.
+    program = re.sub(r"_(quick|flags)_test$", "", name)
+    if re.search(r'^\s*"%s"\s*:' % re.escape(name), text, re.M) or (
+            program != name and re.search(r'^lab_program\(\s*name = "%s"' % re.escape(program),
+                                          text, re.M)):
+        return _SIZE_LIMITS["small"]
     return None
 
 

@@ -1,7 +1,7 @@
 """The misconception a failed test names, and what a learner is shown of a
 failed hidden test (the rubric's feedback policy).
 
-The misconception is data: the grader's result stream (common/test_results.cc)
+The misconception is data: the grader's result stream (common/grading/test_results.cc)
 gives a failed test a "mistake" field when the test recognised a classic
 mistake (a golden of a MistakeTable's mistake matched, or the test streamed
 a MistakeTable's Named/LooksLike), and grade.py keeps it in the test's entry:
@@ -41,7 +41,7 @@ _GTEST_VALUE = re.compile(
 _LITERAL = re.compile(r"^(\"(?:[^\"\\]|\\.)*\"|'.'|[-+]?[0-9][0-9.eE+-]*[uUlLfF]*)\s+")
 # "T=1: ...", "d_model=12, n_heads=3: ...", "causal: ...": the case, not the mistake.
 _CONTEXT = re.compile(r"^(\w+|\w+=[^\s:;,]+(, \w+=[^\s:;,]+)*): ")
-# What common/testing.h's ThrowsInvalidArgument says, as a named mistake.
+# What common/testing/testing.h's ThrowsInvalidArgument says, as a named mistake.
 _VALIDATION = [
     ("but the call returned normally",
      "a bad argument is accepted: no std::invalid_argument is thrown"),
@@ -138,7 +138,7 @@ def _own_words(message):
         words = before
     if words.lstrip().startswith("("):
         # "Actual: false (...; see docs/...": a predicate's reason (a helper of
-        # common/testing.h), whose mistake, if any, is in the test's field.
+        # common/testing/testing.h), whose mistake, if any, is in the test's field.
         return ""
     words = _CONTEXT.sub("", _tidy(words))
     return words if len(words.split()) >= MIN_OWN_WORDS else ""

@@ -1,5 +1,5 @@
 """tools/plot/draw_chart.py: every kind of chart spec the lab programs write
-(common/chart_spec.h) becomes a PNG beside it; a bad spec is named, not drawn."""
+(common/programs/chart_spec.h) becomes a PNG beside it; a bad spec is named, not drawn."""
 import json
 import os
 import sys

@@ -13,7 +13,7 @@ CONTEXT = ('Expected equality of these values: mask(i, i) Which is: -inf 0.0f Wh
 VALIDATION = ('Value of: ThrowsInvalidArgument([&] { split_heads(x, 4); }, {"d_model=10"}) '
               'Actual: false (expected std::invalid_argument, but the call returned normally) '
               'Expected: true')
-# The "mistake" field the result stream gives LOOKS (common/test_results.h).
+# The "mistake" field the result stream gives LOOKS (common/grading/test_results.h).
 STRICT = {"name": "strict", "words": "the diagonal is removed (j < i instead of j <= i)",
           "doc": "docs/04_causal_mask.md", "looks_like": True}
 # A rule a test states with a table's Named (no golden matched).

@@ -38,7 +38,7 @@ labs/03_output_projection/multi_head_attention.cc:24:10: error: 'outt' was not d
 
 TEMPLATE_ERROR = """\
 In file included from /usr/include/xtensor/xbuilder.hpp:32,
-                 from ./common/tensor.h:15,
+                 from ./common/core/tensor.h:15,
                  from labs/03_output_projection/multi_head_attention.cc:4:
 /usr/include/xtensor/xoperation.hpp: In instantiation of 'constexpr auto xt::detail::plus::operator()(T1&&, T2&&) const [with T1 = float; T2 = std::string]':
 /usr/include/xtensor/xfunction.hpp:145:83:   required from 'struct xt::xcontainer_inner_types<xt::xfunction<xt::detail::plus> >'
@@ -321,3 +321,34 @@ def test_a_timed_out_test_names_its_limit_and_slow_code_not_only_a_loop(workdir)
 def test_lab_2s_lesson_has_the_section_the_timeout_message_names():
     with open(os.path.join(ROOT, "docs", "02_batched_attention.md")) as f:
         assert "**Fast enough for the later labs.**" in f.read()
+
+
+_DERIVED_BUILD = '''load("//common:lab.bzl", "lab_library", "lab_program", "lab_test")
+
+lab_library()
+
+lab_test(deps = ["//labs/04_causal_mask:causal_mask"])
+
+lab_program(
+    name = "sweep",
+    deps = [":x"],
+    more_quick_tests = {
+        "sweep_order_quick_test": ["a.png", "a.csv"],
+    },
+    quick = ["b.png", "b.csv"],
+)
+'''
+
+
+def test_the_time_limit_of_a_test_the_macros_name_is_their_small_size(workdir):
+    (workdir / "labs" / "10_x").mkdir(parents=True)
+    (workdir / "labs" / "10_x" / "BUILD").write_text(_DERIVED_BUILD)
+    (workdir / "tests" / "10_x").mkdir(parents=True)
+    (workdir / "tests" / "10_x" / "BUILD").write_text(
+        'graded_test(\n    size = "medium",\n    deps = ["//tests/common:naive"],\n)\n')
+    limit = lambda target: results.time_limit(target, str(workdir))  # noqa: E731
+    assert limit("//labs/10_x:x_public_test") == 60
+    assert limit("//labs/10_x:sweep_quick_test") == 60
+    assert limit("//labs/10_x:sweep_order_quick_test") == 60
+    assert limit("//labs/10_x:other_quick_test") is None
+    assert limit("//tests/10_x:x_test") == 300

@@ -1,4 +1,4 @@
-"""The result stream's "mistake" field (common/test_results.h): read by the
+"""The result stream's "mistake" field (common/grading/test_results.h): read by the
 runner, kept by the grade, quoted by the first failure; with fakes, no Bazel."""
 import json
 import types
