@@ -33,6 +33,9 @@ namespace {
 
 using reference::D2;
 using testing::AllClose;
+using testing::kTokenAxes;
+using testing::kWeightAxes;
+using testing::VariantCase;
 using testing::KnownMistake;
 using testing::kLayer;
 using testing::kVariantBackwardMistakes;
@@ -45,15 +48,8 @@ constexpr std::uint64_t kSeed = 7;
 
 const std::string kGolden = "tests/12_variant_backward/golden/";
 const char kSeeDoc[] = "; see docs/12_variant_backward.md, \"Classic mistakes\"";
-const std::vector<std::string> kTokenAxes = {"token", "column"};
-const std::vector<std::string> kWeightAxes = {"row", "column"};
 
 std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
-
-std::vector<KnownMistake> Mistakes(const std::string& golden,
-                                   const std::vector<std::string>& names) {
-  return kVariantBackwardMistakes.Of(kGolden + golden, names);
-}
 
 std::optional<Tensor2> Mask(const std::string& name) {
   if (name.empty()) return std::nullopt;
@@ -62,29 +58,19 @@ std::optional<Tensor2> Mask(const std::string& name) {
 
 // ---------------------------------------------------------------- GQA goldens
 
+// The golden cases of the grading tests: every layer on x.npy and d_y.npy
+// with the mask mask_<mask>.npy (none when empty). The public tests' cases
+// (labs/12_variant_backward/variant_backward_test_util.h) run on them, and
+// the tests below add cases of their own.
+VariantCase Case(const std::string& c, const std::string& mask) {
+  return {kGolden, "x", "d_y", mask.empty() ? "" : "mask_" + mask, c};
+}
+
 // shared: the layer has 1 < n_kv_heads < n_heads (both summation mistakes
 // apply); mqa: n_kv_heads == 1 (only the one-query-head mistake applies).
 void ExpectGqaCaseMatchesTorch(const GroupedQueryAttention& layer, const std::string& c,
-                               const std::string& mask, bool with_mistakes = true) {
-  const GqaGrads g = gqa_backward(layer, LoadGolden<2>(Golden("x")), Mask(mask),
-                                  LoadGolden<2>(Golden("d_y")));
-  std::vector<std::string> kv;
-  if (layer.n_kv_heads < layer.n_heads) kv.push_back("kv_grad_one_query_head");
-  if (layer.n_kv_heads > 1 && layer.n_kv_heads < layer.n_heads) kv.push_back("kv_grad_tiled");
-  auto mistakes = [&](const std::string& grad, std::vector<std::string> list, bool with_kv) {
-    if (!with_mistakes) return std::vector<KnownMistake>{};
-    if (with_kv) list.insert(list.end(), kv.begin(), kv.end());
-    return Mistakes(c + "_" + grad, list);
-  };
-  EXPECT_TRUE(MatchesGolden(g.dx, Golden(c + "_dx"), kLayer, kTokenAxes,
-                            mistakes("dx", {"no_scale"}, true)));
-  EXPECT_TRUE(MatchesGolden(g.dW_Q, Golden(c + "_dW_Q"), kLayer, kWeightAxes,
-                            mistakes("dW_Q", {"no_scale"}, false)));
-  EXPECT_TRUE(MatchesGolden(g.dW_K, Golden(c + "_dW_K"), kLayer, kWeightAxes,
-                            mistakes("dW_K", {"no_scale"}, true)));
-  EXPECT_TRUE(MatchesGolden(g.dW_V, Golden(c + "_dW_V"), kLayer, kWeightAxes,
-                            mistakes("dW_V", {}, true)));
-  EXPECT_TRUE(MatchesGolden(g.dW_O, Golden(c + "_dW_O"), kLayer, kWeightAxes, {}));
+                               const std::string& mask) {
+  testing::ExpectGqaCaseMatchesTorch(Case(c, mask), layer);
 }
 
 TEST(GqaBackward, MatchesTorchAutogradWithoutAMask) {
@@ -127,23 +113,8 @@ TEST(GqaBackward, UsesWeightsOverwrittenAfterAFirstCall) {
 // ---------------------------------------------------------------- MLA goldens
 
 void ExpectMlaCaseMatchesTorch(const MultiHeadLatentAttention& layer, const std::string& c,
-                               const std::string& mask, bool with_mistakes = true) {
-  const MlaGrads g = mla_backward(layer, LoadGolden<2>(Golden("x")), Mask(mask),
-                                  LoadGolden<2>(Golden("d_y")));
-  auto mistakes = [&](const std::string& grad, const std::vector<std::string>& list) {
-    return with_mistakes ? Mistakes(c + "_" + grad, list) : std::vector<KnownMistake>{};
-  };
-  EXPECT_TRUE(MatchesGolden(g.dx, Golden(c + "_dx"), kLayer, kTokenAxes,
-                            mistakes("dx", {"dx_no_latent_path", "mla_no_w_uk_path",
-                                            "no_scale"})));
-  EXPECT_TRUE(MatchesGolden(g.dW_Q, Golden(c + "_dW_Q"), kLayer, kWeightAxes,
-                            mistakes("dW_Q", {"no_scale"})));
-  EXPECT_TRUE(MatchesGolden(g.dW_DKV, Golden(c + "_dW_DKV"), kLayer, kWeightAxes,
-                            mistakes("dW_DKV", {"mla_no_w_uk_path", "no_scale"})));
-  EXPECT_TRUE(MatchesGolden(g.dW_UK, Golden(c + "_dW_UK"), kLayer, kWeightAxes,
-                            mistakes("dW_UK", {"no_scale"})));
-  EXPECT_TRUE(MatchesGolden(g.dW_UV, Golden(c + "_dW_UV"), kLayer, kWeightAxes, {}));
-  EXPECT_TRUE(MatchesGolden(g.dW_O, Golden(c + "_dW_O"), kLayer, kWeightAxes, {}));
+                               const std::string& mask) {
+  testing::ExpectMlaCaseMatchesTorch(Case(c, mask), layer);
 }
 
 TEST(MlaBackward, MatchesTorchAutogradWithoutAMask) {
