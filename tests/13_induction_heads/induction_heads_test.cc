@@ -35,6 +35,7 @@ using testing::AllClose;
 using testing::KnownMistake;
 using testing::kInductionHeadsMistakes;
 using testing::kLayer;
+using testing::kRowColumn;
 using testing::MatchesGolden;
 using testing::ThrowsInvalidArgument;
 
@@ -59,14 +60,16 @@ const Case kThree{"three", 6, 7, 8, 4, 3, 13, {5, 0, 2, 2, 4, 1, 3}, {-1, 2, 2, 
 const Case kOne{"one", 9, 6, 6, 2, 1, 17, {8, 2, 0, 6, 4}, {2, 0, 6, 4, 1}};
 
 // Every mistake the generator wrote for this case.
-std::vector<KnownMistake> Mistakes(const Case& c, const std::string& what) {
+std::vector<std::string> MistakeNames(const Case& c) {
   std::vector<std::string> names = {"no_pos_grad", "no_residual_grad", "mean_over_all",
                                     "no_residual"};
   if (c.n_layers >= 2) names.push_back("no_mask_layer2");
-  return kInductionHeadsMistakes.Of(kGolden + c.name + "_" + what, names);
+  return names;
 }
 
-const std::vector<std::string> kRowColumn = {"row", "column"};
+std::vector<KnownMistake> Mistakes(const Case& c, const std::string& what) {
+  return kInductionHeadsMistakes.Of(kGolden + c.name + "_" + what, MistakeNames(c));
+}
 
 void ExpectForwardMatchesTorch(const Case& c) {
   SCOPED_TRACE(c.name);
@@ -96,26 +99,12 @@ void ExpectLossAndGradsMatchTorch(const Case& c) {
                             {"token", "column"}, Mistakes(c, "d_embed")));
   ASSERT_EQ(r.grads.layers.size(), static_cast<std::size_t>(c.n_layers)) << "one per layer";
   for (int l = c.n_layers - 1; l >= 0; --l) {
-    const LayerGrads& g = r.grads.layers[l];
-    const std::string s = "_" + std::to_string(l);
-    EXPECT_TRUE(MatchesGolden(g.dW_Q, Golden(c.name + "_dW_Q" + s), kLayer, kRowColumn,
-                              Mistakes(c, "dW_Q" + s))) << "layer " << l;
-    EXPECT_TRUE(MatchesGolden(g.dW_K, Golden(c.name + "_dW_K" + s), kLayer, kRowColumn,
-                              Mistakes(c, "dW_K" + s))) << "layer " << l;
-    EXPECT_TRUE(MatchesGolden(g.dW_V, Golden(c.name + "_dW_V" + s), kLayer, kRowColumn,
-                              Mistakes(c, "dW_V" + s))) << "layer " << l;
-    EXPECT_TRUE(MatchesGolden(g.dW_O, Golden(c.name + "_dW_O" + s), kLayer, kRowColumn,
-                              Mistakes(c, "dW_O" + s))) << "layer " << l;
+    testing::ExpectLayerGradsMatchTorch(kGolden + c.name, r.grads.layers[l], l, MistakeNames(c));
   }
 }
 
 void ExpectCompositionMatches(const Composition& c, const std::string& name) {
-  const std::vector<std::string> axes = {"later head", "earlier head"};
-  EXPECT_TRUE(MatchesGolden(c.q, Golden(name + "_q"), kLayer, axes)) << "Q-composition";
-  EXPECT_TRUE(MatchesGolden(c.k, Golden(name + "_k"), kLayer, axes,
-                            kInductionHeadsMistakes.Of(kGolden + name + "_k", {"k_transposed"})))
-      << "K-composition";
-  EXPECT_TRUE(MatchesGolden(c.v, Golden(name + "_v"), kLayer, axes)) << "V-composition";
+  testing::ExpectCompositionMatches(c, kGolden + name);
 }
 
 // ---------------------------------------------------------------- goldens
