@@ -185,8 +185,6 @@ TEST(MhaBackward, UsesWeightsOverwrittenAfterAFirstCall) {
 using D2 = xt::xtensor<double, 2>;
 using D3 = xt::xtensor<double, 3>;
 
-constexpr double kStep = 1e-5;  // tolerance: the finite-difference step, not a comparison bound
-
 // softmax(q k^T / sqrt(d) + mask) v per head; a query that sees no key
 // gets a zero row.
 D3 AttentionForward(const D3& q, const D3& k, const D3& v, const std::optional<D2>& mask) {
@@ -212,55 +210,12 @@ D3 AttentionForward(const D3& q, const D3& k, const D3& v, const std::optional<D
   return out;
 }
 
-D2 MatMulD(const D2& a, const D2& b) {
-  D2 out = xt::zeros<double>({a.shape(0), b.shape(1)});
-  for (std::size_t i = 0; i < a.shape(0); ++i)
-    for (std::size_t t = 0; t < a.shape(1); ++t)
-      for (std::size_t j = 0; j < b.shape(1); ++j) out(i, j) += a(i, t) * b(t, j);
-  return out;
-}
-
-// (T, H*d) <-> (H, T, d): head h owns columns [h*d, (h+1)*d).
-D3 SplitD(const D2& a, std::size_t H) {
-  const std::size_t T = a.shape(0), d = a.shape(1) / H;
-  D3 out = xt::zeros<double>({H, T, d});
-  for (std::size_t h = 0; h < H; ++h)
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t c = 0; c < d; ++c) out(h, t, c) = a(t, h * d + c);
-  return out;
-}
-
-D2 CombineD(const D3& a) {
-  const std::size_t H = a.shape(0), T = a.shape(1), d = a.shape(2);
-  D2 out = xt::zeros<double>({T, H * d});
-  for (std::size_t h = 0; h < H; ++h)
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t c = 0; c < d; ++c) out(t, h * d + c) = a(h, t, c);
-  return out;
-}
-
-template <class A, class B>
-double SumOfProducts(const A& a, const B& b) {
-  double total = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) total += a.flat(i) * b.flat(i);
-  return total;
-}
-
-// d objective / d param, one element at a time (objective() reads param).
-template <class Tensor, class F>
-Tensor CentralDifferences(Tensor& param, F objective) {
-  Tensor grad = xt::zeros<double>(param.shape());
-  for (std::size_t i = 0; i < param.size(); ++i) {
-    const double saved = param.flat(i);
-    param.flat(i) = saved + kStep;
-    const double up = objective();
-    param.flat(i) = saved - kStep;
-    const double down = objective();
-    param.flat(i) = saved;
-    grad.flat(i) = (up - down) / (2 * kStep);
-  }
-  return grad;
-}
+// The double-precision helpers of tests/common/naive.h.
+D2 MatMulD(const D2& a, const D2& b) { return naive::MatMulOf(a, b); }
+D3 SplitD(const D2& a, std::size_t H) { return naive::SplitHeadsOf(a, H); }
+D2 CombineD(const D3& a) { return naive::CombineHeadsOf(a); }
+using naive::CentralDifferences;
+using naive::SumOfProducts;
 
 std::optional<D2> ToDouble(const std::optional<Tensor2>& mask) {
   if (!mask) return std::nullopt;

@@ -27,6 +27,7 @@
 #include "common/testing.h"
 #include "labs/12_variant_backward/variant_backward_test_util.h"
 #include "tests/12_variant_backward/reference.h"
+#include "tests/common/naive.h"
 
 namespace mha {
 namespace {
@@ -198,10 +199,10 @@ void ExpectGqaMatchesFiniteDifferences(const GroupedQueryAttention& layer, const
   const D2 dyd = ToD(d_y);
   const std::optional<D2> md = ToD(mask);
   auto objective = [&] {
-    return reference::SumOfProducts(
+    return naive::SumOfProducts(
         reference::GqaForward(xd, wq, wk, wv, wo, layer.n_heads, layer.n_kv_heads, md), dyd);
   };
-  using reference::CentralDifferences;
+  using naive::CentralDifferences;
   EXPECT_TRUE(AllClose(g.dx, ToF(CentralDifferences(xd, objective)), kLayer, kTokenAxes))
       << "dx" << kSeeDoc;
   EXPECT_TRUE(AllClose(g.dW_Q, ToF(CentralDifferences(wq, objective)), kLayer, kWeightAxes))
@@ -222,10 +223,10 @@ void ExpectMlaMatchesFiniteDifferences(const MultiHeadLatentAttention& layer, co
   const D2 dyd = ToD(d_y);
   const std::optional<D2> md = ToD(mask);
   auto objective = [&] {
-    return reference::SumOfProducts(
+    return naive::SumOfProducts(
         reference::MlaForward(xd, wq, wdkv, wuk, wuv, wo, layer.n_heads, md), dyd);
   };
-  using reference::CentralDifferences;
+  using naive::CentralDifferences;
   EXPECT_TRUE(AllClose(g.dx, ToF(CentralDifferences(xd, objective)), kLayer, kTokenAxes))
       << "dx" << kSeeDoc;
   EXPECT_TRUE(AllClose(g.dW_Q, ToF(CentralDifferences(wq, objective)), kLayer, kWeightAxes))

@@ -27,6 +27,7 @@
 #include "common/testing.h"
 #include "labs/13_induction_heads/induction_heads_test_util.h"
 #include "tests/13_induction_heads/reference.h"
+#include "tests/common/naive.h"
 
 namespace mha {
 namespace {
@@ -167,22 +168,11 @@ TEST(LossAndGrads, UnscoredPositionsAndAbsentTokensGetNoGradient) {
       << "one scored position: the loss is its cross-entropy" << kSeeDoc;
 }
 
-// d Loss / d param by central differences of the double reference.
-constexpr double kStep = 1e-5;  // tolerance: the finite-difference step, not a comparison bound
-
+// d Loss / d param by central differences of the double reference
+// (tests/common/naive.h), as float.
 template <class F>
 Tensor2 CentralDifferences(reference::D2& param, F loss) {
-  Tensor2 grad = xt::zeros<float>(param.shape());
-  for (std::size_t i = 0; i < param.size(); ++i) {
-    const double saved = param.flat(i);
-    param.flat(i) = saved + kStep;
-    const double up = loss();
-    param.flat(i) = saved - kStep;
-    const double down = loss();
-    param.flat(i) = saved;
-    grad.flat(i) = static_cast<float>((up - down) / (2 * kStep));
-  }
-  return grad;
+  return xt::cast<float>(naive::CentralDifferences(param, loss));
 }
 
 void ExpectGradsMatchFiniteDifferences(const AttentionOnlyTransformer& model,
