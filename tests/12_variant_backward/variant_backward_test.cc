@@ -300,64 +300,47 @@ TEST(MlaBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
 
 // ---------------------------------------------------------------- bad arguments
 
-TEST(GqaBackwardArguments, RejectsAnXWhoseWidthIsNotDModel) {
-  const GroupedQueryAttention layer(12, 4, 2, kSeed);
+// backward(layer, x, mask, d_y) with x (x_rows, x_cols) and d_y (dy_rows,
+// dy_cols) random must throw std::invalid_argument naming `mentions`.
+template <class Layer, class Grads>
+void ExpectRejects(Grads (*backward)(const Layer&, const Tensor2&, const std::optional<Tensor2>&,
+                                     const Tensor2&),
+                   const Layer& layer, std::size_t x_rows, std::size_t x_cols,
+                   const std::optional<Tensor2>& mask, std::size_t dy_rows, std::size_t dy_cols,
+                   const std::vector<std::string>& mentions) {
   EXPECT_TRUE(ThrowsInvalidArgument(
       [&] {
-        gqa_backward(layer, testing::RandomTensor2(5, 10, 1), std::nullopt,
-                     testing::RandomTensor2(5, 10, 2));
+        backward(layer, testing::RandomTensor2(x_rows, x_cols, 1), mask,
+                 testing::RandomTensor2(dy_rows, dy_cols, 2));
       },
-      {"(5, 10)", "12"}));
+      mentions));
+}
+
+GroupedQueryAttention GqaLayer() { return GroupedQueryAttention(12, 4, 2, kSeed); }
+MultiHeadLatentAttention MlaLayer() { return MultiHeadLatentAttention(12, 3, 5, kSeed); }
+
+TEST(GqaBackwardArguments, RejectsAnXWhoseWidthIsNotDModel) {
+  ExpectRejects(&gqa_backward, GqaLayer(), 5, 10, std::nullopt, 5, 10, {"(5, 10)", "12"});
 }
 
 TEST(GqaBackwardArguments, RejectsADYNotShapedLikeX) {
-  const GroupedQueryAttention layer(12, 4, 2, kSeed);
-  EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] {
-        gqa_backward(layer, testing::RandomTensor2(5, 12, 1), std::nullopt,
-                     testing::RandomTensor2(5, 6, 2));
-      },
-      {"(5, 6)", "(5, 12)"}));
+  ExpectRejects(&gqa_backward, GqaLayer(), 5, 12, std::nullopt, 5, 6, {"(5, 6)", "(5, 12)"});
 }
 
 TEST(GqaBackwardArguments, RejectsAMaskThatIsNotTByT) {
-  const GroupedQueryAttention layer(12, 4, 2, kSeed);
-  EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] {
-        gqa_backward(layer, testing::RandomTensor2(5, 12, 1), Causal(4),
-                     testing::RandomTensor2(5, 12, 2));
-      },
-      {"(4, 4)", "(5, 5)"}));
+  ExpectRejects(&gqa_backward, GqaLayer(), 5, 12, Causal(4), 5, 12, {"(4, 4)", "(5, 5)"});
 }
 
 TEST(MlaBackwardArguments, RejectsAnXWhoseWidthIsNotDModel) {
-  const MultiHeadLatentAttention layer(12, 3, 5, kSeed);
-  EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] {
-        mla_backward(layer, testing::RandomTensor2(5, 9, 1), std::nullopt,
-                     testing::RandomTensor2(5, 9, 2));
-      },
-      {"(5, 9)", "12"}));
+  ExpectRejects(&mla_backward, MlaLayer(), 5, 9, std::nullopt, 5, 9, {"(5, 9)", "12"});
 }
 
 TEST(MlaBackwardArguments, RejectsADYNotShapedLikeX) {
-  const MultiHeadLatentAttention layer(12, 3, 5, kSeed);
-  EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] {
-        mla_backward(layer, testing::RandomTensor2(5, 12, 1), std::nullopt,
-                     testing::RandomTensor2(4, 12, 2));
-      },
-      {"(4, 12)", "(5, 12)"}));
+  ExpectRejects(&mla_backward, MlaLayer(), 5, 12, std::nullopt, 4, 12, {"(4, 12)", "(5, 12)"});
 }
 
 TEST(MlaBackwardArguments, RejectsAMaskThatIsNotTByT) {
-  const MultiHeadLatentAttention layer(12, 3, 5, kSeed);
-  EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] {
-        mla_backward(layer, testing::RandomTensor2(5, 12, 1), Causal(6),
-                     testing::RandomTensor2(5, 12, 2));
-      },
-      {"(6, 6)", "(5, 5)"}));
+  ExpectRejects(&mla_backward, MlaLayer(), 5, 12, Causal(6), 5, 12, {"(6, 6)", "(5, 5)"});
 }
 
 }  // namespace
