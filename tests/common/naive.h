@@ -109,7 +109,7 @@ double SumOfProducts(const A& a, const B& b) {
 }
 
 // The finite-difference step: central differences are exact to about step^2.
-constexpr double kFiniteDifferenceStep = 1e-5;
+constexpr double kFiniteDifferenceStep = 1e-5;  // tolerance: a step, not a comparison bound
 
 // d objective / d param by central differences, one element at a time
 // (objective() reads param, which is restored after each element).
