@@ -67,7 +67,9 @@ inline const std::vector<std::string> kMaskAxes = {"query", "key"};
 // its masks are named by their sizes (causal_T5.npy, causal_T2_S5.npy, ...).
 
 inline std::string MaskSizes(int T) { return "_T" + std::to_string(T); }
-inline std::string MaskSizes(int T, std::size_t S) { return MaskSizes(T) + "_S" + std::to_string(S); }
+inline std::string MaskSizes(int T, std::size_t S) {
+  return MaskSizes(T) + "_S" + std::to_string(S);
+}
 
 // `mask` (causal_mask(T), or causal_mask(T, T)) equals causal_T<T>.npy.
 inline void ExpectIsTheSquareCausalGolden(const Tensor2& mask, const std::string& golden, int T) {

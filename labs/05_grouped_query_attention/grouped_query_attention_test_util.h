@@ -82,8 +82,9 @@ inline void ExpectSeededWeightsMatchGolden(const GroupedQueryAttention& layer,
         kGroupedQueryAttentionMistakes.Of(weights + name, {"order", "square", "fanin"})))
         << name;
   }
-  EXPECT_TRUE(MatchesGolden(layer.W_O, weights + "W_O.npy", kExact, axes,
-                            kGroupedQueryAttentionMistakes.Of(weights + "W_O", {"order", "square"})))
+  EXPECT_TRUE(MatchesGolden(
+      layer.W_O, weights + "W_O.npy", kExact, axes,
+      kGroupedQueryAttentionMistakes.Of(weights + "W_O", {"order", "square"})))
       << "W_O";
 }
 

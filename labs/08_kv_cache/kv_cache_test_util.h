@@ -232,7 +232,8 @@ inline void ExpectTheCacheHoldsTheKeysAndValuesOfTheKvHeadsOnly(const GqaCase& c
       << LooksLikeIf(keys.shape(0) == static_cast<std::size_t>(c.n_heads), "repeated_kv_heads",
                      "; ");
   const std::size_t d_head = static_cast<std::size_t>(c.d_model / c.n_heads);
-  EXPECT_EQ(cache.bytes(), 2u * n_kv_heads * static_cast<std::size_t>(c.T) * d_head * sizeof(float));
+  const std::size_t T = static_cast<std::size_t>(c.T);
+  EXPECT_EQ(cache.bytes(), 2u * n_kv_heads * T * d_head * sizeof(float));
   EXPECT_TRUE(MatchesGolden(keys, c.dir + c.name + "_keys.npy", kAttention,
                             {"kv head", "position", "feature"}));
   EXPECT_TRUE(MatchesGolden(cache.values(), c.dir + c.name + "_values.npy", kAttention,

@@ -138,7 +138,9 @@ inline void ExpectGradMatchesTorch(const LayerCase& c, const MhaGrads& g,
 inline AttentionGrads ExpectAttentionCaseMatchesTorch(const AttentionCase& c,
                                                       bool with_mistakes = true) {
   const AttentionGrads g = c.Grads();
-  for (const auto& check : AttentionGradChecks()) ExpectGradMatchesTorch(c, g, check, with_mistakes);
+  for (const auto& check : AttentionGradChecks()) {
+    ExpectGradMatchesTorch(c, g, check, with_mistakes);
+  }
   return g;
 }
 
