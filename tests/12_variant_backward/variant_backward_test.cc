@@ -13,6 +13,7 @@
 // random ones.
 #include "labs/12_variant_backward/variant_backward.h"
 
+#include <cctype>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -67,6 +68,31 @@ VariantCase Case(const std::string& c, const std::string& mask) {
   return {kGolden, "x", "d_y", mask.empty() ? "" : "mask_" + mask, c};
 }
 
+// After a first call, `weight` (W_K, named "W_K") := <c>_new_w_k.npy must change
+// dx and `grad` to <c>_overwrite_w_k_dx.npy, ..._<grad>.npy; gradients still
+// equal to <c>_causal_* mean the old weight was kept.
+template <class Layer, class Grads>
+void ExpectUsesWeightOverwrittenAfterAFirstCall(
+    Grads (*backward)(const Layer&, const Tensor2&, const std::optional<Tensor2>&,
+                      const Tensor2&),
+    Layer layer, Tensor2 Layer::*weight, const std::string& weight_name, const std::string& c,
+    Tensor2 Grads::*grad, const std::string& grad_name) {
+  std::string w = weight_name;  // "W_K" -> "w_k"
+  for (char& ch : w) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const Tensor2 x = LoadGolden<2>(Golden("x")), d_y = LoadGolden<2>(Golden("d_y"));
+  backward(layer, x, Mask("causal"), d_y);  // a first call: caching on first use is caught
+  layer.*weight = LoadGolden<2>(Golden(c + "_new_" + w));
+  const Grads g = backward(layer, x, Mask("causal"), d_y);
+  const std::string stale = "overwriting " + weight_name +
+                            " had no effect: something derived from the weights was cached" +
+                            kSeeDoc;
+  const std::string overwrite = c + "_overwrite_" + w + "_";
+  EXPECT_TRUE(MatchesGolden(g.dx, Golden(overwrite + "dx"), kLayer, kTokenAxes,
+                            {{Golden(c + "_causal_dx"), stale}}));
+  EXPECT_TRUE(MatchesGolden(g.*grad, Golden(overwrite + grad_name), kLayer, kWeightAxes,
+                            {{Golden(c + "_causal_" + grad_name), stale}}));
+}
+
 // shared: the layer has 1 < n_kv_heads < n_heads (both summation mistakes
 // apply); mqa: n_kv_heads == 1 (only the one-query-head mistake applies).
 void ExpectGqaCaseMatchesTorch(const GroupedQueryAttention& layer, const std::string& c,
@@ -97,18 +123,9 @@ TEST(GqaBackward, WithAsManyKvHeadsAsQueryHeadsItMatchesMultiHeadAttentionsGradi
 }
 
 TEST(GqaBackward, UsesWeightsOverwrittenAfterAFirstCall) {
-  GroupedQueryAttention layer(12, 4, 2, kSeed);
-  const Tensor2 x = LoadGolden<2>(Golden("x")), d_y = LoadGolden<2>(Golden("d_y"));
-  gqa_backward(layer, x, Mask("causal"), d_y);  // a first call: caching on first use is caught
-  layer.W_K = LoadGolden<2>(Golden("gqa_new_w_k"));
-  const GqaGrads g = gqa_backward(layer, x, Mask("causal"), d_y);
-  const std::string stale =
-      std::string("overwriting W_K had no effect: something derived from the weights was "
-                  "cached") + kSeeDoc;
-  EXPECT_TRUE(MatchesGolden(g.dx, Golden("gqa_overwrite_w_k_dx"), kLayer, kTokenAxes,
-                            {{Golden("gqa_causal_dx"), stale}}));
-  EXPECT_TRUE(MatchesGolden(g.dW_V, Golden("gqa_overwrite_w_k_dW_V"), kLayer, kWeightAxes,
-                            {{Golden("gqa_causal_dW_V"), stale}}));
+  ExpectUsesWeightOverwrittenAfterAFirstCall(
+      &gqa_backward, GroupedQueryAttention(12, 4, 2, kSeed), &GroupedQueryAttention::W_K, "W_K",
+      "gqa", &GqaGrads::dW_V, "dW_V");
 }
 
 // ---------------------------------------------------------------- MLA goldens
@@ -136,18 +153,9 @@ TEST(MlaBackward, ALatentOfRankOneMatchesTorchAutograd) {
 }
 
 TEST(MlaBackward, UsesWeightsOverwrittenAfterAFirstCall) {
-  MultiHeadLatentAttention layer(12, 3, 5, kSeed);
-  const Tensor2 x = LoadGolden<2>(Golden("x")), d_y = LoadGolden<2>(Golden("d_y"));
-  mla_backward(layer, x, Mask("causal"), d_y);
-  layer.W_UK = LoadGolden<2>(Golden("mla_new_w_uk"));
-  const MlaGrads g = mla_backward(layer, x, Mask("causal"), d_y);
-  const std::string stale =
-      std::string("overwriting W_UK had no effect: something derived from the weights was "
-                  "cached") + kSeeDoc;
-  EXPECT_TRUE(MatchesGolden(g.dx, Golden("mla_overwrite_w_uk_dx"), kLayer, kTokenAxes,
-                            {{Golden("mla_causal_dx"), stale}}));
-  EXPECT_TRUE(MatchesGolden(g.dW_DKV, Golden("mla_overwrite_w_uk_dW_DKV"), kLayer, kWeightAxes,
-                            {{Golden("mla_causal_dW_DKV"), stale}}));
+  ExpectUsesWeightOverwrittenAfterAFirstCall(
+      &mla_backward, MultiHeadLatentAttention(12, 3, 5, kSeed), &MultiHeadLatentAttention::W_UK,
+      "W_UK", "mla", &MlaGrads::dW_DKV, "dW_DKV");
 }
 
 // ---------------------------------------------------------------- masked rows
