@@ -1,13 +1,19 @@
-// Helpers of lab 1's tests: the public tests here and the grading tests (in
-// the instructors' repository) use the same ones, so that both name a
-// classic mistake in the same words.
+// Helpers and shared cases of lab 1's tests: the public tests here and the
+// grading tests (in the instructors' repository) run the same checks, each on
+// its own golden set (a folder of .npy files written by a golden generator),
+// so that both name a classic mistake in the same words. The grading tests
+// add cases of their own on top.
 #ifndef MHA_LABS_01_SPLIT_HEADS_SPLIT_HEADS_TEST_UTIL_H_
 #define MHA_LABS_01_SPLIT_HEADS_SPLIT_HEADS_TEST_UTIL_H_
 
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+#include <xtensor/xbuilder.hpp>
+
 #include "common/testing/testing.h"
+#include "labs/01_split_heads/split_heads.h"
 
 namespace mha {
 namespace testing {
@@ -38,10 +44,58 @@ inline const std::vector<std::string> kSplitMistakeNames = {"no_transpose", "int
                                                             "last_column_missing"};
 inline const std::vector<std::string> kCombineMistakeNames = {"no_transpose", "interleaved"};
 
-// What a failed argument check says.
-inline const char kSplitHeadsArgumentChecks[] =
-    "bad arguments must throw std::invalid_argument naming the values; see "
-    "docs/01_split_heads.md, \"Classic mistakes\"";
+// What a failed argument check says, named as data for the grader
+// (common/testing/misconception.h): "bad arguments must throw ...; see
+// docs/01_split_heads.md, "Classic mistakes"".
+inline const MistakeTable kSplitHeadsArgumentMistakes(
+    "docs/01_split_heads.md",
+    {{"argument_checks", "bad arguments must throw std::invalid_argument naming the values"}});
+inline const MistakeNote kSplitHeadsArgumentChecks =
+    kSplitHeadsArgumentMistakes.Named("argument_checks");
+
+// The axes of split_heads' result and of combine_heads' result, for messages.
+inline const std::vector<std::string> kHeadAxes = {"head", "token", "column"};
+inline const std::vector<std::string> kRowAxes = {"token", "column"};
+
+// Shared cases. `golden` is a golden set's folder ("labs/01_split_heads/golden/").
+
+// split_heads(<golden><name>_x.npy, n_heads) equals <name>_heads.npy (NumPy's
+// reshape then transpose), or the failure names the mistake it looks like.
+inline void ExpectSplitHeadsMatchesGolden(const std::string& golden, const std::string& name,
+                                          int n_heads) {
+  const Tensor2 x = LoadGolden<2>(golden + name + "_x.npy");  // (T, d_model)
+  EXPECT_TRUE(MatchesGolden(split_heads(x, n_heads), golden + name + "_heads.npy", kExact,
+                            kHeadAxes,
+                            kSplitHeadsMistakes.Of(golden + name + "_heads", kSplitMistakeNames)));
+}
+
+// combine_heads(<golden>combine_heads_in.npy) equals combine_x.npy (NumPy's
+// transpose then reshape).
+inline void ExpectCombineHeadsMatchesGolden(const std::string& golden) {
+  const Tensor3 heads = LoadGolden<3>(golden + "combine_heads_in.npy");  // (H, T, d_head)
+  EXPECT_TRUE(MatchesGolden(combine_heads(heads), golden + "combine_x.npy", kExact, kRowAxes,
+                            kCombineHeadsMistakes.Of(golden + "combine_x", kCombineMistakeNames)));
+}
+
+// The divisibility check comes first: without any check, n_heads = 0 divides
+// by zero and ends the whole test program.
+inline void ExpectSplitHeadsRejectsDModelNotDivisibleByNHeads() {
+  const Tensor2 x = xt::zeros<float>({3, 10});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { split_heads(x, 4); }, {"d_model=10", "n_heads=4"}))
+      << kSplitHeadsArgumentChecks;
+}
+
+inline void ExpectSplitHeadsRejectsZeroHeads() {
+  const Tensor2 x = xt::zeros<float>({3, 8});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { split_heads(x, 0); }, {"n_heads=0"}))
+      << kSplitHeadsArgumentChecks;
+}
+
+inline void ExpectCombineHeadsRejectsZeroDHead() {
+  const Tensor3 heads = xt::zeros<float>({2, 3, 0});
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { combine_heads(heads); }, {"d_head=0"}))
+      << kSplitHeadsArgumentChecks;
+}
 
 }  // namespace testing
 }  // namespace mha

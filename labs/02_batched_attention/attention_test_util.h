@@ -1,15 +1,19 @@
-// Helpers of lab 2's tests: the public tests here and the grading tests (in
-// the instructors' repository) use the same ones, so that both name a
-// classic mistake in the same words and run every attention test on both
-// versions alike.
+// Helpers and shared cases of lab 2's tests: the public tests here and the
+// grading tests (in the instructors' repository) run the same checks, each on
+// its own golden set (a folder of .npy files written by a golden generator),
+// so that both name a classic mistake in the same words and run every
+// attention test on both versions alike. The grading tests add cases of
+// their own on top.
 #ifndef MHA_LABS_02_BATCHED_ATTENTION_ATTENTION_TEST_UTIL_H_
 #define MHA_LABS_02_BATCHED_ATTENTION_ATTENTION_TEST_UTIL_H_
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <xtensor/xbuilder.hpp>
 
 #include "common/testing/testing.h"
 #include "labs/02_batched_attention/attention.h"
@@ -53,14 +57,101 @@ inline const std::vector<std::string> kCrossMaskedMistakes = {"dmodel_scale", "n
                                                               "query_axis_softmax",
                                                               "mask_ignored"};
 
-// What a failed shape check says.
-inline const char kAttentionShapeChecks[] =
-    "mismatched shapes must throw std::invalid_argument naming them; see "
-    "docs/02_batched_attention.md, \"Classic mistakes\"";
+// What a failed shape check says ("mismatched shapes must throw ...; see
+// docs/02_batched_attention.md, ..."), named as data for the grader
+// (common/testing/misconception.h).
+inline const MistakeTable kShapeMistakes(
+    "docs/02_batched_attention.md",
+    {{"shapes_unchecked", "mismatched shapes must throw std::invalid_argument naming them"}});
+inline const MistakeNote kAttentionShapeChecks = kShapeMistakes.Named("shapes_unchecked");
+
+// The table's nan_row, worded for softmax_rows alone.
+inline const std::string kNanRow =
+    "a fully masked row left as NaN instead of zeros (an all -inf row: -inf - (-inf) is NaN)";
+
+// The axes of the weights, of the output and of softmax_rows, for messages.
+inline const std::vector<std::string> kWeightAxes = {"head", "query", "key"};
+inline const std::vector<std::string> kOutputAxes = {"head", "query", "column"};
+inline const std::vector<std::string> kSoftmaxAxes = {"row", "column"};
 
 // attention_loop or attention_batched.
 using AttentionFn = AttentionResult (*)(const Tensor3&, const Tensor3&, const Tensor3&,
                                         const std::optional<Tensor2>&);
+
+// Shared cases. `golden` is a golden set's folder ("labs/02_batched_attention/golden/").
+
+// softmax_rows(<golden><name>_scores.npy) equals <name>_probs.npy; a failure
+// names the first of `mistakes` it looks like.
+inline void ExpectSoftmaxRowsMatchesGolden(const std::string& golden, const std::string& name,
+                                           const std::vector<KnownMistake>& mistakes = {}) {
+  const Tensor2 scores = LoadGolden<2>(golden + name + "_scores.npy");  // (rows, columns)
+  EXPECT_TRUE(MatchesGolden(softmax_rows(scores), golden + name + "_probs.npy", kRowOp,
+                            kSoftmaxAxes, mistakes));
+}
+
+// The rows of <golden><name>_scores.npy that are all -inf become zeros, not NaN.
+inline void ExpectSoftmaxRowsTurnsMaskedRowsIntoZeros(const std::string& golden,
+                                                      const std::string& name) {
+  ExpectSoftmaxRowsMatchesGolden(
+      golden, name,
+      {{golden + name + "_probs_mistake_nan_row.npy",
+        kNanRow + "; see " + kAttentionMistakes.doc() + ", \"Classic mistakes\"",
+        {"nan_row", kNanRow, kAttentionMistakes.doc()}}});
+}
+
+// Which of attend's results a golden case compares: weights, output or both
+// (weights first).
+enum class AttentionPart { kWeights, kOutput, kBoth };
+
+// attend(q, k, v, mask) of the golden inputs <qkv>_q/_k/_v.npy (and
+// <mask>_mask.npy unless `mask` is empty) equals <name>_weights.npy and/or
+// <name>_output.npy; a failure names the first of the generator's `mistakes`
+// (kAttentionMistakes) it looks like.
+inline void ExpectAttentionMatchesGolden(AttentionFn attend, const std::string& golden,
+                                         const std::string& qkv, const std::string& mask,
+                                         const std::string& name,
+                                         const std::vector<std::string>& mistakes,
+                                         AttentionPart part = AttentionPart::kBoth) {
+  const AttentionInputs in = LoadAttentionInputs(golden, qkv, mask);
+  const AttentionResult r = attend(in.q, in.k, in.v, in.mask);
+  if (part != AttentionPart::kOutput) {
+    EXPECT_TRUE(MatchesGolden(r.weights, golden + name + "_weights.npy", kAttention, kWeightAxes,
+                              kAttentionMistakes.Of(golden + name + "_weights", mistakes)));
+  }
+  if (part != AttentionPart::kWeights) {
+    EXPECT_TRUE(MatchesGolden(r.output, golden + name + "_output.npy", kAttention, kOutputAxes,
+                              kAttentionMistakes.Of(golden + name + "_output", mistakes)));
+  }
+}
+
+// A (S, T) mask where attend needs (T, S) is refused, naming both shapes.
+inline void ExpectAttentionRejectsATransposedMask(AttentionFn attend, std::size_t T,
+                                                  std::size_t S, std::size_t d_head) {
+  const Tensor3 q = xt::zeros<float>({std::size_t{2}, T, d_head});   // (H=2, T, d_head)
+  const Tensor3 kv = xt::zeros<float>({std::size_t{2}, S, d_head});  // (H=2, S, d_head)
+  const Tensor2 mask = xt::zeros<float>({S, T});   // transposed: must be (T, S)
+  const std::string given = "(" + std::to_string(S) + ", " + std::to_string(T) + ")";
+  const std::string wanted = "(" + std::to_string(T) + ", " + std::to_string(S) + ")";
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { attend(q, kv, kv, mask); }, {given, wanted}))
+      << kAttentionShapeChecks;
+}
+
+inline void ExpectAttentionRejectsKeysWithAnotherHeadCount(AttentionFn attend) {
+  const Tensor3 q = xt::zeros<float>({2, 4, 3});
+  const Tensor3 kv = xt::zeros<float>({3, 4, 3});
+  EXPECT_TRUE(
+      ThrowsInvalidArgument([&] { attend(q, kv, kv, std::nullopt); }, {"(2, 4, 3)", "(3, 4, 3)"}))
+      << kAttentionShapeChecks;
+}
+
+// attention_batched gives attention_loop's weights and output on q, k, v, mask.
+inline void ExpectBatchedMatchesLoop(const Tensor3& q, const Tensor3& k, const Tensor3& v,
+                                     const std::optional<Tensor2>& mask) {
+  const AttentionResult loop = attention_loop(q, k, v, mask);
+  const AttentionResult batched = attention_batched(q, k, v, mask);
+  EXPECT_TRUE(AllClose(batched.weights, loop.weights, kAttention, kWeightAxes));
+  EXPECT_TRUE(AllClose(batched.output, loop.output, kAttention, kOutputAxes));
+}
 
 }  // namespace testing
 }  // namespace mha

@@ -22,99 +22,54 @@
 namespace mha {
 namespace {
 
-using testing::AllClose;
-using testing::Field;
-using testing::kHeadAnalysisMistakes;
 using testing::kOrder;
-using testing::kRowOp;
-using testing::LoadGolden;
-using testing::MatchesGolden;
+using testing::kRuleMistakes;
+using testing::Near;
 using testing::Quiet;
-using testing::ThrowsInvalidArgument;
 
+// The golden set of these tests: a causal (2, 6, 6) and an unmasked (3, 4, 4)
+// pattern. The grading tests run the same cases
+// (labs/07_head_analysis/head_analysis_test_util.h) on a set of their own.
 const std::string kGolden = "labs/07_head_analysis/golden/";
-const std::string kSeeDoc = "; see docs/07_head_analysis.md, \"Classic mistakes\"";
-const char* const kCases[] = {"causal", "full"};  // (2, 6, 6) causal, (3, 4, 4) unmasked
-
-std::vector<HeadProfile> Profiles(const std::string& c) {
-  return profile_heads(LoadGolden<3>(kGolden + c + "_weights.npy"));
-}
-
-::testing::AssertionResult Near(float actual, double expected) {
-  return AllClose(Tensor1{actual}, Tensor1{static_cast<float>(expected)}, kRowOp);
-}
 
 // ---------------------------------------------------------------- profiles
 
 TEST(ProfileHeadsPublic, EntropyMatchesNumpyOnRandomPatterns) {
-  for (const std::string c : kCases) {
-    const std::vector<HeadProfile> p = Profiles(c);
-    for (const HeadProfile& h : p) {
-      ASSERT_FALSE(std::isnan(h.entropy))
-          << c << ": entropy is NaN; a weight of 0 must add 0 ln 0 = 0, not 0 * -inf" << kSeeDoc;
-    }
-    EXPECT_TRUE(MatchesGolden(
-        Field(p, &HeadProfile::entropy), kGolden + c + "_entropy.npy", kRowOp, {"head"},
-        kHeadAnalysisMistakes.Of(kGolden + c + "_entropy", {"bits"})))
-        << c;
-  }
+  testing::ExpectEntropyMatchesGolden(kGolden);
 }
 
 TEST(ProfileHeadsPublic, MeanDistanceMatchesNumpyOnRandomPatterns) {
-  for (const std::string c : kCases) {
-    EXPECT_TRUE(MatchesGolden(
-        Field(Profiles(c), &HeadProfile::mean_distance), kGolden + c + "_mean_distance.npy",
-        kRowOp, {"head"},
-        kHeadAnalysisMistakes.Of(kGolden + c + "_mean_distance",
-                                 {"signed", "signed_reversed"})))
-        << c;
-  }
+  testing::ExpectStatisticMatchesGolden(kGolden, &HeadProfile::mean_distance, "mean_distance",
+                                        {"signed", "signed_reversed"});
 }
 
 TEST(ProfileHeadsPublic, PreviousTokenMatchesNumpyOnRandomPatterns) {
-  for (const std::string c : kCases) {
-    EXPECT_TRUE(MatchesGolden(
-        Field(Profiles(c), &HeadProfile::previous_token), kGolden + c + "_previous_token.npy",
-        kRowOp, {"head"},
-        kHeadAnalysisMistakes.Of(kGolden + c + "_previous_token", {"over_T"})))
-        << c;
-  }
+  testing::ExpectStatisticMatchesGolden(kGolden, &HeadProfile::previous_token, "previous_token",
+                                        {"over_T"});
 }
 
 TEST(ProfileHeadsPublic, SelfAndFirstTokenMatchNumpyOnRandomPatterns) {
-  for (const std::string c : kCases) {
-    const std::vector<HeadProfile> p = Profiles(c);
-    EXPECT_TRUE(
-        MatchesGolden(Field(p, &HeadProfile::self), kGolden + c + "_self.npy", kRowOp, {"head"}))
-        << c;
-    EXPECT_TRUE(MatchesGolden(Field(p, &HeadProfile::first_token),
-                              kGolden + c + "_first_token.npy", kRowOp, {"head"}))
-        << c;
-  }
+  testing::ExpectStatisticMatchesGolden(kGolden, &HeadProfile::self, "self");
+  testing::ExpectStatisticMatchesGolden(kGolden, &HeadProfile::first_token, "first_token");
 }
 
 TEST(ProfileHeadsPublic, SingleTokenHasPreviousTokenZero) {
   const Tensor3 w = xt::ones<float>({1, 1, 1});
   const HeadProfile p = profile_heads(w)[0];
   ASSERT_FALSE(std::isnan(p.previous_token))
-      << "T == 1 has no query with i >= 1: 0, not 0/0" << kSeeDoc;
+      << kRuleMistakes.Named("previous_token_nan_at_T1");
   EXPECT_TRUE(Near(p.previous_token, 0.0)) << "previous_token";
 }
 
 TEST(ProfileHeadsPublic, RejectsWeightsThatAreNotSquare) {
-  const Tensor3 w = xt::zeros<float>({2, 3, 4});
-  EXPECT_TRUE(ThrowsInvalidArgument([&] { profile_heads(w); }, {"(2, 3, 4)"}))
-      << "weights must be (H, T, T)" << kSeeDoc;
+  testing::ExpectProfileHeadsRejectsWeightsThatAreNotSquare();
 }
 
 // ---------------------------------------------------------- induction score
 
 TEST(InductionScorePublic, MatchesNumpyOnARandomPattern) {
-  const Tensor2 w = LoadGolden<2>(kGolden + "induction_weights.npy");  // (6, 6), L = 3
-  EXPECT_TRUE(MatchesGolden(
-      Tensor1{induction_score(w, 3)}, kGolden + "induction_score.npy", kRowOp, {"score"},
-      kHeadAnalysisMistakes.Of(kGolden + "induction_score",
-                               {"key_i_minus_L", "key_i_minus_L_plus_2", "over_2L"})));
+  // (6, 6) weights, L = 3.
+  testing::ExpectInductionScoreMatchesGolden(kGolden, /*block_len=*/3);
 }
 
 TEST(InductionScorePublic, PerfectInductionPatternScoresOne) {
@@ -126,22 +81,11 @@ TEST(InductionScorePublic, PerfectInductionPatternScoresOne) {
 // ------------------------------------------------------------- head labels
 
 TEST(ClassifyHeadPublic, RulesApplyInTheDocumentedOrder) {
-  // Switch the rules on from the last to the first: each new one must win.
-  HeadProfile p = Quiet();
-  EXPECT_EQ(classify_head(p), "diffuse") << kOrder;
-  p.mean_distance = 1.0f;
-  EXPECT_EQ(classify_head(p), "local") << kOrder;
-  p.first_token = 0.9f;
-  EXPECT_EQ(classify_head(p), "first-token") << kOrder;
-  p.self = 0.9f;
-  EXPECT_EQ(classify_head(p), "self") << kOrder;
-  p.previous_token = 0.9f;
-  EXPECT_EQ(classify_head(p), "previous-token") << kOrder;
-  EXPECT_EQ(classify_head(p, 0.9f), "induction") << kOrder;
+  testing::ExpectRulesApplyInTheDocumentedOrder();
 }
 
 TEST(ClassifyHeadPublic, ThresholdsIncludeTheirBoundary) {
-  const std::string why = "a statistic exactly at its threshold passes (>= 0.5, <= 2.0)" + kSeeDoc;
+  const testing::MistakeNote why = kRuleMistakes.Named("strict_thresholds");
   HeadProfile p = Quiet();
   p.self = 0.5f;
   EXPECT_EQ(classify_head(p), "self") << why;

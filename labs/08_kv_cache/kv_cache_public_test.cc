@@ -27,33 +27,27 @@ namespace {
 
 using testing::AllClose;
 using testing::Counting;
-using testing::Decode;
-using testing::KnownMistake;
-using testing::LoadGolden;
-using testing::MatchesGolden;
-using testing::ThrowsInvalidArgument;
-using testing::kAttention;
+using testing::ExpectTheFullCausalForward;
+using testing::GqaCase;
+using testing::kCacheMistakes;
 using testing::kExact;
 using testing::kLayer;
-
-const std::string kSeeDoc = "; see docs/08_kv_cache.md, \"Classic mistakes\"";
+using testing::LoadGolden;
+using testing::LooksLikeIf;
+using testing::MlaCase;
+using testing::ThrowsInvalidArgument;
 
 const std::string kGolden = "labs/08_kv_cache/golden/";
 
 std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
-// The mistakes the generator could tell apart for a chunking ("prefill",
-// "single", "chunks") of a case ("gqa", "mla"): kv_cache_test_util.h.
-std::vector<KnownMistake> Mistakes(const std::string& c, const std::string& schedule) {
-  return testing::DecoderMistakes(kGolden, c, schedule);
-}
-
-// The public GQA case: d_model 24, 4 query heads in 2 groups (d_head 6), with
-// the generator's weights.
-GroupedQueryAttention GqaLayer() { return testing::LoadGqaLayer(kGolden + "gqa", 24, 4, 2); }
-
-// The public MLA case: d_model 20, 4 heads (d_head 5), kv_rank 6.
-MultiHeadLatentAttention MlaLayer() { return testing::LoadMlaLayer(kGolden + "mla", 20, 4, 6); }
+// The golden cases of these tests; the grading tests run the same cases
+// (labs/08_kv_cache/kv_cache_test_util.h) on cases of their own.
+// GQA: d_model 24, 4 query heads in 2 groups (d_head 6), 8 tokens, with the
+// generator's weights.
+const GqaCase kGqa{kGolden, "gqa", 24, 4, 2, /*T=*/8, /*chunks=*/{3, 1, 4}};
+// MLA: d_model 20, 4 heads (d_head 5), kv_rank 6, 7 tokens.
+const MlaCase kMla{kGolden, "mla", 20, 4, 6, /*T=*/7, /*chunks=*/{2, 3, 2}};
 
 // ------------------------------------------------------------------ KVCache
 
@@ -75,11 +69,8 @@ TEST(KVCachePublic, BytesCountTheKeysAndValuesOfThePositionsHeld) {
   KVCache cache(/*n_kv_heads=*/2, /*d_head=*/3, /*capacity=*/10);
   cache.append(Counting(2, 4, 3, 0.0f), Counting(2, 4, 3, 0.0f));
   const std::size_t expected = 2 * 2 * 4 * 3 * sizeof(float);  // K and V, 2 heads, 4 positions
-  std::string hint;
-  if (cache.bytes() == expected / 2) hint = "looks like bytes() counts only one of K and V" + kSeeDoc;
-  if (cache.bytes() == expected / 4 * 10) {
-    hint = "looks like bytes() counts the capacity, not the positions held" + kSeeDoc;
-  }
+  testing::MistakeNote hint = LooksLikeIf(cache.bytes() == expected / 2, "bytes_one_of_kv");
+  if (cache.bytes() == expected / 4 * 10) hint = kCacheMistakes.LooksLike("bytes_capacity");
   EXPECT_EQ(cache.bytes(), expected) << hint;
 }
 
@@ -89,16 +80,16 @@ TEST(KVCachePublic, AppendBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
   cache.append(k, v);
   EXPECT_TRUE(ThrowsInvalidArgument(
       [&] { cache.append(Counting(2, 2, 3, 7.0f), Counting(2, 2, 3, 7.0f)); }, {"capacity=4"}));
-  EXPECT_EQ(cache.length(), 3) << "looks like the failed append left the cache changed" << kSeeDoc;
+  EXPECT_EQ(cache.length(), 3) << kCacheMistakes.LooksLike("failed_append_changes");
   EXPECT_TRUE(AllClose(cache.keys(), k, kExact, {"kv head", "position", "feature"}))
-      << "the failed append left the cache changed" << kSeeDoc;
+      << kCacheMistakes.Named("failed_append_changes");
 }
 
 TEST(KVCachePublic, AppendOfTheWrongShapeThrowsAndLeavesTheCacheUnchanged) {
   KVCache cache(/*n_kv_heads=*/2, /*d_head=*/3, /*capacity=*/4);
   EXPECT_TRUE(ThrowsInvalidArgument(
       [&] { cache.append(Counting(3, 1, 3, 0.0f), Counting(3, 1, 3, 0.0f)); }, {"(3, 1, 3)"}));
-  EXPECT_EQ(cache.length(), 0) << "looks like the failed append left the cache changed" << kSeeDoc;
+  EXPECT_EQ(cache.length(), 0) << kCacheMistakes.LooksLike("failed_append_changes");
 }
 
 TEST(KVCachePublic, ClearForgetsThePositionsAndKeepsTheCapacity) {
@@ -116,61 +107,30 @@ TEST(KVCachePublic, ClearForgetsThePositionsAndKeepsTheCapacity) {
 // --------------------------------------------------------------- GqaDecoder
 
 TEST(GqaDecoderPublic, APrefillGivesTheFullCausalForward) {
-  const GroupedQueryAttention layer = GqaLayer();
-  GqaDecoder decoder(layer, /*capacity=*/8);
-  const std::optional<Tensor2> rows = Decode(decoder, LoadGolden<2>(Golden("gqa_x")), {8});
-  ASSERT_TRUE(rows.has_value());
-  EXPECT_TRUE(MatchesGolden(*rows, Golden("gqa_forward"), kLayer, {"token", "column"},
-                            Mistakes("gqa", "prefill")));
+  ExpectTheFullCausalForward(kGqa, "prefill");
 }
 
 TEST(GqaDecoderPublic, OneTokenAtATimeGivesTheFullCausalForward) {
-  const GroupedQueryAttention layer = GqaLayer();
-  GqaDecoder decoder(layer, /*capacity=*/8);
-  const std::optional<Tensor2> rows =
-      Decode(decoder, LoadGolden<2>(Golden("gqa_x")), {1, 1, 1, 1, 1, 1, 1, 1});
-  ASSERT_TRUE(rows.has_value());
-  EXPECT_TRUE(MatchesGolden(*rows, Golden("gqa_forward"), kLayer, {"token", "column"},
-                            Mistakes("gqa", "single")));
+  ExpectTheFullCausalForward(kGqa, "single");
 }
 
 TEST(GqaDecoderPublic, UnevenChunksGiveTheFullCausalForward) {
-  const GroupedQueryAttention layer = GqaLayer();
-  GqaDecoder decoder(layer, /*capacity=*/8);
-  const std::optional<Tensor2> rows = Decode(decoder, LoadGolden<2>(Golden("gqa_x")), {3, 1, 4});
-  ASSERT_TRUE(rows.has_value());
-  EXPECT_TRUE(MatchesGolden(*rows, Golden("gqa_forward"), kLayer, {"token", "column"},
-                            Mistakes("gqa", "chunks")));
+  ExpectTheFullCausalForward(kGqa, "chunks");
 }
 
 TEST(GqaDecoderPublic, TheCacheHoldsTheKeysAndValuesOfTheKvHeadsOnly) {
-  const GroupedQueryAttention layer = GqaLayer();
-  GqaDecoder decoder(layer, /*capacity=*/10);
-  ASSERT_TRUE(Decode(decoder, LoadGolden<2>(Golden("gqa_x")), {3, 1, 4}).has_value());
-  const KVCache& cache = decoder.cache();
-  EXPECT_EQ(cache.length(), 8);
-  EXPECT_EQ(cache.capacity(), 10);
-  const Tensor3 keys = cache.keys();
-  ASSERT_EQ(keys.shape(0), 2u)
-      << "the cache holds " << keys.shape(0) << " heads, expected n_kv_heads=2"
-      << (keys.shape(0) == 4 ? "; looks like the cache stores the repeated kv heads (one per "
-                               "query head) instead of the n_kv_heads kv heads" + kSeeDoc
-                             : "");
-  EXPECT_EQ(cache.bytes(), 2u * 2 * 8 * 6 * sizeof(float));
-  EXPECT_TRUE(MatchesGolden(keys, Golden("gqa_keys"), kAttention, {"kv head", "position", "feature"}));
-  EXPECT_TRUE(MatchesGolden(cache.values(), Golden("gqa_values"), kAttention,
-                            {"kv head", "position", "feature"}));
+  testing::ExpectTheCacheHoldsTheKeysAndValuesOfTheKvHeadsOnly(kGqa, /*capacity=*/10);
 }
 
 TEST(GqaDecoderPublic, AStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
-  const GroupedQueryAttention layer = GqaLayer();
+  const GroupedQueryAttention layer = testing::Layer(kGqa);
   const Tensor2 x = LoadGolden<2>(Golden("gqa_x"));  // (8, 24)
   GqaDecoder decoder(layer, /*capacity=*/5);
   decoder.step(xt::view(x, xt::range(0, 3), xt::all()));
   EXPECT_TRUE(ThrowsInvalidArgument(
       [&] { decoder.step(xt::view(x, xt::range(3, 6), xt::all())); }, {"capacity=5"}));
   EXPECT_EQ(decoder.cache().length(), 3)
-      << "looks like the failed step left the cache changed" << kSeeDoc;
+      << kCacheMistakes.LooksLike("failed_step_changes");
   // The decoder goes on from where it was: tokens 3 and 4 are rows 3 and 4.
   const Tensor2 y = decoder.step(xt::view(x, xt::range(3, 5), xt::all()));  // (2, 24)
   const Tensor2 expected = xt::view(LoadGolden<2>(Golden("gqa_forward")), xt::range(3, 5), xt::all());
@@ -180,43 +140,15 @@ TEST(GqaDecoderPublic, AStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
 // --------------------------------------------------------------- MlaDecoder
 
 TEST(MlaDecoderPublic, OneTokenAtATimeGivesTheFullCausalForward) {
-  const MultiHeadLatentAttention layer = MlaLayer();
-  MlaDecoder decoder(layer, /*capacity=*/7);
-  const std::optional<Tensor2> rows =
-      Decode(decoder, LoadGolden<2>(Golden("mla_x")), {1, 1, 1, 1, 1, 1, 1});
-  ASSERT_TRUE(rows.has_value());
-  EXPECT_TRUE(MatchesGolden(*rows, Golden("mla_forward"), kLayer, {"token", "column"},
-                            Mistakes("mla", "single")));
+  ExpectTheFullCausalForward(kMla, "single");
 }
 
 TEST(MlaDecoderPublic, UnevenChunksGiveTheFullCausalForward) {
-  const MultiHeadLatentAttention layer = MlaLayer();
-  MlaDecoder decoder(layer, /*capacity=*/7);
-  const std::optional<Tensor2> rows = Decode(decoder, LoadGolden<2>(Golden("mla_x")), {2, 3, 2});
-  ASSERT_TRUE(rows.has_value());
-  EXPECT_TRUE(MatchesGolden(*rows, Golden("mla_forward"), kLayer, {"token", "column"},
-                            Mistakes("mla", "chunks")));
+  ExpectTheFullCausalForward(kMla, "chunks");
 }
 
 TEST(MlaDecoderPublic, TheCacheHoldsOnlyTheLatents) {
-  const MultiHeadLatentAttention layer = MlaLayer();
-  MlaDecoder decoder(layer, /*capacity=*/9);
-  ASSERT_TRUE(Decode(decoder, LoadGolden<2>(Golden("mla_x")), {2, 3, 2}).has_value());
-  const LatentCache& cache = decoder.cache();
-  EXPECT_EQ(cache.length(), 7);
-  EXPECT_EQ(cache.capacity(), 9);
-  const Tensor2 latents = cache.latents();
-  ASSERT_EQ(latents.shape(1), 6u)
-      << "the cache keeps " << latents.shape(1) << " floats per token, expected kv_rank=6"
-      << (latents.shape(1) == 40 ? "; looks like the latent cache stores K and V instead of "
-                                   "the latent c" + kSeeDoc
-                                 : "");
-  EXPECT_EQ(cache.bytes(), 7u * 6 * sizeof(float))
-      << (cache.bytes() == 2 * 7u * 6 * sizeof(float)
-              ? "looks like bytes() counts a key and a value per latent; the latent stands "
-                "for both" + kSeeDoc
-              : "");
-  EXPECT_TRUE(MatchesGolden(latents, Golden("mla_latents"), kAttention, {"position", "latent"}));
+  testing::ExpectTheCacheHoldsOnlyTheLatents(kMla, /*capacity=*/9);
 }
 
 TEST(LatentCachePublic, AppendBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
@@ -224,7 +156,7 @@ TEST(LatentCachePublic, AppendBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
   const Tensor2 c = {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}};  // (3, 3)
   cache.append(c);
   EXPECT_TRUE(ThrowsInvalidArgument([&] { cache.append(c); }, {"capacity=4"}));
-  EXPECT_EQ(cache.length(), 3) << "looks like the failed append left the cache changed" << kSeeDoc;
+  EXPECT_EQ(cache.length(), 3) << kCacheMistakes.LooksLike("failed_append_changes");
   EXPECT_EQ(cache.bytes(), 3u * 3 * sizeof(float));
   EXPECT_TRUE(AllClose(cache.latents(), c, kExact, {"position", "latent"}));
 }

@@ -1,6 +1,8 @@
-// Helpers of lab 9's tests: the public tests here and the grading tests (in
-// the instructors' repository) name each classic mistake of the tiled loop,
-// and of the tile count, in the same words.
+// Helpers and shared cases of lab 9's tests: the public tests here and the
+// grading tests (in the instructors' repository) run the same checks, each on
+// its own golden set (a folder of .npy files written by a golden generator),
+// and name each classic mistake of the tiled loop, and of the tile count, in
+// the same words. The grading tests add cases of their own on top.
 //
 //   MatchesGolden(attention_tiled(q, k, v, mask, 4, 5), dir + "masked_output.npy", kAttention,
 //                 axes, kFlashAttentionMistakes.Of(dir + "masked_output", {"no_rescale"}));
@@ -9,7 +11,14 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xview.hpp>
 
 #include "common/testing/testing.h"
 #include "labs/09_flash_attention/flash_attention.h"
@@ -77,6 +86,53 @@ inline MistakeNote TileCountMessage(int T, int S, int bq, int bk, std::size_t ac
   }
   return MistakeNote(
       {}, "see docs/09_flash_attention.md, \"Which tiles a causal query block needs\"");
+}
+
+inline const std::vector<std::string> kFlashAxes = {"head", "query", "column"};
+
+// Shared cases. `golden` is a golden set's folder ("labs/09_flash_attention/golden/");
+// a case `name` is its files <name>_q.npy, _k.npy, _v.npy (and _mask.npy when
+// masked) and <name>_output.npy.
+
+// attention_tiled on case `name` with blocks (block_q, block_k) equals
+// <name>_output.npy; a failure names the first of `mistakes` it looks like.
+inline void ExpectTiledMatchesGolden(const std::string& golden, const std::string& name,
+                                     bool masked, int block_q, int block_k,
+                                     const std::vector<std::string>& mistakes = {}) {
+  const AttentionInputs in = LoadAttentionInputs(golden, name, masked ? name : "");
+  const std::string output = golden + name + "_output";
+  EXPECT_TRUE(MatchesGolden(attention_tiled(in.q, in.k, in.v, in.mask, block_q, block_k),
+                            output + ".npy", kAttention, kFlashAxes,
+                            kFlashAttentionMistakes.Of(output, mistakes)));
+}
+
+// attention_tiled_causal on case `name` (no mask file: the causal mask is the
+// function's own) equals <name>_output.npy.
+inline void ExpectTiledCausalMatchesGolden(const std::string& golden, const std::string& name,
+                                           int block_q, int block_k,
+                                           const std::vector<std::string>& mistakes = {}) {
+  const AttentionInputs in = LoadAttentionInputs(golden, name, "");
+  const std::string output = golden + name + "_output";
+  EXPECT_TRUE(MatchesGolden(attention_tiled_causal(in.q, in.k, in.v, block_q, block_k),
+                            output + ".npy", kAttention, kFlashAxes,
+                            kFlashAttentionMistakes.Of(output, mistakes)));
+}
+
+// On the masked case "masked", nothing attention_tiled returns with blocks
+// (block_q, block_k) is NaN or inf, and each query of `empty_rows` (which
+// sees no key) gets a row of zeros.
+inline void ExpectQueriesThatSeeNoKeyGetZeroRows(const std::string& golden, int block_q,
+                                                 int block_k, const std::vector<int>& empty_rows) {
+  const AttentionInputs in = LoadAttentionInputs(golden, "masked", "masked");
+  const Tensor3 out = attention_tiled(in.q, in.k, in.v, in.mask, block_q, block_k);  // (H, T, d)
+  EXPECT_TRUE(xt::all(xt::isfinite(out)))
+      << "the output has NaN or inf: " << kFlashAttentionMistakes.Named("nan_first_block_masked");
+  const Tensor3 zeros = xt::zeros<float>({out.shape(0), std::size_t{1}, out.shape(2)});
+  for (int row : empty_rows) {
+    const Tensor3 got = xt::view(out, xt::all(), xt::range(row, row + 1), xt::all());
+    EXPECT_TRUE(AllClose(got, zeros, kExact, kFlashAxes))
+        << "query " << row << " may see no key: its output row must be all zeros";
+  }
 }
 
 }  // namespace testing

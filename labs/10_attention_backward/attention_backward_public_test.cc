@@ -27,56 +27,45 @@ namespace mha {
 namespace {
 
 using testing::AllClose;
-using testing::KnownMistake;
-using testing::kAttentionBackwardMistakes;
-using testing::LoadGolden;
-using testing::MatchesGolden;
+using testing::AttentionCase;
+using testing::AttentionGradChecks;
+using testing::ExpectGradMatchesTorch;
 using testing::kLayer;
+using testing::LayerCase;
+using testing::LayerGradChecks;
+using testing::LoadGolden;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
+// The golden set of these tests; the grading tests run the same cases
+// (labs/10_attention_backward/attention_backward_test_util.h) on a set of
+// their own.
 const std::string kGolden = "labs/10_attention_backward/golden/";
 
-std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
-
-// The known mistakes `names` of golden `golden` (attention_backward_test_util.h).
-std::vector<KnownMistake> Mistakes(const std::string& golden,
-                                   const std::vector<std::string>& names) {
-  return kAttentionBackwardMistakes.Of(kGolden + golden, names);
-}
-
 // The public attention case: q (2, 3, 5), k and v (2, 4, 5), causal (3, 4) mask.
-AttentionGrads PublicAttentionGrads() {
-  const testing::AttentionInputs in = testing::LoadAttentionInputs(kGolden, "pub", "pub");
-  return attention_backward(in.q, in.k, in.v, in.mask, LoadGolden<3>(Golden("pub_d_output")));
-}
+const AttentionCase kAttentionCase{kGolden, "pub", /*masked=*/true};
+
+// The public layer case: MultiHeadAttention(d_model=8, n_heads=2, seed=3) on
+// pub_mha_x.npy with the mask pub_mha_mask.npy.
+const LayerCase kLayerCase{kGolden, "pub_mha", "pub_mha"};
 
 MhaGrads PublicLayerGrads() {
   const MultiHeadAttention layer(/*d_model=*/8, /*n_heads=*/2, /*seed=*/3);
-  return mha_backward(layer, LoadGolden<2>(Golden("pub_mha_x")),
-                      LoadGolden<2>(Golden("pub_mha_mask")), LoadGolden<2>(Golden("pub_mha_d_y")));
+  return kLayerCase.Grads(layer, LoadGolden<2>(kGolden + "pub_mha_mask.npy"));
 }
 
 // ---------------------------------------------------------------- attention_backward
 
 TEST(AttentionBackwardPublic, DqMatchesTorchAutograd) {
-  EXPECT_TRUE(MatchesGolden(PublicAttentionGrads().dq, Golden("pub_dq"), kLayer,
-                            {"head", "query", "column"},
-                            Mistakes("pub_dq", {"no_row_sum", "row_sum_over_queries", "no_scale",
-                                                "mask_leak"})));
+  ExpectGradMatchesTorch(kAttentionCase, kAttentionCase.Grads(), AttentionGradChecks()[0]);
 }
 
 TEST(AttentionBackwardPublic, DkMatchesTorchAutograd) {
-  EXPECT_TRUE(MatchesGolden(PublicAttentionGrads().dk, Golden("pub_dk"), kLayer,
-                            {"head", "key", "column"},
-                            Mistakes("pub_dk", {"no_row_sum", "row_sum_over_queries", "no_scale",
-                                                "dk_dv_swapped", "mask_leak"})));
+  ExpectGradMatchesTorch(kAttentionCase, kAttentionCase.Grads(), AttentionGradChecks()[1]);
 }
 
 TEST(AttentionBackwardPublic, DvMatchesTorchAutograd) {
-  EXPECT_TRUE(MatchesGolden(PublicAttentionGrads().dv, Golden("pub_dv"), kLayer,
-                            {"head", "key", "column"},
-                            Mistakes("pub_dv", {"dk_dv_swapped", "mask_leak"})));
+  ExpectGradMatchesTorch(kAttentionCase, kAttentionCase.Grads(), AttentionGradChecks()[2]);
 }
 
 TEST(AttentionBackwardPublic, AQueryThatSeesNoKeyGetsNoGradientAndPassesNone) {
@@ -113,36 +102,23 @@ TEST(AttentionBackwardPublic, RejectsADOutputNotShapedLikeQ) {
 // ---------------------------------------------------------------- mha_backward
 
 TEST(MhaBackwardPublic, DxMatchesTorchAutograd) {
-  EXPECT_TRUE(MatchesGolden(PublicLayerGrads().dx, Golden("pub_mha_dx"), kLayer,
-                            {"token", "column"},
-                            Mistakes("pub_mha_dx", {"dx_query_path_only",
-                                                    "dx_weights_not_transposed", "no_row_sum",
-                                                    "row_sum_over_queries", "no_scale",
-                                                    "dk_dv_swapped"})));
+  ExpectGradMatchesTorch(kLayerCase, PublicLayerGrads(), LayerGradChecks()[0]);
 }
 
 TEST(MhaBackwardPublic, DWQMatchesTorchAutograd) {
-  EXPECT_TRUE(MatchesGolden(PublicLayerGrads().dW_Q, Golden("pub_mha_dW_Q"), kLayer,
-                            {"row", "column"},
-                            Mistakes("pub_mha_dW_Q",
-                                     {"no_row_sum", "row_sum_over_queries", "no_scale"})));
+  ExpectGradMatchesTorch(kLayerCase, PublicLayerGrads(), LayerGradChecks()[1]);
 }
 
 TEST(MhaBackwardPublic, DWKMatchesTorchAutograd) {
-  EXPECT_TRUE(MatchesGolden(PublicLayerGrads().dW_K, Golden("pub_mha_dW_K"), kLayer,
-                            {"row", "column"},
-                            Mistakes("pub_mha_dW_K", {"no_row_sum", "row_sum_over_queries",
-                                                      "no_scale", "dk_dv_swapped"})));
+  ExpectGradMatchesTorch(kLayerCase, PublicLayerGrads(), LayerGradChecks()[2]);
 }
 
 TEST(MhaBackwardPublic, DWVMatchesTorchAutograd) {
-  EXPECT_TRUE(MatchesGolden(PublicLayerGrads().dW_V, Golden("pub_mha_dW_V"), kLayer,
-                            {"row", "column"}, Mistakes("pub_mha_dW_V", {"dk_dv_swapped"})));
+  ExpectGradMatchesTorch(kLayerCase, PublicLayerGrads(), LayerGradChecks()[3]);
 }
 
 TEST(MhaBackwardPublic, DWOMatchesTorchAutograd) {
-  EXPECT_TRUE(MatchesGolden(PublicLayerGrads().dW_O, Golden("pub_mha_dW_O"), kLayer,
-                            {"row", "column"}, Mistakes("pub_mha_dW_O", {"w_o_grad_transposed"})));
+  ExpectGradMatchesTorch(kLayerCase, PublicLayerGrads(), LayerGradChecks()[4]);
 }
 
 }  // namespace

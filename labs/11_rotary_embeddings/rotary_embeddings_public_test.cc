@@ -29,30 +29,30 @@ namespace {
 
 using testing::AllClose;
 using testing::Decode;
-using testing::LoadGolden;
-using testing::MatchesGolden;
-using testing::ThrowsInvalidArgument;
 using testing::kExact;
 using testing::kLayer;
 using testing::kRopeMistakes;
+using testing::kRotationAxes;
 using testing::kRowOp;
+using testing::LoadGolden;
+using testing::RotaryCase;
+using testing::ThrowsInvalidArgument;
 
 const std::string kGolden = "labs/11_rotary_embeddings/golden/";
 
-std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
+// The golden layer case of these tests: d_model 16, 2 heads of d_head 8,
+// base 10000, the draws of seed 111, 8 tokens. The grading tests run the same
+// cases (labs/11_rotary_embeddings/rotary_embeddings_test_util.h) on cases
+// of their own.
+const RotaryCase kLayerCase{kGolden, "layer", 16, 2, 10000.0, /*T=*/8, /*chunks=*/{3, 1, 4}};
 
-const std::vector<std::string> kRotationAxes = {"head", "position", "feature"};
-
-// The public layer: d_model 16, 2 heads of d_head 8, base 10000, the draws of seed 111.
-RotaryAttention Layer() { return testing::LoadRotaryLayer(kGolden + "layer", 16, 2, 10000.0); }
+RotaryAttention Layer() { return kLayerCase.Layer(); }
 
 // --------------------------------------------------------------- rope_angles
 
 TEST(RopeAnglesPublic, RowPColumnIIsPTimesThetaI) {
   // 6 positions, d_head 8: 4 pairs turning at 1, 0.1, 0.01, 0.001 rad per position.
-  EXPECT_TRUE(MatchesGolden(rope_angles(6, 8), Golden("small_angles"), kRowOp,
-                            {"position", "pair"},
-                            kRopeMistakes.Of(kGolden + "small_angles", {"exponent_i"})));
+  testing::ExpectRopeAnglesMatchGolden(kGolden, "small_angles", 6, 8, 10000.0);
 }
 
 TEST(RopeAnglesPublic, RejectsBadArgumentsNamingThem) {
@@ -65,9 +65,7 @@ TEST(RopeAnglesPublic, RejectsBadArgumentsNamingThem) {
 
 TEST(ApplyRopePublic, RotatesLikeHuggingFacesLlama) {
   // 2 heads, 6 tokens at positions 3 .. 8, d_head 8.
-  const Tensor3 x = LoadGolden<3>(Golden("rope_x"));
-  EXPECT_TRUE(MatchesGolden(apply_rope(x, /*start=*/3), Golden("rope_out"), kRowOp,
-                            kRotationAxes, testing::RotationMistakes(kGolden + "rope")));
+  testing::ExpectApplyRopeMatchesGolden(kGolden, "rope", /*start=*/3, 10000.0, /*far=*/false);
 }
 
 TEST(ApplyRopePublic, OnePairIsTheTwoDimensionalRotationByPRadians) {
@@ -92,7 +90,7 @@ TEST(ApplyRopePublic, OnePairIsTheTwoDimensionalRotationByPRadians) {
 }
 
 TEST(ApplyRopePublic, KeepsTheNormOfEveryHalfSplitPair) {
-  const Tensor3 x = LoadGolden<3>(Golden("rope_x"));
+  const Tensor3 x = LoadGolden<3>(kGolden + "rope_x.npy");
   EXPECT_TRUE(AllClose(testing::PairNorms(apply_rope(x, 3)), testing::PairNorms(x), kRowOp,
                        {"head", "position", "pair"}))
       << "a rotation keeps the length of each pair (feature i, feature i + d_head/2); "
@@ -102,10 +100,7 @@ TEST(ApplyRopePublic, KeepsTheNormOfEveryHalfSplitPair) {
 
 TEST(ApplyRopePublic, PositionsNearAMillionMatchADoubleReference) {
   // One head, 4 tokens at positions 999998 .. 1000001, d_head 16.
-  const Tensor3 x = LoadGolden<3>(Golden("far_x"));
-  EXPECT_TRUE(MatchesGolden(apply_rope(x, /*start=*/999998), Golden("far_out"), kRowOp,
-                            kRotationAxes, testing::RotationMistakes(kGolden + "far")))
-      << testing::kFarPositionsHint;
+  testing::ExpectApplyRopeMatchesGolden(kGolden, "far", /*start=*/999998, 10000.0, /*far=*/true);
 }
 
 TEST(ApplyRopePublic, RejectsBadArgumentsNamingThem) {
@@ -119,26 +114,17 @@ TEST(ApplyRopePublic, RejectsBadArgumentsNamingThem) {
 // ----------------------------------------------------------- RotaryAttention
 
 TEST(RotaryAttentionPublic, DrawsTheWeightsOfMultiHeadAttentionFromTheSameSeed) {
-  const RotaryAttention layer(16, 2, /*seed=*/111);
-  EXPECT_EQ(layer.d_head, 8);
-  EXPECT_EQ(layer.parameter_count(), 4u * 16u * 16u) << "RoPE adds no parameter";
-  EXPECT_TRUE(AllClose(layer.W_Q, LoadGolden<2>(Golden("layer_W_Q")), kExact, {"in", "out"}));
-  EXPECT_TRUE(AllClose(layer.W_K, LoadGolden<2>(Golden("layer_W_K")), kExact, {"in", "out"}));
-  EXPECT_TRUE(AllClose(layer.W_V, LoadGolden<2>(Golden("layer_W_V")), kExact, {"in", "out"}));
-  EXPECT_TRUE(AllClose(layer.W_O, LoadGolden<2>(Golden("layer_W_O")), kExact, {"in", "out"}));
+  testing::ExpectDrawsTheWeightsOfMultiHeadAttention(kLayerCase, /*seed=*/111);
 }
 
 TEST(RotaryAttentionPublic, CausalForwardMatchesPyTorch) {
-  const RotaryAttention layer = Layer();
-  const Tensor2 x = LoadGolden<2>(Golden("layer_x"));  // (8, 16)
-  EXPECT_TRUE(MatchesGolden(layer.forward(x, causal_mask(8)), Golden("layer_forward"), kLayer,
-                            {"token", "column"}, testing::LayerMistakes(kGolden + "layer")));
+  testing::ExpectCausalForwardMatchesPyTorch(kLayerCase);
 }
 
 TEST(RotaryAttentionPublic, ForwardDoesNotDependOnWhereTheSequenceStarts) {
   // Scores depend on m - n only, so shifting every position changes nothing.
   const RotaryAttention layer = Layer();
-  const Tensor2 x = LoadGolden<2>(Golden("layer_x"));
+  const Tensor2 x = kLayerCase.X();
   const Tensor2 at_zero = layer.forward(x, causal_mask(8), 0);
   for (int start : {1, 40, 5000}) {
     SCOPED_TRACE("start=" + std::to_string(start));
@@ -164,43 +150,26 @@ TEST(RotaryAttentionPublic, RejectsBadArgumentsNamingThem) {
 
 // ------------------------------------------------------------- RotaryDecoder
 
-void ExpectDecodes(const std::string& schedule, const std::vector<int>& chunks) {
-  const RotaryAttention layer = Layer();
-  RotaryDecoder decoder(layer, /*capacity=*/8);
-  const std::optional<Tensor2> rows = Decode(decoder, LoadGolden<2>(Golden("layer_x")), chunks);
-  ASSERT_TRUE(rows.has_value());
-  EXPECT_TRUE(MatchesGolden(*rows, Golden("layer_forward"), kLayer, {"token", "column"},
-                            testing::DecoderMistakes(kGolden + "layer", schedule)));
+TEST(RotaryDecoderPublic, APrefillGivesTheFullCausalForward) {
+  testing::ExpectDecodes(kLayerCase, "prefill");
 }
 
-TEST(RotaryDecoderPublic, APrefillGivesTheFullCausalForward) { ExpectDecodes("prefill", {8}); }
-
 TEST(RotaryDecoderPublic, OneTokenAtATimeGivesTheFullCausalForward) {
-  ExpectDecodes("single", {1, 1, 1, 1, 1, 1, 1, 1});
+  testing::ExpectDecodes(kLayerCase, "single");
 }
 
 TEST(RotaryDecoderPublic, UnevenChunksGiveTheFullCausalForward) {
-  ExpectDecodes("chunks", {3, 1, 4});
+  testing::ExpectDecodes(kLayerCase, "chunks");
 }
 
 TEST(RotaryDecoderPublic, CachedKeysAreRotatedAtTheirOwnPositions) {
-  const RotaryAttention layer = Layer();
-  RotaryDecoder decoder(layer, /*capacity=*/10);
-  ASSERT_TRUE(Decode(decoder, LoadGolden<2>(Golden("layer_x")), {3, 1, 4}).has_value());
-  const KVCache& cache = decoder.cache();
-  EXPECT_EQ(cache.length(), 8);
-  EXPECT_TRUE(MatchesGolden(cache.keys(), Golden("layer_keys"), kLayer,
-                            {"head", "position", "feature"},
-                            testing::CacheMistakes(kGolden + "layer", "keys")));
-  EXPECT_TRUE(MatchesGolden(decoder.cache().values(), Golden("layer_values"), kLayer,
-                            {"head", "position", "feature"},
-                            testing::CacheMistakes(kGolden + "layer", "values")));
+  testing::ExpectCachedKeysAreRotatedAtTheirOwnPositions(kLayerCase, /*capacity=*/10);
 }
 
 TEST(RotaryDecoderPublic, AStepOverCapacityThrowsAndLeavesTheCacheUnchanged) {
   const RotaryAttention layer = Layer();
   RotaryDecoder decoder(layer, /*capacity=*/4);
-  const Tensor2 x = LoadGolden<2>(Golden("layer_x"));
+  const Tensor2 x = kLayerCase.X();
   ASSERT_TRUE(Decode(decoder, xt::view(x, xt::range(0, 3), xt::all()), {3}).has_value());
   const Tensor3 keys = decoder.cache().keys();
   EXPECT_TRUE(ThrowsInvalidArgument(

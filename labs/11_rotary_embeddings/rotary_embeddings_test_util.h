@@ -1,6 +1,9 @@
-// Helpers of lab 11's tests: the public tests here and the grading tests (in
-// the instructors' repository) build the golden layers, feed a decoder and
-// name each classic mistake in the same way.
+// Helpers and shared cases of lab 11's tests: the public tests here and the
+// grading tests (in the instructors' repository) run the same checks, each on
+// golden cases of their own (RotaryCase: a layer, a sequence and its full
+// causal forward, written by a golden generator), build the golden layers,
+// feed a decoder and name each classic mistake in the same way. The grading
+// tests add cases of their own on top.
 //
 //   const RotaryAttention layer = LoadRotaryLayer(dir + "layer", 16, 2, 10000.0);
 //   RotaryDecoder decoder(layer, /*capacity=*/8);
@@ -11,9 +14,11 @@
 #define MHA_LABS_11_ROTARY_EMBEDDINGS_ROTARY_EMBEDDINGS_TEST_UTIL_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -22,6 +27,7 @@
 
 #include "common/core/shape_string.h"
 #include "common/testing/testing.h"
+#include "labs/04_causal_mask/causal_mask.h"
 #include "labs/11_rotary_embeddings/rotary_embeddings.h"
 
 namespace mha {
@@ -144,6 +150,104 @@ inline Tensor3 PairNorms(const Tensor3& x) {
     }
   }
   return n;
+}
+
+inline const std::vector<std::string> kRotationAxes = {"head", "position", "feature"};
+
+// One golden layer case: the folder of goldens `dir`, the case `name` (its
+// files <name>_W_Q.npy, ..., <name>_x.npy of T tokens, <name>_forward.npy,
+// ...), the layer's sizes and base, and the generator's uneven chunking.
+struct RotaryCase {
+  std::string dir;
+  std::string name;
+  int d_model, n_heads;
+  double base;
+  int T;
+  std::vector<int> chunks;
+
+  std::string File(const std::string& what) const { return dir + name + "_" + what + ".npy"; }
+  RotaryAttention Layer() const { return LoadRotaryLayer(dir + name, d_model, n_heads, base); }
+  Tensor2 X() const { return LoadGolden<2>(File("x")); }  // (T, d_model)
+  // The chunk sizes of "prefill" (all T), "single" (one at a time) or "chunks".
+  std::vector<int> Schedule(const std::string& schedule) const {
+    if (schedule == "prefill") return {T};
+    if (schedule == "single") return std::vector<int>(static_cast<std::size_t>(T), 1);
+    return chunks;
+  }
+};
+
+// Shared cases. `golden` is a golden set's folder ("labs/11_rotary_embeddings/golden/").
+
+// rope_angles(n_positions, d_head, base) equals <golden><name>.npy.
+inline void ExpectRopeAnglesMatchGolden(const std::string& golden, const std::string& name,
+                                        int n_positions, int d_head, double base) {
+  EXPECT_TRUE(MatchesGolden(rope_angles(n_positions, d_head, base), golden + name + ".npy",
+                            kRowOp, {"position", "pair"},
+                            kRopeMistakes.Of(golden + name, {"exponent_i"})));
+}
+
+// apply_rope(<name>_x.npy, start, base) equals <name>_out.npy (Hugging Face's
+// Llama rotation); positions `far` from 0 add the hint on the angles' precision.
+inline void ExpectApplyRopeMatchesGolden(const std::string& golden, const std::string& name,
+                                         int start, double base, bool far) {
+  const Tensor3 x = LoadGolden<3>(golden + name + "_x.npy");  // (H, T, d_head)
+  EXPECT_TRUE(MatchesGolden(apply_rope(x, start, base), golden + name + "_out.npy", kRowOp,
+                            kRotationAxes, RotationMistakes(golden + name)))
+      << (far ? kFarPositionsHint : std::string());
+}
+
+// The case's layer, drawn from `seed` instead of loaded, has the weights of
+// MultiHeadAttention's draw (<name>_W_Q.npy, ...), its sizes and base as given
+// and no parameter of its own.
+inline void ExpectDrawsTheWeightsOfMultiHeadAttention(const RotaryCase& c, std::uint64_t seed) {
+  const RotaryAttention layer(c.d_model, c.n_heads, seed, c.base);
+  EXPECT_EQ(layer.d_model, c.d_model);
+  EXPECT_EQ(layer.n_heads, c.n_heads);
+  EXPECT_EQ(layer.d_head, c.d_model / c.n_heads);
+  EXPECT_EQ(layer.base, c.base);  // stored as given, no arithmetic
+  const std::size_t d = static_cast<std::size_t>(c.d_model);
+  EXPECT_EQ(layer.parameter_count(), 4u * d * d) << "RoPE adds no parameter";
+  for (const auto& [w, file] : {std::pair<const Tensor2*, std::string>{&layer.W_Q, "W_Q"},
+                                {&layer.W_K, "W_K"},
+                                {&layer.W_V, "W_V"},
+                                {&layer.W_O, "W_O"}}) {
+    EXPECT_TRUE(AllClose(*w, LoadGolden<2>(c.File(file)), kExact, {"in", "out"}))
+        << file << " must be the same draw as MultiHeadAttention's";
+  }
+}
+
+// The case's layer, forward(x, causal_mask(T)), equals <name>_forward.npy (PyTorch).
+inline void ExpectCausalForwardMatchesPyTorch(const RotaryCase& c) {
+  EXPECT_TRUE(MatchesGolden(c.Layer().forward(c.X(), causal_mask(c.T)), c.File("forward"), kLayer,
+                            {"token", "column"}, LayerMistakes(c.dir + c.name)));
+}
+
+// A decoder of capacity T fed the case's x with `schedule` returns, row for
+// row, the full causal forward.
+inline void ExpectDecodes(const RotaryCase& c, const std::string& schedule) {
+  const RotaryAttention layer = c.Layer();
+  RotaryDecoder decoder(layer, c.T);
+  const std::optional<Tensor2> rows = Decode(decoder, c.X(), c.Schedule(schedule));
+  ASSERT_TRUE(rows.has_value());
+  EXPECT_TRUE(MatchesGolden(*rows, c.File("forward"), kLayer, {"token", "column"},
+                            DecoderMistakes(c.dir + c.name, schedule)));
+}
+
+// After the case's uneven chunks, a decoder of `capacity` caches every key
+// rotated at its own position (<name>_keys.npy) and the values unrotated
+// (<name>_values.npy).
+inline void ExpectCachedKeysAreRotatedAtTheirOwnPositions(const RotaryCase& c, int capacity) {
+  const RotaryAttention layer = c.Layer();
+  RotaryDecoder decoder(layer, capacity);
+  ASSERT_TRUE(Decode(decoder, c.X(), c.chunks).has_value());
+  EXPECT_EQ(decoder.cache().length(), c.T);
+  EXPECT_EQ(decoder.cache().capacity(), capacity);
+  EXPECT_TRUE(MatchesGolden(decoder.cache().keys(), c.File("keys"), kLayer,
+                            {"head", "position", "feature"},
+                            CacheMistakes(c.dir + c.name, "keys")));
+  EXPECT_TRUE(MatchesGolden(decoder.cache().values(), c.File("values"), kLayer,
+                            {"head", "position", "feature"},
+                            CacheMistakes(c.dir + c.name, "values")));
 }
 
 }  // namespace testing

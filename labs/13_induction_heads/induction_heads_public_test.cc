@@ -30,6 +30,7 @@ using testing::KnownMistake;
 using testing::kExact;
 using testing::kInductionHeadsMistakes;
 using testing::kLayer;
+using testing::kRowColumn;
 using testing::MatchesGolden;
 
 const std::string kGolden = "labs/13_induction_heads/golden/";
@@ -49,8 +50,6 @@ const std::vector<int> kInputs = {3, 1, 4, 1, 5, 2};
 const std::vector<int> kTargets = {1, 4, -1, 5, 2, 6};  // position 2 is not scored
 
 LossAndGrads PublicLossAndGrads() { return loss_and_grads(PublicModel(), kInputs, kTargets); }
-
-const std::vector<std::string> kRowColumn = {"row", "column"};
 
 // ---------------------------------------------------------------- the model
 
@@ -110,31 +109,15 @@ TEST(LossAndGradsPublic, DEmbedMatchesTorchAutograd) {
 TEST(LossAndGradsPublic, FirstLayersGradientsMatchTorchAutograd) {
   const LossAndGrads r = PublicLossAndGrads();
   ASSERT_EQ(r.grads.layers.size(), 2u) << "one LayerGrads per layer";
-  const LayerGrads& g = r.grads.layers[0];
-  const std::vector<std::string> m = {"no_residual_grad", "mean_over_all", "no_residual"};
-  EXPECT_TRUE(MatchesGolden(g.dW_Q, Golden("pub_dW_Q_0"), kLayer, kRowColumn,
-                            Mistakes("pub_dW_Q_0", m)));
-  EXPECT_TRUE(MatchesGolden(g.dW_K, Golden("pub_dW_K_0"), kLayer, kRowColumn,
-                            Mistakes("pub_dW_K_0", m)));
-  EXPECT_TRUE(MatchesGolden(g.dW_V, Golden("pub_dW_V_0"), kLayer, kRowColumn,
-                            Mistakes("pub_dW_V_0", m)));
-  EXPECT_TRUE(MatchesGolden(g.dW_O, Golden("pub_dW_O_0"), kLayer, kRowColumn,
-                            Mistakes("pub_dW_O_0", m)));
+  testing::ExpectLayerGradsMatchTorch(kGolden + "pub", r.grads.layers[0], 0,
+                                      {"no_residual_grad", "mean_over_all", "no_residual"});
 }
 
 TEST(LossAndGradsPublic, SecondLayersGradientsMatchTorchAutograd) {
   const LossAndGrads r = PublicLossAndGrads();
   ASSERT_EQ(r.grads.layers.size(), 2u) << "one LayerGrads per layer";
-  const LayerGrads& g = r.grads.layers[1];
-  const std::vector<std::string> m = {"mean_over_all", "no_residual"};
-  EXPECT_TRUE(MatchesGolden(g.dW_Q, Golden("pub_dW_Q_1"), kLayer, kRowColumn,
-                            Mistakes("pub_dW_Q_1", m)));
-  EXPECT_TRUE(MatchesGolden(g.dW_K, Golden("pub_dW_K_1"), kLayer, kRowColumn,
-                            Mistakes("pub_dW_K_1", m)));
-  EXPECT_TRUE(MatchesGolden(g.dW_V, Golden("pub_dW_V_1"), kLayer, kRowColumn,
-                            Mistakes("pub_dW_V_1", m)));
-  EXPECT_TRUE(MatchesGolden(g.dW_O, Golden("pub_dW_O_1"), kLayer, kRowColumn,
-                            Mistakes("pub_dW_O_1", m)));
+  testing::ExpectLayerGradsMatchTorch(kGolden + "pub", r.grads.layers[1], 1,
+                                      {"mean_over_all", "no_residual"});
 }
 
 // With one layer the model is lab 10's AttentionOnlyModel: same draws (embed,
@@ -176,11 +159,8 @@ TEST(LossAndGradsPublic, RejectsATargetOutOfRangeNamingIt) {
 
 TEST(CompositionScoresPublic, MatchTheFormulasInNumpy) {
   const AttentionOnlyTransformer model = PublicModel();
-  const Composition c = composition_scores(model.layers[0], model.layers[1]);
-  EXPECT_TRUE(MatchesGolden(c.q, Golden("pub_comp_q"), kLayer, {"later head", "earlier head"}));
-  EXPECT_TRUE(MatchesGolden(c.k, Golden("pub_comp_k"), kLayer, {"later head", "earlier head"},
-                            Mistakes("pub_comp_k", {"k_transposed"})));
-  EXPECT_TRUE(MatchesGolden(c.v, Golden("pub_comp_v"), kLayer, {"later head", "earlier head"}));
+  testing::ExpectCompositionMatches(composition_scores(model.layers[0], model.layers[1]),
+                                    kGolden + "pub_comp");
 }
 
 // Hand-built heads: the earlier head writes only into dimensions 0 and 1 of

@@ -32,64 +32,40 @@ namespace {
 
 using testing::AllClose;
 using testing::AttentionFn;
+using testing::AttentionPart;
+using testing::kAttention;
 using testing::kAttentionMistakes;
+using testing::kAttentionShapeChecks;
 using testing::kCrossMaskedMistakes;
 using testing::kMaskedMistakes;
-using testing::kUnmaskedMistakes;
-using testing::kAttention;
-using testing::KnownMistake;
+using testing::kOutputAxes;
 using testing::kRowOp;
-using testing::LoadGolden;
-using testing::MatchesGolden;
+using testing::kUnmaskedMistakes;
+using testing::kWeightAxes;
 using testing::ThrowsInvalidArgument;
-using Inputs = testing::AttentionInputs;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
+// The golden set of the grading tests: the public tests' cases
+// (labs/02_batched_attention/attention_test_util.h) run on it, and the cases
+// below are the grading tests' own.
 const std::string kGolden = "tests/02_batched_attention/golden/";
-const std::string kSee = "; see docs/02_batched_attention.md, \"Classic mistakes\"";
-// What a failed shape check says (the words of kAttentionShapeChecks), named
-// as data for the grader (common/testing/misconception.h).
-const testing::MistakeTable kShapeMistakes(
-    "docs/02_batched_attention.md",
-    {{"shapes_unchecked", "mismatched shapes must throw std::invalid_argument naming them"}});
-const testing::MistakeNote kAttentionShapeChecks = kShapeMistakes.Named("shapes_unchecked");
-// The table's nan_row, worded for softmax_rows alone.
-const std::string kNanRow =
-    "a fully masked row left as NaN instead of zeros (an all -inf row: -inf - (-inf) is NaN)";
-const std::vector<std::string> kWeightAxes = {"head", "query", "key"};
-const std::vector<std::string> kOutputAxes = {"head", "query", "column"};
-const std::vector<std::string> kRowAxes = {"row", "column"};
 
 // Defines AttentionLoop.<Behaviour> and AttentionBatched.<Behaviour>, both
 // running the body that follows with `attend` bound to that version
 // (attention_test_util.h).
 #define ATTENTION_TEST(Behaviour) ATTENTION_TEST_BOTH(AttentionLoop, AttentionBatched, Behaviour)
 
-// q, k, v (and the mask, if the case has one) of a golden case.
-Inputs LoadInputs(const std::string& qkv, const std::string& mask = "") {
-  return testing::LoadAttentionInputs(kGolden, qkv, mask);
-}
-
-// The known mistakes `names` of golden case `name`, for "weights" or "output".
-std::vector<KnownMistake> Mistakes(const std::string& name, const std::string& what,
-                                   const std::vector<std::string>& names) {
-  return kAttentionMistakes.Of(kGolden + name + "_" + what, names);
-}
-
 // ---------------------------------------------------------------- softmax_rows
 
 TEST(SoftmaxRows, MatchesTorchOnRandomRows) {
-  const Tensor2 scores = LoadGolden<2>(kGolden + "softmax_random_scores.npy");  // (4, 6)
-  EXPECT_TRUE(
-      MatchesGolden(softmax_rows(scores), kGolden + "softmax_random_probs.npy", kRowOp, kRowAxes));
+  testing::ExpectSoftmaxRowsMatchesGolden(kGolden, "softmax_random");  // (4, 6)
 }
 
 TEST(SoftmaxRows, StaysFiniteOnLogitsNearOneThousand) {
-  // exp(1000) overflows float32: only a softmax that subtracts the row max survives.
-  const Tensor2 scores = LoadGolden<2>(kGolden + "softmax_huge_scores.npy");  // (3, 5)
-  EXPECT_TRUE(MatchesGolden(
-      softmax_rows(scores), kGolden + "softmax_huge_probs.npy", kRowOp, kRowAxes,
-      testing::kAttentionMistakes.Of(kGolden + "softmax_huge_probs", {"no_max"})));
+  // (3, 5) scores: exp(1000) overflows float32, only a softmax that subtracts
+  // the row max survives.
+  testing::ExpectSoftmaxRowsMatchesGolden(
+      kGolden, "softmax_huge", kAttentionMistakes.Of(kGolden + "softmax_huge_probs", {"no_max"}));
 }
 
 TEST(SoftmaxRows, EveryRowSumsToOne) {
@@ -103,42 +79,32 @@ TEST(SoftmaxRows, EveryRowSumsToOne) {
 }
 
 TEST(SoftmaxRows, TurnsAnAllMinusInfinityRowIntoZeros) {
-  // Row 1 is entirely -inf; rows 0 and 2 have some -inf entries.
-  const Tensor2 scores = LoadGolden<2>(kGolden + "softmax_masked_scores.npy");  // (3, 4)
-  EXPECT_TRUE(MatchesGolden(
-      softmax_rows(scores), kGolden + "softmax_masked_probs.npy", kRowOp, kRowAxes,
-      {{kGolden + "softmax_masked_probs_mistake_nan_row.npy", kNanRow + kSee,
-        {"nan_row", kNanRow, "docs/02_batched_attention.md"}}}));
+  // (3, 4) scores: row 1 is entirely -inf; rows 0 and 2 have some -inf entries.
+  testing::ExpectSoftmaxRowsTurnsMaskedRowsIntoZeros(kGolden, "softmax_masked");
 }
 
 // ----------------------------------------------------- attention, both versions
 
 ATTENTION_TEST(WeightsMatchTorchWithoutMask) {
-  const Inputs in = LoadInputs("self");  // H=2, T=S=4, d_head=3
-  EXPECT_TRUE(MatchesGolden(attend(in.q, in.k, in.v, std::nullopt).weights,
-                            kGolden + "self_weights.npy", kAttention, kWeightAxes,
-                            Mistakes("self", "weights", kUnmaskedMistakes)));
+  // H=2, T=S=4, d_head=3.
+  testing::ExpectAttentionMatchesGolden(attend, kGolden, "self", "", "self", kUnmaskedMistakes,
+                                        AttentionPart::kWeights);
 }
 
 ATTENTION_TEST(OutputMatchesTorchWithoutMask) {
-  const Inputs in = LoadInputs("self");
-  EXPECT_TRUE(MatchesGolden(attend(in.q, in.k, in.v, std::nullopt).output,
-                            kGolden + "self_output.npy", kAttention, kOutputAxes,
-                            Mistakes("self", "output", kUnmaskedMistakes)));
+  testing::ExpectAttentionMatchesGolden(attend, kGolden, "self", "", "self", kUnmaskedMistakes,
+                                        AttentionPart::kOutput);
 }
 
 ATTENTION_TEST(WeightsMatchTorchWithMask) {
-  const Inputs in = LoadInputs("self", "masked");  // query 0 sees no key
-  EXPECT_TRUE(MatchesGolden(attend(in.q, in.k, in.v, in.mask).weights,
-                            kGolden + "masked_weights.npy", kAttention, kWeightAxes,
-                            Mistakes("masked", "weights", kMaskedMistakes)));
+  // Query 0 sees no key.
+  testing::ExpectAttentionMatchesGolden(attend, kGolden, "self", "masked", "masked",
+                                        kMaskedMistakes, AttentionPart::kWeights);
 }
 
 ATTENTION_TEST(OutputMatchesTorchWithMask) {
-  const Inputs in = LoadInputs("self", "masked");
-  EXPECT_TRUE(MatchesGolden(attend(in.q, in.k, in.v, in.mask).output, kGolden + "masked_output.npy",
-                            kAttention, kOutputAxes,
-                            Mistakes("masked", "output", kMaskedMistakes)));
+  testing::ExpectAttentionMatchesGolden(attend, kGolden, "self", "masked", "masked",
+                                        kMaskedMistakes, AttentionPart::kOutput);
 }
 
 ATTENTION_TEST(FullyMaskedQueryGetsZerosWhileOtherQueriesStayFinite) {
@@ -172,48 +138,30 @@ ATTENTION_TEST(EveryWeightRowSumsToOne) {
 }
 
 ATTENTION_TEST(MatchesTorchWhenKeysOutnumberQueries) {
-  const Inputs in = LoadInputs("cross");  // H=3, T=3, S=5, d_head=2
-  const AttentionResult r = attend(in.q, in.k, in.v, std::nullopt);
-  EXPECT_TRUE(MatchesGolden(r.weights, kGolden + "cross_weights.npy", kAttention, kWeightAxes,
-                            Mistakes("cross", "weights", kUnmaskedMistakes)));
-  EXPECT_TRUE(MatchesGolden(r.output, kGolden + "cross_output.npy", kAttention, kOutputAxes,
-                            Mistakes("cross", "output", kUnmaskedMistakes)));
+  // H=3, T=3, S=5, d_head=2.
+  testing::ExpectAttentionMatchesGolden(attend, kGolden, "cross", "", "cross", kUnmaskedMistakes);
 }
 
 ATTENTION_TEST(AppliesATBySMaskWhenKeysOutnumberQueries) {
   // causal_mask(3, 5): the 3 queries are the last 3 of 5 positions.
-  const Inputs in = LoadInputs("cross", "cross_masked");
-  const AttentionResult r = attend(in.q, in.k, in.v, in.mask);
-  EXPECT_TRUE(MatchesGolden(r.weights, kGolden + "cross_masked_weights.npy", kAttention,
-                            kWeightAxes,
-                            Mistakes("cross_masked", "weights", kCrossMaskedMistakes)));
-  EXPECT_TRUE(MatchesGolden(r.output, kGolden + "cross_masked_output.npy", kAttention, kOutputAxes,
-                            Mistakes("cross_masked", "output", kCrossMaskedMistakes)));
+  testing::ExpectAttentionMatchesGolden(attend, kGolden, "cross", "cross_masked", "cross_masked",
+                                        kCrossMaskedMistakes);
 }
 
 ATTENTION_TEST(StaysFiniteWhenScoresReachHundreds) {
-  const Inputs in = LoadInputs("overflow");  // scores up to several hundred
-  const AttentionResult r = attend(in.q, in.k, in.v, std::nullopt);
-  EXPECT_TRUE(MatchesGolden(r.weights, kGolden + "overflow_weights.npy", kAttention, kWeightAxes,
-                            Mistakes("overflow", "weights", {"no_max"})));
-  EXPECT_TRUE(MatchesGolden(r.output, kGolden + "overflow_output.npy", kAttention, kOutputAxes,
-                            Mistakes("overflow", "output", {"no_max"})));
+  // Scores up to several hundred.
+  testing::ExpectAttentionMatchesGolden(attend, kGolden, "overflow", "", "overflow", {"no_max"});
 }
 
 ATTENTION_TEST(MaskedKeyWithHugeValueDoesNotLeak) {
   // Key 2 is masked for every query and its value is 1e30: any weight on it,
-  // however small, would dominate the output.
-  const Inputs in = LoadInputs("leak", "leak");  // H=2, T=4, S=5, d_head=3
-  EXPECT_TRUE(MatchesGolden(attend(in.q, in.k, in.v, in.mask).output, kGolden + "leak_output.npy",
-                            kAttention, kOutputAxes));
+  // however small, would dominate the output. H=2, T=4, S=5, d_head=3.
+  testing::ExpectAttentionMatchesGolden(attend, kGolden, "leak", "leak", "leak", {},
+                                        AttentionPart::kOutput);
 }
 
 ATTENTION_TEST(RejectsHeadCountMismatch) {
-  const Tensor3 q = xt::zeros<float>({2, 4, 3});
-  const Tensor3 kv = xt::zeros<float>({3, 4, 3});
-  EXPECT_TRUE(
-      ThrowsInvalidArgument([&] { attend(q, kv, kv, std::nullopt); }, {"(2, 4, 3)", "(3, 4, 3)"}))
-      << kAttentionShapeChecks;
+  testing::ExpectAttentionRejectsKeysWithAnotherHeadCount(attend);
 }
 
 ATTENTION_TEST(RejectsDHeadMismatch) {
@@ -235,11 +183,7 @@ ATTENTION_TEST(RejectsKeysAndValuesOfDifferentLengths) {
 }
 
 ATTENTION_TEST(RejectsMaskOfWrongShape) {
-  const Tensor3 q = xt::zeros<float>({2, 4, 3});   // T=4
-  const Tensor3 kv = xt::zeros<float>({2, 5, 3});  // S=5
-  const Tensor2 mask = xt::zeros<float>({5, 4});   // transposed: must be (4, 5)
-  EXPECT_TRUE(ThrowsInvalidArgument([&] { attend(q, kv, kv, mask); }, {"(5, 4)", "(4, 5)"}))
-      << kAttentionShapeChecks;
+  testing::ExpectAttentionRejectsATransposedMask(attend, /*T=*/4, /*S=*/5, /*d_head=*/3);
 }
 
 // ------------------------------------------------------------ loop vs batched
@@ -248,10 +192,7 @@ TEST(AttentionBatched, MatchesAttentionLoopOnRandomInputs) {
   const Tensor3 q = testing::RandomTensor3(4, 6, 5, /*seed=*/51);  // (H=4, T=6, d_head=5)
   const Tensor3 k = testing::RandomTensor3(4, 7, 5, /*seed=*/52);  // (H=4, S=7, d_head=5)
   const Tensor3 v = testing::RandomTensor3(4, 7, 5, /*seed=*/53);
-  const AttentionResult loop = attention_loop(q, k, v);
-  const AttentionResult batched = attention_batched(q, k, v);
-  EXPECT_TRUE(AllClose(batched.weights, loop.weights, kAttention, kWeightAxes));
-  EXPECT_TRUE(AllClose(batched.output, loop.output, kAttention, kOutputAxes));
+  testing::ExpectBatchedMatchesLoop(q, k, v, std::nullopt);
 }
 
 TEST(AttentionBatched, MatchesAttentionLoopWithAMask) {
@@ -261,10 +202,7 @@ TEST(AttentionBatched, MatchesAttentionLoopWithAMask) {
   Tensor2 mask = xt::zeros<float>({6, 7});  // query i sees keys j <= i + 1
   for (std::size_t i = 0; i < 6; ++i)
     for (std::size_t j = i + 2; j < 7; ++j) mask(i, j) = -kInf;
-  const AttentionResult loop = attention_loop(q, k, v, mask);
-  const AttentionResult batched = attention_batched(q, k, v, mask);
-  EXPECT_TRUE(AllClose(batched.weights, loop.weights, kAttention, kWeightAxes));
-  EXPECT_TRUE(AllClose(batched.output, loop.output, kAttention, kOutputAxes));
+  testing::ExpectBatchedMatchesLoop(q, k, v, mask);
 }
 
 // Last, so that a known mistake is named by the golden tests above first:

@@ -29,104 +29,57 @@ namespace mha {
 namespace {
 
 using testing::AllClose;
-using testing::KnownMistake;
-using testing::kAttendMistakes;
-using testing::kForwardMistakes;
-using testing::kMultiHeadAttentionMistakes;
+using testing::kExact;
+using testing::kLayer;
+using testing::kLayerCheckMistakes;
+using testing::kStackedWeightAxes;
+using testing::LayerGoldens;
 using testing::LoadGolden;
 using testing::MatchesGolden;
 using testing::StackedWeights;
 using testing::ThrowsInvalidArgument;
-using testing::kExact;
-using testing::kLayer;
 
 constexpr int kDModel = 12;
 constexpr int kHeads = 3;
 constexpr std::uint64_t kSeed = 7;
 
-const std::string kGolden = "tests/03_output_projection/golden/";
+// The golden set of the grading tests (d_model=12, n_heads=3, seed 7): the
+// public tests' cases (labs/03_output_projection/multi_head_attention_test_util.h)
+// run on it, and the cases below are the grading tests' own.
+const LayerGoldens kGoldens = {"tests/03_output_projection/golden/", kDModel, kHeads, kSeed};
 
-std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
-
-
-// The known mistakes `names` of golden `golden` (multi_head_attention_test_util.h).
-std::vector<KnownMistake> Mistakes(const std::string& golden,
-                                   const std::vector<std::string>& names) {
-  return kMultiHeadAttentionMistakes.Of(kGolden + golden, names);
-}
-
-// The mistakes these tests name on their own: by another case's golden (what
-// the layer computes when it ignores n_heads or caches its weights), a count
-// or an exception; as data for the grader (common/testing/misconception.h).
-const testing::MistakeTable kOwnMistakes(
-    "docs/03_output_projection.md",
-    {
-        {"n_heads_ignored", "n_heads was ignored: the layer used 3 heads"},
-        {"w_o_cached",
-         "overwriting W_O had no effect: something derived from the weights was cached"},
-        {"parameter_count", "four (d_model, d_model) matrices, W_O included"},
-        {"parameter_count_heads", "the head count must not matter"},
-        {"indivisible_accepted",
-         "the constructor must refuse sizes it cannot split into equal heads"},
-        {"w_q_cached",
-         "overwriting W_Q had no effect: something derived from the weights (a fused W_QKV?) "
-         "was cached"},
-    });
-
-// Mistake `name` of kOwnMistakes, recognised by the golden `golden`.
-KnownMistake OtherGolden(const std::string& golden, const std::string& name) {
-  return {Golden(golden), kOwnMistakes.Message(name), kOwnMistakes.Mistake(name)};
-}
+std::string Golden(const std::string& name) { return kGoldens.File(name); }
 
 // ---------------------------------------------------------------- weights
 
 TEST(MultiHeadAttentionWeights, SeededDrawsEqualNumpysWQWKWVWOInThatOrder) {
-  MultiHeadAttention layer(kDModel, kHeads, kSeed);
-  EXPECT_TRUE(MatchesGolden(StackedWeights(layer), Golden("weights_seed7_d12"), kExact,
-                            {"matrix (0=W_Q 1=W_K 2=W_V 3=W_O)", "row", "column"},
-                            Mistakes("weights_seed7_d12", {"w_o_drawn_first", "k_drawn_before_q"})));
+  testing::ExpectSeededWeightsMatchGolden(kGoldens, "weights_seed7_d12");
 }
 
 TEST(MultiHeadAttentionWeights, DefaultSeedIsZero) {
   MultiHeadAttention layer(6, 2);
-  EXPECT_TRUE(MatchesGolden(StackedWeights(layer), Golden("weights_seed0_d6"), kExact,
-                            {"matrix (0=W_Q 1=W_K 2=W_V 3=W_O)", "row", "column"}));
+  EXPECT_TRUE(
+      MatchesGolden(StackedWeights(layer), Golden("weights_seed0_d6"), kExact, kStackedWeightAxes));
 }
 
 // ---------------------------------------------------------------- forward
 
 TEST(MultiHeadAttentionForward, MatchesTorchMultiheadAttentionWithoutMask) {
-  MultiHeadAttention layer(kDModel, kHeads, kSeed);
-  const Tensor2 x = LoadGolden<2>(Golden("x"));  // (T, d_model)
-  EXPECT_TRUE(MatchesGolden(layer.forward(x), Golden("plain_forward"), kLayer,
-                            {"token", "column"}, Mistakes("plain_forward", kForwardMistakes)));
+  testing::ExpectForwardMatchesGolden(kGoldens, "x", "", "plain_forward");
 }
 
 TEST(MultiHeadAttentionForward, MatchesTorchWithACausalMask) {
-  MultiHeadAttention layer(kDModel, kHeads, kSeed);
-  const Tensor2 x = LoadGolden<2>(Golden("x"));              // (T, d_model)
-  const Tensor2 mask = LoadGolden<2>(Golden("mask_causal"));  // (T, T)
-  EXPECT_TRUE(MatchesGolden(layer.forward(x, mask), Golden("causal_forward"), kLayer,
-                            {"token", "column"}, Mistakes("causal_forward", kForwardMistakes)));
+  testing::ExpectForwardMatchesGolden(kGoldens, "x", "mask_causal", "causal_forward");
 }
 
 TEST(MultiHeadAttentionForward, QueryThatSeesNoKeyGivesAZeroRowNotNaN) {
-  MultiHeadAttention layer(kDModel, kHeads, kSeed);
-  const Tensor2 x = LoadGolden<2>(Golden("x"));                 // (T, d_model)
-  const Tensor2 mask = LoadGolden<2>(Golden("mask_empty_row"));  // (T, T), row 0 all -inf
-  EXPECT_TRUE(MatchesGolden(layer.forward(x, mask), Golden("empty_row_forward"), kLayer,
-                            {"token", "column"},
-                            Mistakes("empty_row_forward", kForwardMistakes)));
+  // mask_empty_row: (T, T), row 0 all -inf.
+  testing::ExpectForwardMatchesGolden(kGoldens, "x", "mask_empty_row", "empty_row_forward");
 }
 
 TEST(MultiHeadAttentionForward, LogitsInTheHundredsStayFiniteAndMatchTorch) {
-  MultiHeadAttention layer(kDModel, kHeads, kSeed);
-  const Tensor2 x = LoadGolden<2>(Golden("x_large"));  // (T, d_model), logits up to ~760
-  const Tensor2 y = layer.forward(x);                   // (T, d_model)
-  EXPECT_TRUE(xt::all(xt::isfinite(y))) << "forward produced inf or NaN: the softmax must "
-                                           "subtract each row's max before exp";
-  EXPECT_TRUE(MatchesGolden(y, Golden("large_forward"), kLayer, {"token", "column"},
-                            Mistakes("large_forward", kForwardMistakes)));
+  // Logits up to ~760.
+  testing::ExpectLargeLogitsStayFiniteAndMatchGolden(kGoldens);
 }
 
 TEST(MultiHeadAttentionForward, OneHeadIsPlainAttentionFollowedByWO) {
@@ -134,56 +87,34 @@ TEST(MultiHeadAttentionForward, OneHeadIsPlainAttentionFollowedByWO) {
   const Tensor2 x = LoadGolden<2>(Golden("x"));
   EXPECT_TRUE(MatchesGolden(layer.forward(x), Golden("single_head_forward"), kLayer,
                             {"token", "column"},
-                            {OtherGolden("plain_forward", "n_heads_ignored")}));
+                            {kGoldens.OtherGolden("plain_forward", "n_heads_ignored")}));
 }
 
 // ---------------------------------------------------------------- attend
 
 TEST(MultiHeadAttentionAttend, WeightsMatchTorchInEveryHead) {
-  MultiHeadAttention layer(kDModel, kHeads, kSeed);
-  const Tensor2 x = LoadGolden<2>(Golden("x"));
-  EXPECT_TRUE(MatchesGolden(layer.attend(x).weights, Golden("attend_weights"), kLayer,
-                            {"head", "query", "key"},
-                            Mistakes("attend_weights", kAttendMistakes)));
+  testing::ExpectAttendMatchesGolden(kGoldens, "", "attend_weights");
 }
 
 TEST(MultiHeadAttentionAttend, OutputIsThePerHeadResultBeforeCombineAndWO) {
-  MultiHeadAttention layer(kDModel, kHeads, kSeed);
-  const Tensor2 x = LoadGolden<2>(Golden("x"));
-  EXPECT_TRUE(MatchesGolden(layer.attend(x).output, Golden("attend_output"), kLayer,
-                            {"head", "token", "column"},
-                            Mistakes("attend_output", kAttendMistakes)));
+  testing::ExpectAttendMatchesGolden(kGoldens, "", "attend_output", /*output=*/true);
 }
 
 TEST(MultiHeadAttentionAttend, QueryThatSeesNoKeyHasAllZeroWeightsInEveryHead) {
-  MultiHeadAttention layer(kDModel, kHeads, kSeed);
-  const Tensor2 x = LoadGolden<2>(Golden("x"));
-  const Tensor2 mask = LoadGolden<2>(Golden("mask_empty_row"));  // (T, T), row 0 all -inf
-  EXPECT_TRUE(MatchesGolden(layer.attend(x, mask).weights, Golden("attend_empty_row_weights"),
-                            kLayer, {"head", "query", "key"},
-                            Mistakes("attend_empty_row_weights", kAttendMistakes)));
+  // mask_empty_row: (T, T), row 0 all -inf.
+  testing::ExpectAttendMatchesGolden(kGoldens, "mask_empty_row", "attend_empty_row_weights");
 }
 
 // ---------------------------------------------------------------- overwritten weights
 
 TEST(MultiHeadAttentionOverwrittenWeights, WOIsUsedByTheNextForward) {
-  MultiHeadAttention layer(kDModel, kHeads, kSeed);
-  const Tensor2 x = LoadGolden<2>(Golden("x"));  // (T, d_model)
-  layer.forward(x);  // a first call, so caching on first use is caught too
-  layer.W_O = LoadGolden<2>(Golden("new_w_o"));
-  EXPECT_TRUE(MatchesGolden(
-      layer.forward(x), Golden("overwrite_w_o_forward"), kLayer, {"token", "column"},
-      {OtherGolden("plain_forward", "w_o_cached")}));
+  testing::ExpectOverwrittenWeightIsUsedByTheNextForward(kGoldens, &MultiHeadAttention::W_O,
+                                                         "w_o");
 }
 
 TEST(MultiHeadAttentionOverwrittenWeights, WQIsUsedByTheNextForward) {
-  MultiHeadAttention layer(kDModel, kHeads, kSeed);
-  const Tensor2 x = LoadGolden<2>(Golden("x"));  // (T, d_model)
-  layer.forward(x);
-  layer.W_Q = LoadGolden<2>(Golden("new_w_q"));
-  EXPECT_TRUE(MatchesGolden(
-      layer.forward(x), Golden("overwrite_w_q_forward"), kLayer, {"token", "column"},
-      {OtherGolden("plain_forward", "w_q_cached")}));
+  testing::ExpectOverwrittenWeightIsUsedByTheNextForward(kGoldens, &MultiHeadAttention::W_Q,
+                                                         "w_q");
 }
 
 // ---------------------------------------------------------------- parameter_count
@@ -194,7 +125,7 @@ TEST(MultiHeadAttentionParameterCount, IsFourTimesDModelSquared) {
     const std::size_t d = static_cast<std::size_t>(d_model);
     EXPECT_EQ(MultiHeadAttention(d_model, n_heads).parameter_count(), 4 * d * d)
         << "d_model=" << d_model << ", n_heads=" << n_heads
-        << ": " << kOwnMistakes.Named("parameter_count");
+        << ": " << kLayerCheckMistakes.Named("parameter_count");
   }
 }
 
@@ -202,16 +133,14 @@ TEST(MultiHeadAttentionParameterCount, DoesNotDependOnTheNumberOfHeads) {
   for (int n_heads : {1, 2, 3, 4, 6, 12}) {
     EXPECT_EQ(MultiHeadAttention(12, n_heads).parameter_count(), 576u)
         << "d_model=12, n_heads=" << n_heads << ": "
-        << kOwnMistakes.Named("parameter_count_heads");
+        << kLayerCheckMistakes.Named("parameter_count_heads");
   }
 }
 
 // ---------------------------------------------------------------- bad arguments
 
 TEST(MultiHeadAttentionArguments, RejectsDModelNotDivisibleByNHeads) {
-  EXPECT_TRUE(ThrowsInvalidArgument([] { MultiHeadAttention(10, 4); },
-                                    {"d_model=10", "n_heads=4"}))
-      << kOwnMistakes.Named("indivisible_accepted");
+  testing::ExpectRejectsDModelNotDivisibleByNHeads();
 }
 
 TEST(MultiHeadAttentionArguments, RejectsNonPositiveNHeads) {

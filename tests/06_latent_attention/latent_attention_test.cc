@@ -28,100 +28,29 @@ namespace mha {
 namespace {
 
 using testing::AllClose;
-using testing::kExact;
+using testing::ExpectAbsorbedMatchesTorch;
+using testing::ExpectForwardMatchesTorch;
+using testing::kLatentCheckMistakes;
 using testing::kLayer;
-using testing::KnownMistake;
+using testing::LatentCase;
 using testing::LoadGolden;
 using testing::MatchesGolden;
 using testing::ThrowsInvalidArgument;
 
+// The golden set of the grading tests: the public tests' cases
+// (labs/06_latent_attention/latent_attention_test_util.h) run on its cases,
+// and the tests below add cases of their own.
 const std::string kGolden = "tests/06_latent_attention/golden/";
 
-// The mistakes these tests name on their own (no table of the lab's golden
-// generator behind them), as data for the grader (common/testing/misconception.h).
-const testing::MistakeTable kOwnMistakes(
-    "docs/06_latent_attention.md",
-    {
-        {"drawn_after_w_dkv", "W_DKV drawn before W_Q: the order is W_Q, W_DKV, W_UK, W_UV, W_O"},
-        {"w_uk_fan_in_d_model", "W_UK drawn with fan-in d_model instead of kv_rank"},
-        {"w_uv_fan_in_d_model", "W_UV drawn with fan-in d_model instead of kv_rank"},
-        {"stale_w_uk",
-         "the old W_UK is still in use: do not keep matrices derived from the public weights "
-         "between calls"},
-        {"w_q_draw", "W_Q, drawn 1st"},
-        {"w_dkv_draw", "W_DKV, drawn 2nd, fan-in d_model"},
-        {"w_uk_draw", "W_UK, drawn 3rd, fan-in kv_rank"},
-        {"w_uv_draw", "W_UV, drawn 4th, fan-in kv_rank"},
-        {"w_o_draw", "W_O, drawn 5th"},
-        {"cache_not_c_only", "the cache holds c only: kv_rank floats per token"},
-        {"parameter_count", "2*d_model^2 (W_Q, W_O) + 3*d_model*kv_rank (W_DKV, W_UK, W_UV)"},
-    });
-
-// Mistake `name` of kOwnMistakes, recognised by the golden `golden`.
-KnownMistake Own(const std::string& golden, const std::string& name) {
-  return {golden, kOwnMistakes.Message(name), kOwnMistakes.Mistake(name)};
-}
-
-// The layer and inputs of one golden case.
-struct Case {
-  std::string name;
-  int d_model, n_heads, kv_rank;
-  std::uint64_t seed;
-  bool masked;
-};
-const Case kCase1{"case1", 24, 4, 10, 6, false};  // d_head 6, no mask
-const Case kCase2{"case2", 12, 3, 5, 62, true};   // d_head 4, causal, scores ~160
-const Case kCase3{"case3", 20, 2, 7, 63, true};   // d_head 10, query 0 fully masked
-
-std::optional<Tensor2> MaskOf(const Case& c) {
-  if (!c.masked) return std::nullopt;
-  return LoadGolden<2>(kGolden + c.name + "_mask.npy");
-}
-
-// Mistakes that either forward can make, and those of the absorbed order
-// besides (latent_attention_test_util.h).
-std::vector<KnownMistake> CommonMistakes(const Case& c) {
-  return testing::LatentForwardMistakes(kGolden + c.name + "_output", c.masked);
-}
-
-std::vector<KnownMistake> AbsorbedMistakes(const Case& c) {
-  return testing::LatentAbsorbedMistakes(kGolden + c.name + "_output", c.masked);
-}
-
-void ExpectForwardMatchesTorch(const Case& c) {
-  const MultiHeadLatentAttention mla(c.d_model, c.n_heads, c.kv_rank, c.seed);
-  const Tensor2 x = LoadGolden<2>(kGolden + c.name + "_x.npy");
-  EXPECT_TRUE(MatchesGolden(mla.forward(x, MaskOf(c)), kGolden + c.name + "_output.npy", kLayer,
-                            {"token", "feature"}, CommonMistakes(c)))
-      << c.name;
-}
-
-void ExpectAbsorbedMatchesTorch(const Case& c) {
-  const MultiHeadLatentAttention mla(c.d_model, c.n_heads, c.kv_rank, c.seed);
-  const Tensor2 x = LoadGolden<2>(kGolden + c.name + "_x.npy");
-  EXPECT_TRUE(MatchesGolden(mla.forward_absorbed(x, MaskOf(c)), kGolden + c.name + "_output.npy",
-                            kLayer, {"token", "feature"}, AbsorbedMistakes(c)))
-      << c.name;
-}
+const LatentCase kCase1{kGolden, "case1", 24, 4, 10, 6, false};  // d_head 6, no mask
+const LatentCase kCase2{kGolden, "case2", 12, 3, 5, 62, true};   // d_head 4, causal, scores ~160
+const LatentCase kCase3{kGolden, "case3", 20, 2, 7, 63, true};   // d_head 10, query 0 fully masked
 
 // ------------------------------------------------------------- the weights
 
 TEST(LatentAttention, SeededWeightsEqualNumpysDrawInTheDocumentedOrder) {
-  const MultiHeadLatentAttention mla(24, 4, 10, /*seed=*/6);
-  const std::string g = kGolden + "seed6_";
-  EXPECT_TRUE(MatchesGolden(mla.W_Q, g + "W_Q.npy", kExact, {"in", "out"},
-                            {Own(g + "W_Q_mistake_drawn_after_w_dkv.npy", "drawn_after_w_dkv")}))
-      << kOwnMistakes.Named("w_q_draw");
-  EXPECT_TRUE(MatchesGolden(mla.W_DKV, g + "W_DKV.npy", kExact, {"in", "out"}))
-      << kOwnMistakes.Named("w_dkv_draw");
-  EXPECT_TRUE(MatchesGolden(mla.W_UK, g + "W_UK.npy", kExact, {"in", "out"},
-                            {Own(g + "W_UK_mistake_fan_in_d_model.npy", "w_uk_fan_in_d_model")}))
-      << kOwnMistakes.Named("w_uk_draw");
-  EXPECT_TRUE(MatchesGolden(mla.W_UV, g + "W_UV.npy", kExact, {"in", "out"},
-                            {Own(g + "W_UV_mistake_fan_in_d_model.npy", "w_uv_fan_in_d_model")}))
-      << kOwnMistakes.Named("w_uv_draw");
-  EXPECT_TRUE(MatchesGolden(mla.W_O, g + "W_O.npy", kExact, {"in", "out"}))
-      << kOwnMistakes.Named("w_o_draw");
+  testing::ExpectSeededWeightsMatchGolden(MultiHeadLatentAttention(24, 4, 10, /*seed=*/6),
+                                          kGolden + "seed6_");
 }
 
 TEST(LatentAttention, RecordsItsSizes) {
@@ -135,13 +64,7 @@ TEST(LatentAttention, RecordsItsSizes) {
 // ------------------------------------------------------------ the cache
 
 TEST(LatentAttention, CompressIsXTimesWDkv) {
-  for (const Case& c : {kCase1, kCase2}) {
-    const MultiHeadLatentAttention mla(c.d_model, c.n_heads, c.kv_rank, c.seed);
-    const Tensor2 x = LoadGolden<2>(kGolden + c.name + "_x.npy");
-    EXPECT_TRUE(MatchesGolden(mla.compress(x), kGolden + c.name + "_latent.npy", kLayer,
-                              {"token", "latent"}))
-        << c.name;
-  }
+  for (const LatentCase& c : {kCase1, kCase2}) testing::ExpectCompressMatchesGolden(c);
 }
 
 TEST(LatentAttention, CacheHoldsKvRankFloatsPerToken) {
@@ -150,7 +73,7 @@ TEST(LatentAttention, CacheHoldsKvRankFloatsPerToken) {
   EXPECT_EQ(c.shape(0), 7u) << "one latent row per token";
   EXPECT_EQ(c.shape(1), 10u) << "each row has kv_rank floats";
   EXPECT_EQ(mla.kv_cache_floats_per_token(), 10u)
-      << kOwnMistakes.Named("cache_not_c_only");
+      << kLatentCheckMistakes.Named("cache_not_c_only");
 }
 
 TEST(LatentAttention, CacheIsBelowAnEighthOfMultiHeadAttentions) {
@@ -159,15 +82,15 @@ TEST(LatentAttention, CacheIsBelowAnEighthOfMultiHeadAttentions) {
   const MultiHeadLatentAttention mla(64, 4, 12);
   const std::size_t mha_floats = 2 * 64;
   EXPECT_EQ(mla.kv_cache_floats_per_token(), 12u)
-      << kOwnMistakes.Named("cache_not_c_only");
+      << kLatentCheckMistakes.Named("cache_not_c_only");
   EXPECT_LT(8 * mla.kv_cache_floats_per_token(), mha_floats);
 }
 
 TEST(LatentAttention, ParameterCountIsTwoDSquaredPlusThreeDTimesRank) {
   EXPECT_EQ(MultiHeadLatentAttention(24, 4, 10).parameter_count(), 2u * 24 * 24 + 3u * 24 * 10)
-      << kOwnMistakes.Named("parameter_count");
+      << kLatentCheckMistakes.Named("parameter_count");
   EXPECT_EQ(MultiHeadLatentAttention(64, 4, 12).parameter_count(), 2u * 64 * 64 + 3u * 64 * 12)
-      << kOwnMistakes.Named("parameter_count");
+      << kLatentCheckMistakes.Named("parameter_count");
 }
 
 // ------------------------------------------------------------- the layer
@@ -181,18 +104,7 @@ TEST(LatentAttention, AbsorbedMatchesTorch) { ExpectAbsorbedMatchesTorch(kCase1)
 // something from its first call still holds the case1 layer's W_UK here.
 
 TEST(LatentAttention, OverwritingWUkChangesBothForwardsIdentically) {
-  MultiHeadLatentAttention mla(24, 4, 10, /*seed=*/6);
-  const Tensor2 x = LoadGolden<2>(kGolden + "case1_x.npy");
-  // Run once first, so anything kept from the old weights would show.
-  const Tensor2 before = mla.forward_absorbed(x);
-  mla.forward(x);
-  mla.W_UK = LoadGolden<2>(kGolden + "case1_new_W_UK.npy");
-  const std::string expected = kGolden + "case1_output_new_W_UK.npy";
-  const std::vector<KnownMistake> stale = {Own(kGolden + "case1_output.npy", "stale_w_uk")};
-  EXPECT_TRUE(MatchesGolden(mla.forward(x), expected, kLayer, {"token", "feature"}, stale))
-      << "forward";
-  EXPECT_TRUE(MatchesGolden(mla.forward_absorbed(x), expected, kLayer, {"token", "feature"}, stale))
-      << "forward_absorbed";
+  testing::ExpectOverwrittenWUkIsUsedByBothForwards(kCase1);
 }
 
 TEST(LatentAttention, OverwritingWDkvChangesTheCache) {
@@ -250,8 +162,7 @@ TEST(LatentAttention, AbsorbedAgreesWithNaiveWithCausalMask) {
 // ------------------------------------------------------------ bad arguments
 
 TEST(LatentAttention, RejectsDModelNotDivisibleByHeads) {
-  EXPECT_TRUE(ThrowsInvalidArgument([] { MultiHeadLatentAttention(10, 4, 3); },
-                                    {"d_model=10", "n_heads=4"}));
+  testing::ExpectRejectsDModelNotDivisibleByHeads();
 }
 
 TEST(LatentAttention, RejectsNonPositiveSizes) {

@@ -41,54 +41,27 @@ namespace mha {
 namespace {
 
 using testing::AllClose;
+using testing::ChunksString;
 using testing::Counting;
 using testing::Decode;
-using testing::KnownMistake;
-using testing::LoadGolden;
-using testing::MatchesGolden;
-using testing::ThrowsInvalidArgument;
+using testing::ExpectTheFullCausalForward;
+using testing::GqaCase;
 using testing::kAttention;
+using testing::kCacheMistakes;
 using testing::kExact;
 using testing::kLayer;
-
-
-// The mistakes that only these tests can tell (by a count or a shape, no
-// golden), named as data for the grader (common/testing/misconception.h).
-const testing::MistakeTable kCacheMistakes(
-    "docs/08_kv_cache.md",
-    {
-        {"bytes_capacity", "bytes() counts the capacity, not the positions held"},
-        {"bytes_one_of_kv", "bytes() counts only one of K and V"},
-        {"latent_bytes_kv",
-         "bytes() counts a key and a value per latent; the latent stands for both"},
-        {"failed_append_changes", "the failed append left the cache changed"},
-        {"failed_step_changes", "the failed step left the cache changed"},
-        {"repeated_kv_heads",
-         "the cache stores the repeated kv heads (one per query head) instead of the "
-         "n_kv_heads kv heads"},
-        {"latent_stores_kv", "the latent cache stores K and V instead of the latent c"},
-    });
-
-// "<before>looks like <mistake>; see ..." when `seen` (the wrong value is
-// that mistake's), else nothing.
-testing::MistakeNote LooksLikeIf(bool seen, const std::string& name,
-                                 const std::string& before = "") {
-  if (!seen) return testing::MistakeNote({}, "");
-  const testing::MistakeNote note = kCacheMistakes.LooksLike(name);
-  return testing::MistakeNote(note.mistake(), before + note.text());
-}
+using testing::Layer;
+using testing::LoadGolden;
+using testing::LooksLikeIf;
+using testing::MatchesGolden;
+using testing::MlaCase;
+using testing::ThrowsInvalidArgument;
 
 const std::string kGolden = "tests/08_kv_cache/golden/";
 
 std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
 // ------------------------------------------------------------------ helpers
-
-// The mistakes the generator wrote for a chunking of a case (see SHOWN
-// there): kv_cache_test_util.h.
-std::vector<KnownMistake> Mistakes(const std::string& c, const std::string& schedule) {
-  return testing::DecoderMistakes(kGolden, c, schedule);
-}
 
 // Rows [begin, end) of a (T, d) matrix.
 Tensor2 Rows(const Tensor2& a, int begin, int end) {
@@ -104,12 +77,6 @@ std::vector<int> RandomChunks(int T, std::mt19937& gen) {
     done += t;
   }
   return chunks;
-}
-
-std::string ChunksString(const std::vector<int>& chunks) {
-  std::string s = "chunks";
-  for (int t : chunks) s += " " + std::to_string(t);
-  return s;
 }
 
 // The full causal forward of a layer on x, from plain loops in double
@@ -132,53 +99,35 @@ Tensor2 FullForward(const MultiHeadLatentAttention& layer, const Tensor2& x) {
 
 // ---------------------------------------------------------------- the cases
 
-struct GqaCase {
-  std::string name;
-  int d_model, n_heads, n_kv_heads, T;
-  std::vector<int> chunks;  // the generator's uneven chunking
-};
-const GqaCase kMha{"mha", 12, 3, 3, 9, {2, 4, 1, 2}};
-const GqaCase kGqa{"gqa", 32, 8, 2, 10, {5, 1, 1, 3}};
-const GqaCase kMqa{"mqa", 18, 3, 1, 7, {1, 3, 2, 1}};
-const GqaCase kLarge{"large", 16, 4, 2, 6, {2, 2, 2}};
+// The golden cases of the grading tests: the public tests' cases
+// (labs/08_kv_cache/kv_cache_test_util.h) run on them, and the tests below
+// add cases of their own.
+const GqaCase kMha{kGolden, "mha", 12, 3, 3, 9, {2, 4, 1, 2}};
+const GqaCase kGqa{kGolden, "gqa", 32, 8, 2, 10, {5, 1, 1, 3}};
+const GqaCase kMqa{kGolden, "mqa", 18, 3, 1, 7, {1, 3, 2, 1}};
+const GqaCase kLarge{kGolden, "large", 16, 4, 2, 6, {2, 2, 2}};
 
-struct MlaCase {
-  std::string name;
-  int d_model, n_heads, kv_rank, T;
-  std::vector<int> chunks;
-};
-const MlaCase kMla{"mla", 24, 4, 10, 9, {4, 1, 2, 2}};
-const MlaCase kMlaLarge{"mla_large", 12, 3, 5, 6, {3, 3}};
+const MlaCase kMla{kGolden, "mla", 24, 4, 10, 9, {4, 1, 2, 2}};
+const MlaCase kMlaLarge{kGolden, "mla_large", 12, 3, 5, 6, {3, 3}};
 
-// The case's layer: constructed with the public constructor, then given the
-// generator's weights.
-GroupedQueryAttention Layer(const GqaCase& c) {
-  return testing::LoadGqaLayer(kGolden + c.name, c.d_model, c.n_heads, c.n_kv_heads);
-}
-
-MultiHeadLatentAttention Layer(const MlaCase& c) {
-  return testing::LoadMlaLayer(kGolden + c.name, c.d_model, c.n_heads, c.kv_rank);
-}
-
-std::vector<int> Schedule(const std::string& schedule, int T, const std::vector<int>& chunks) {
-  if (schedule == "prefill") return {T};
-  if (schedule == "single") return std::vector<int>(static_cast<std::size_t>(T), 1);
-  return chunks;
-}
-
-// Decodes the case's sequence with the named chunking and compares every row
-// with the full causal forward.
+// A decoder of `capacity` fed `held` = capacity - 2 tokens refuses a step of
+// 3 more, keeps its cache as it was, and goes on: the next 2 tokens are rows
+// held and held + 1 of the full forward.
 template <class Case>
-void ExpectTheFullCausalForward(const Case& c, const std::string& schedule) {
+void ExpectAStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged(const Case& c, int capacity) {
   const auto layer = Layer(c);
+  const int held = capacity - 2;
+  const Tensor2 x = LoadGolden<2>(Golden(c.name + "_x"));  // (T, d_model)
+  const Tensor2 full = FullForward(layer, Rows(x, 0, capacity));
   typename std::conditional<std::is_same<Case, GqaCase>::value, GqaDecoder, MlaDecoder>::type
-      decoder(layer, c.T);
-  const std::vector<int> chunks = Schedule(schedule, c.T, c.chunks);
-  SCOPED_TRACE(c.name + ", " + schedule + " (" + ChunksString(chunks) + ")");
-  const std::optional<Tensor2> rows = Decode(decoder, LoadGolden<2>(Golden(c.name + "_x")), chunks);
-  ASSERT_TRUE(rows.has_value());
-  EXPECT_TRUE(MatchesGolden(*rows, Golden(c.name + "_forward"), kLayer, {"token", "column"},
-                            Mistakes(c.name, schedule)));
+      decoder(layer, capacity);
+  decoder.step(Rows(x, 0, held));
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(Rows(x, held, held + 3)); },
+                                    {"capacity=" + std::to_string(capacity)}));
+  EXPECT_EQ(decoder.cache().length(), held) << kCacheMistakes.LooksLike("failed_step_changes");
+  // Nothing was lost: the next two tokens are rows held and held + 1 of the full forward.
+  EXPECT_TRUE(AllClose(decoder.step(Rows(x, held, capacity)), Rows(full, held, capacity), kLayer,
+                       {"token", "column"}));
 }
 
 // ------------------------------------------------------------------ KVCache
@@ -412,20 +361,8 @@ TEST(GqaDecoder, RandomChunkSizesGiveTheFullCausalForwardForMhaGqaAndMqa) {
 // ------------------------------------------------ GqaDecoder: the cache
 
 TEST(GqaDecoder, TheCacheHoldsTheKeysAndValuesOfTheKvHeadsOnly) {
-  const GroupedQueryAttention layer = Layer(kGqa);  // 8 query heads, 2 kv heads, d_head 4
-  GqaDecoder decoder(layer, /*capacity=*/12);
-  ASSERT_TRUE(Decode(decoder, LoadGolden<2>(Golden("gqa_x")), kGqa.chunks).has_value());
-  const KVCache& cache = decoder.cache();
-  EXPECT_EQ(cache.length(), 10);
-  EXPECT_EQ(cache.capacity(), 12);
-  const Tensor3 keys = cache.keys();
-  ASSERT_EQ(keys.shape(0), 2u)
-      << "the cache holds " << keys.shape(0) << " heads, expected n_kv_heads=2"
-      << LooksLikeIf(keys.shape(0) == 8, "repeated_kv_heads", "; ");
-  EXPECT_EQ(cache.bytes(), 2u * 2 * 10 * 4 * sizeof(float));
-  EXPECT_TRUE(MatchesGolden(keys, Golden("gqa_keys"), kAttention, {"kv head", "position", "feature"}));
-  EXPECT_TRUE(MatchesGolden(cache.values(), Golden("gqa_values"), kAttention,
-                            {"kv head", "position", "feature"}));
+  // 8 query heads, 2 kv heads, d_head 4.
+  testing::ExpectTheCacheHoldsTheKeysAndValuesOfTheKvHeadsOnly(kGqa, /*capacity=*/12);
 }
 
 TEST(GqaDecoder, MultiQueryAttentionCachesOneKvHead) {
@@ -441,16 +378,7 @@ TEST(GqaDecoder, MultiQueryAttentionCachesOneKvHead) {
 }
 
 TEST(GqaDecoder, AStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
-  const GroupedQueryAttention layer = Layer(kGqa);
-  const Tensor2 x = LoadGolden<2>(Golden("gqa_x"));  // (10, 32)
-  const Tensor2 full = FullForward(layer, Rows(x, 0, 6));
-  GqaDecoder decoder(layer, /*capacity=*/6);
-  decoder.step(Rows(x, 0, 4));
-  EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(Rows(x, 4, 7)); }, {"capacity=6"}));
-  EXPECT_EQ(decoder.cache().length(), 4)
-      << kCacheMistakes.LooksLike("failed_step_changes");
-  // Nothing was lost: the next two tokens are rows 4 and 5 of the full forward.
-  EXPECT_TRUE(AllClose(decoder.step(Rows(x, 4, 6)), Rows(full, 4, 6), kLayer, {"token", "column"}));
+  ExpectAStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged(kGqa, /*capacity=*/6);
 }
 
 TEST(GqaDecoder, AnInputOfTheWrongWidthThrowsAndLeavesTheCacheUnchanged) {
@@ -566,19 +494,8 @@ TEST(MlaDecoder, RandomChunkSizesGiveTheFullCausalForward) {
 // ------------------------------------------------ MlaDecoder: the cache
 
 TEST(MlaDecoder, TheCacheHoldsOnlyTheLatents) {
-  const MultiHeadLatentAttention layer = Layer(kMla);  // d_model 24, kv_rank 10
-  MlaDecoder decoder(layer, /*capacity=*/11);
-  ASSERT_TRUE(Decode(decoder, LoadGolden<2>(Golden("mla_x")), kMla.chunks).has_value());
-  const LatentCache& cache = decoder.cache();
-  EXPECT_EQ(cache.length(), 9);
-  EXPECT_EQ(cache.capacity(), 11);
-  const Tensor2 latents = cache.latents();
-  ASSERT_EQ(latents.shape(1), 10u)
-      << "the cache keeps " << latents.shape(1) << " floats per token, expected kv_rank=10"
-      << LooksLikeIf(latents.shape(1) == 48, "latent_stores_kv", "; ");
-  EXPECT_EQ(cache.bytes(), 9u * 10 * sizeof(float))
-      << LooksLikeIf(cache.bytes() == 2 * 9u * 10 * sizeof(float), "latent_bytes_kv");
-  EXPECT_TRUE(MatchesGolden(latents, Golden("mla_latents"), kAttention, {"position", "latent"}));
+  // d_model 24, kv_rank 10.
+  testing::ExpectTheCacheHoldsOnlyTheLatents(kMla, /*capacity=*/11);
 }
 
 TEST(MlaDecoder, NewUpProjectionsApplyToEveryCachedToken) {
@@ -599,15 +516,7 @@ TEST(MlaDecoder, NewUpProjectionsApplyToEveryCachedToken) {
 }
 
 TEST(MlaDecoder, AStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
-  const MultiHeadLatentAttention layer = Layer(kMla);
-  const Tensor2 x = LoadGolden<2>(Golden("mla_x"));  // (9, 24)
-  const Tensor2 full = FullForward(layer, Rows(x, 0, 5));
-  MlaDecoder decoder(layer, /*capacity=*/5);
-  decoder.step(Rows(x, 0, 3));
-  EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(Rows(x, 3, 6)); }, {"capacity=5"}));
-  EXPECT_EQ(decoder.cache().length(), 3)
-      << kCacheMistakes.LooksLike("failed_step_changes");
-  EXPECT_TRUE(AllClose(decoder.step(Rows(x, 3, 5)), Rows(full, 3, 5), kLayer, {"token", "column"}));
+  ExpectAStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged(kMla, /*capacity=*/5);
 }
 
 TEST(MlaDecoder, AnInputOfTheWrongWidthThrowsAndLeavesTheCacheUnchanged) {

@@ -35,6 +35,9 @@ namespace mha {
 namespace {
 
 using testing::AllClose;
+using testing::AttentionCase;
+using testing::ExpectAttentionCaseMatchesTorch;
+using testing::LayerCase;
 using testing::KnownMistake;
 using testing::kAttentionBackwardMistakes;
 using testing::LoadGolden;
@@ -72,53 +75,23 @@ const testing::MistakeTable kOwnMistakes(
          "inf or NaN in the gradients: recompute P with a softmax that subtracts the row max"},
     });
 
-// The known mistakes `names` of golden `golden` (attention_backward_test_util.h).
-std::vector<KnownMistake> Mistakes(const std::string& golden,
-                                   const std::vector<std::string>& names) {
-  return kAttentionBackwardMistakes.Of(kGolden + golden, names);
-}
-
-// Which mistakes change which gradient (the generator's tables).
-const std::vector<std::string> kDqMistakes = {"no_row_sum", "row_sum_over_queries", "no_scale"};
-const std::vector<std::string> kDkMistakes = {"no_row_sum", "row_sum_over_queries", "no_scale",
-                                              "dk_dv_swapped"};
-const std::vector<std::string> kDvMistakes = {"dk_dv_swapped"};
-
 // ---------------------------------------------------------------- attention goldens
 
-// Runs attention_backward on golden case `c`, compares all three gradients
-// and returns them. masked: the case has a mask, which removes something
-// (mask_leak applies).
-AttentionGrads ExpectAttentionCaseMatchesTorch(const std::string& c, bool masked,
-                                               bool with_mistakes = true) {
-  // q (H, T, d_head), k and v (H, S, d_head), the (T, S) mask if the case has one.
-  const testing::AttentionInputs in = testing::LoadAttentionInputs(kGolden, c, masked ? c : "");
-  const Tensor3 d_out = LoadGolden<3>(Golden(c + "_d_output"));
-  const AttentionGrads g = attention_backward(in.q, in.k, in.v, in.mask, d_out);
-  auto mistakes = [&](const std::string& grad, std::vector<std::string> list) {
-    if (!with_mistakes) return std::vector<KnownMistake>{};
-    if (masked) list.push_back("mask_leak");
-    return Mistakes(c + "_" + grad, list);
-  };
-  EXPECT_TRUE(MatchesGolden(g.dq, Golden(c + "_dq"), kLayer, {"head", "query", "column"},
-                            mistakes("dq", kDqMistakes)));
-  EXPECT_TRUE(MatchesGolden(g.dk, Golden(c + "_dk"), kLayer, {"head", "key", "column"},
-                            mistakes("dk", kDkMistakes)));
-  EXPECT_TRUE(MatchesGolden(g.dv, Golden(c + "_dv"), kLayer, {"head", "key", "column"},
-                            mistakes("dv", kDvMistakes)));
-  return g;
-}
+// The golden cases of the grading tests: the public tests' cases
+// (labs/10_attention_backward/attention_backward_test_util.h) run on them,
+// and the tests below add cases of their own.
+AttentionCase Case(const std::string& name, bool masked) { return {kGolden, name, masked}; }
 
 TEST(AttentionBackward, MatchesTorchAutogradWithoutAMaskWhenTDiffersFromS) {
-  ExpectAttentionCaseMatchesTorch("cross", /*masked=*/false);
+  ExpectAttentionCaseMatchesTorch(Case("cross", /*masked=*/false));
 }
 
 TEST(AttentionBackward, MatchesTorchAutogradWithABottomRightCausalMask) {
-  ExpectAttentionCaseMatchesTorch("causal", /*masked=*/true);
+  ExpectAttentionCaseMatchesTorch(Case("causal", /*masked=*/true));
 }
 
 TEST(AttentionBackward, AQueryThatSeesNoKeyGetsZeroGradientAndTheRestMatchesTorch) {
-  ExpectAttentionCaseMatchesTorch("empty_row", /*masked=*/true);
+  ExpectAttentionCaseMatchesTorch(Case("empty_row", /*masked=*/true));
 }
 
 TEST(AttentionBackward, AQueryThatSeesNoKeyGetsAnExactlyZeroDqRowNotNaN) {
@@ -150,38 +123,22 @@ TEST(AttentionBackward, AKeyHiddenFromEveryQueryGetsNoGradient) {
 TEST(AttentionBackward, ScoresInTheHundredsGiveFiniteGradientsThatMatchTorch) {
   // Case "large" has scores up to ~440.
   const AttentionGrads g =
-      ExpectAttentionCaseMatchesTorch("large", /*masked=*/true, /*with_mistakes=*/false);
+      ExpectAttentionCaseMatchesTorch(Case("large", /*masked=*/true), /*with_mistakes=*/false);
   EXPECT_TRUE(xt::all(xt::isfinite(g.dq)) && xt::all(xt::isfinite(g.dk)) &&
               xt::all(xt::isfinite(g.dv)))
       << kOwnMistakes.Named("no_max_backward");
 }
 
 TEST(AttentionBackward, OneHeadMatchesTorchAutograd) {
-  ExpectAttentionCaseMatchesTorch("single_head", /*masked=*/false);
+  ExpectAttentionCaseMatchesTorch(Case("single_head", /*masked=*/false));
 }
 
 // ---------------------------------------------------------------- mha goldens
 
+// The layer cases: mha_x.npy and mha_d_y.npy through the case's layer and mask.
 void ExpectLayerCaseMatchesTorch(const MultiHeadAttention& layer, const std::string& c,
-                                 const std::optional<Tensor2>& mask, bool with_mistakes = true) {
-  const Tensor2 x = LoadGolden<2>(Golden("mha_x"));      // (T, d_model)
-  const Tensor2 d_y = LoadGolden<2>(Golden("mha_d_y"));  // (T, d_model)
-  const MhaGrads g = mha_backward(layer, x, mask, d_y);
-  auto mistakes = [&](const std::string& grad, const std::vector<std::string>& list) {
-    return with_mistakes ? Mistakes(c + "_" + grad, list) : std::vector<KnownMistake>{};
-  };
-  EXPECT_TRUE(MatchesGolden(g.dx, Golden(c + "_dx"), kLayer, {"token", "column"},
-                            mistakes("dx", {"dx_query_path_only", "dx_weights_not_transposed",
-                                            "no_row_sum", "row_sum_over_queries", "no_scale",
-                                            "dk_dv_swapped"})));
-  EXPECT_TRUE(MatchesGolden(g.dW_Q, Golden(c + "_dW_Q"), kLayer, {"row", "column"},
-                            mistakes("dW_Q", kDqMistakes)));
-  EXPECT_TRUE(MatchesGolden(g.dW_K, Golden(c + "_dW_K"), kLayer, {"row", "column"},
-                            mistakes("dW_K", kDkMistakes)));
-  EXPECT_TRUE(MatchesGolden(g.dW_V, Golden(c + "_dW_V"), kLayer, {"row", "column"},
-                            mistakes("dW_V", kDvMistakes)));
-  EXPECT_TRUE(MatchesGolden(g.dW_O, Golden(c + "_dW_O"), kLayer, {"row", "column"},
-                            mistakes("dW_O", {"w_o_grad_transposed"})));
+                                 const std::optional<Tensor2>& mask) {
+  testing::ExpectLayerCaseMatchesTorch(LayerCase{kGolden, "mha", c}, layer, mask);
 }
 
 TEST(MhaBackward, MatchesTorchAutogradWithoutAMask) {
@@ -228,8 +185,6 @@ TEST(MhaBackward, UsesWeightsOverwrittenAfterAFirstCall) {
 using D2 = xt::xtensor<double, 2>;
 using D3 = xt::xtensor<double, 3>;
 
-constexpr double kStep = 1e-5;  // tolerance: the finite-difference step, not a comparison bound
-
 // softmax(q k^T / sqrt(d) + mask) v per head; a query that sees no key
 // gets a zero row.
 D3 AttentionForward(const D3& q, const D3& k, const D3& v, const std::optional<D2>& mask) {
@@ -255,55 +210,12 @@ D3 AttentionForward(const D3& q, const D3& k, const D3& v, const std::optional<D
   return out;
 }
 
-D2 MatMulD(const D2& a, const D2& b) {
-  D2 out = xt::zeros<double>({a.shape(0), b.shape(1)});
-  for (std::size_t i = 0; i < a.shape(0); ++i)
-    for (std::size_t t = 0; t < a.shape(1); ++t)
-      for (std::size_t j = 0; j < b.shape(1); ++j) out(i, j) += a(i, t) * b(t, j);
-  return out;
-}
-
-// (T, H*d) <-> (H, T, d): head h owns columns [h*d, (h+1)*d).
-D3 SplitD(const D2& a, std::size_t H) {
-  const std::size_t T = a.shape(0), d = a.shape(1) / H;
-  D3 out = xt::zeros<double>({H, T, d});
-  for (std::size_t h = 0; h < H; ++h)
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t c = 0; c < d; ++c) out(h, t, c) = a(t, h * d + c);
-  return out;
-}
-
-D2 CombineD(const D3& a) {
-  const std::size_t H = a.shape(0), T = a.shape(1), d = a.shape(2);
-  D2 out = xt::zeros<double>({T, H * d});
-  for (std::size_t h = 0; h < H; ++h)
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t c = 0; c < d; ++c) out(t, h * d + c) = a(h, t, c);
-  return out;
-}
-
-template <class A, class B>
-double SumOfProducts(const A& a, const B& b) {
-  double total = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) total += a.flat(i) * b.flat(i);
-  return total;
-}
-
-// d objective / d param, one element at a time (objective() reads param).
-template <class Tensor, class F>
-Tensor CentralDifferences(Tensor& param, F objective) {
-  Tensor grad = xt::zeros<double>(param.shape());
-  for (std::size_t i = 0; i < param.size(); ++i) {
-    const double saved = param.flat(i);
-    param.flat(i) = saved + kStep;
-    const double up = objective();
-    param.flat(i) = saved - kStep;
-    const double down = objective();
-    param.flat(i) = saved;
-    grad.flat(i) = (up - down) / (2 * kStep);
-  }
-  return grad;
-}
+// The double-precision helpers of tests/common/naive.h.
+D2 MatMulD(const D2& a, const D2& b) { return naive::MatMulOf(a, b); }
+D3 SplitD(const D2& a, std::size_t H) { return naive::SplitHeadsOf(a, H); }
+D2 CombineD(const D3& a) { return naive::CombineHeadsOf(a); }
+using naive::CentralDifferences;
+using naive::SumOfProducts;
 
 std::optional<D2> ToDouble(const std::optional<Tensor2>& mask) {
   if (!mask) return std::nullopt;

@@ -39,26 +39,29 @@ namespace {
 
 using testing::AllClose;
 using testing::Decode;
-using testing::LoadGolden;
-using testing::MatchesGolden;
-using testing::ThrowsInvalidArgument;
+using testing::ExpectDecodes;
 using testing::kExact;
 using testing::kLayer;
 using testing::kRopeMistakes;
+using testing::kRotationAxes;
 using testing::kRowOp;
+using testing::LoadGolden;
+using testing::MatchesGolden;
+using testing::RotaryCase;
+using testing::ThrowsInvalidArgument;
 
 const std::string kGolden = "tests/11_rotary_embeddings/golden/";
 
 std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
-const std::vector<std::string> kRotationAxes = {"head", "position", "feature"};
+// The golden layer cases of the grading tests: the public tests' cases
+// (labs/11_rotary_embeddings/rotary_embeddings_test_util.h) run on them, and
+// the tests below add cases of their own.
+const RotaryCase kLayerCase{kGolden, "layer", 24, 3, 10000.0, /*T=*/9, {2, 4, 1, 2}};
+const RotaryCase kLlama3Case{kGolden, "llama3", 24, 4, 500000.0, /*T=*/10, {5, 1, 1, 3}};
 
-RotaryAttention LayerCase() {
-  return testing::LoadRotaryLayer(kGolden + "layer", 24, 3, 10000.0);
-}
-RotaryAttention Llama3Case() {
-  return testing::LoadRotaryLayer(kGolden + "llama3", 24, 4, 500000.0);
-}
+RotaryAttention LayerCase() { return kLayerCase.Layer(); }
+RotaryAttention Llama3Case() { return kLlama3Case.Layer(); }
 
 // Chunk sizes that add up to T, drawn from `gen`: 1 to 4 tokens each.
 std::vector<int> RandomChunks(int T, std::mt19937& gen) {
@@ -80,9 +83,7 @@ std::string ChunksString(const std::vector<int>& chunks) {
 // --------------------------------------------------------------- rope_angles
 
 TEST(RopeAngles, MatchTheFrequenciesAtLlama3sBase) {
-  EXPECT_TRUE(MatchesGolden(rope_angles(9, 10, 500000.0), Golden("wide_angles"), kRowOp,
-                            {"position", "pair"},
-                            kRopeMistakes.Of(kGolden + "wide_angles", {"exponent_i"})));
+  testing::ExpectRopeAnglesMatchGolden(kGolden, "wide_angles", 9, 10, 500000.0);
 }
 
 TEST(RopeAngles, HaveOneColumnPerPairAndOneRowPerPosition) {
@@ -103,9 +104,7 @@ TEST(RopeAngles, RejectEveryBadArgumentNamingIt) {
 // ---------------------------------------------------------------- apply_rope
 
 TEST(ApplyRope, RotatesLikeHuggingFacesLlamaAtLlama3sBase) {
-  const Tensor3 x = LoadGolden<3>(Golden("rope_x"));
-  EXPECT_TRUE(MatchesGolden(apply_rope(x, 17, 500000.0), Golden("rope_out"), kRowOp,
-                            kRotationAxes, testing::RotationMistakes(kGolden + "rope")));
+  testing::ExpectApplyRopeMatchesGolden(kGolden, "rope", 17, 500000.0, /*far=*/false);
 }
 
 TEST(ApplyRope, OnePairIsTheTwoDimensionalRotationByPRadians) {
@@ -142,17 +141,11 @@ TEST(ApplyRope, KeepsTheNormOfEveryHalfSplitPair) {
 }
 
 TEST(ApplyRope, PositionsNearTwoToTheTwentyMatchADoubleReference) {
-  const Tensor3 x = LoadGolden<3>(Golden("far_x"));
-  EXPECT_TRUE(MatchesGolden(apply_rope(x, 1048570), Golden("far_out"), kRowOp, kRotationAxes,
-                            testing::RotationMistakes(kGolden + "far")))
-      << testing::kFarPositionsHint;
+  testing::ExpectApplyRopeMatchesGolden(kGolden, "far", 1048570, 10000.0, /*far=*/true);
 }
 
 TEST(ApplyRope, FarPositionsAtLlama3sBaseMatchADoubleReference) {
-  const Tensor3 x = LoadGolden<3>(Golden("far_llama3_x"));
-  EXPECT_TRUE(MatchesGolden(apply_rope(x, 654321, 500000.0), Golden("far_llama3_out"), kRowOp,
-                            kRotationAxes, testing::RotationMistakes(kGolden + "far_llama3")))
-      << testing::kFarPositionsHint;
+  testing::ExpectApplyRopeMatchesGolden(kGolden, "far_llama3", 654321, 500000.0, /*far=*/true);
 }
 
 TEST(ApplyRope, PositionZeroIsTheIdentity) {
@@ -193,37 +186,21 @@ TEST(ApplyRope, RejectsEveryBadArgumentNamingIt) {
 // ----------------------------------------------------------- RotaryAttention
 
 TEST(RotaryAttention, CausalForwardMatchesPyTorch) {
-  const RotaryAttention layer = LayerCase();
-  const Tensor2 x = LoadGolden<2>(Golden("layer_x"));  // (9, 24)
-  EXPECT_TRUE(MatchesGolden(layer.forward(x, causal_mask(9)), Golden("layer_forward"), kLayer,
-                            {"token", "column"}, testing::LayerMistakes(kGolden + "layer")));
+  testing::ExpectCausalForwardMatchesPyTorch(kLayerCase);  // (9, 24)
 }
 
 TEST(RotaryAttention, CausalForwardAtLlama3sBaseMatchesPyTorch) {
-  const RotaryAttention layer = Llama3Case();
-  const Tensor2 x = LoadGolden<2>(Golden("llama3_x"));  // (10, 24)
-  EXPECT_TRUE(MatchesGolden(layer.forward(x, causal_mask(10)), Golden("llama3_forward"),
-                            kLayer, {"token", "column"},
-                            testing::LayerMistakes(kGolden + "llama3")));
+  testing::ExpectCausalForwardMatchesPyTorch(kLlama3Case);  // (10, 24)
 }
 
 TEST(RotaryAttention, DrawsTheWeightsOfMultiHeadAttentionFromTheSameSeed) {
-  for (const auto& [name, seed, n_heads] :
-       {std::tuple<std::string, int, int>{"layer", 112, 3}, {"llama3", 113, 4}}) {
-    SCOPED_TRACE(name);
-    const RotaryAttention layer(24, n_heads, static_cast<std::uint64_t>(seed), 500000.0);
-    EXPECT_EQ(layer.d_model, 24);
-    EXPECT_EQ(layer.n_heads, n_heads);
-    EXPECT_EQ(layer.d_head, 24 / n_heads);
-    EXPECT_EQ(layer.base, 500000.0);  // stored as given, no arithmetic
-    EXPECT_EQ(layer.parameter_count(), 4u * 24u * 24u) << "RoPE adds no parameter";
-    for (const auto& [w, file] : {std::pair<const Tensor2*, std::string>{&layer.W_Q, "W_Q"},
-                                  {&layer.W_K, "W_K"},
-                                  {&layer.W_V, "W_V"},
-                                  {&layer.W_O, "W_O"}}) {
-      EXPECT_TRUE(AllClose(*w, LoadGolden<2>(Golden(name + "_" + file)), kExact, {"in", "out"}))
-          << file << " must be the same draw as MultiHeadAttention's";
-    }
+  // Both cases' weights are seed draws at base 500000.
+  for (const auto& [c, seed] : {std::pair<RotaryCase, int>{kLayerCase, 112}, {kLlama3Case, 113}}) {
+    SCOPED_TRACE(c.name);
+    RotaryCase at_llama3_base = c;
+    at_llama3_base.base = 500000.0;
+    testing::ExpectDrawsTheWeightsOfMultiHeadAttention(at_llama3_base,
+                                                       static_cast<std::uint64_t>(seed));
   }
 }
 
@@ -271,29 +248,19 @@ TEST(RotaryAttention, RejectsEveryBadArgumentNamingIt) {
 
 // ------------------------------------------------------------- RotaryDecoder
 
-void ExpectDecodes(const std::string& c, const RotaryAttention& layer, const std::string& schedule,
-                   const std::vector<int>& chunks) {
-  const Tensor2 x = LoadGolden<2>(Golden(c + "_x"));
-  RotaryDecoder decoder(layer, static_cast<int>(x.shape(0)));
-  const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
-  ASSERT_TRUE(rows.has_value());
-  EXPECT_TRUE(MatchesGolden(*rows, Golden(c + "_forward"), kLayer, {"token", "column"},
-                            testing::DecoderMistakes(kGolden + c, schedule)));
-}
-
 TEST(RotaryDecoder, APrefillGivesTheFullCausalForward) {
-  ExpectDecodes("layer", LayerCase(), "prefill", {9});
-  ExpectDecodes("llama3", Llama3Case(), "prefill", {10});
+  ExpectDecodes(kLayerCase, "prefill");
+  ExpectDecodes(kLlama3Case, "prefill");
 }
 
 TEST(RotaryDecoder, OneTokenAtATimeGivesTheFullCausalForward) {
-  ExpectDecodes("layer", LayerCase(), "single", std::vector<int>(9, 1));
-  ExpectDecodes("llama3", Llama3Case(), "single", std::vector<int>(10, 1));
+  ExpectDecodes(kLayerCase, "single");
+  ExpectDecodes(kLlama3Case, "single");
 }
 
 TEST(RotaryDecoder, UnevenChunksGiveTheFullCausalForward) {
-  ExpectDecodes("layer", LayerCase(), "chunks", {2, 4, 1, 2});
-  ExpectDecodes("llama3", Llama3Case(), "chunks", {5, 1, 1, 3});
+  ExpectDecodes(kLayerCase, "chunks");
+  ExpectDecodes(kLlama3Case, "chunks");
 }
 
 TEST(RotaryDecoder, RandomChunkingsGiveTheFullCausalForward) {
@@ -312,21 +279,9 @@ TEST(RotaryDecoder, RandomChunkingsGiveTheFullCausalForward) {
 }
 
 TEST(RotaryDecoder, CachedKeysAreRotatedAtTheirOwnPositions) {
-  for (const auto& [c, chunks] :
-       {std::pair<std::string, std::vector<int>>{"layer", {2, 4, 1, 2}}, {"llama3", {5, 1, 1, 3}}}) {
-    SCOPED_TRACE(c);
-    const RotaryAttention layer = c == "layer" ? LayerCase() : Llama3Case();
-    const Tensor2 x = LoadGolden<2>(Golden(c + "_x"));
-    RotaryDecoder decoder(layer, 12);
-    ASSERT_TRUE(Decode(decoder, x, chunks).has_value());
-    EXPECT_EQ(decoder.cache().length(), static_cast<int>(x.shape(0)));
-    EXPECT_EQ(decoder.cache().capacity(), 12);
-    EXPECT_TRUE(MatchesGolden(decoder.cache().keys(), Golden(c + "_keys"), kLayer,
-                              {"head", "position", "feature"},
-                              testing::CacheMistakes(kGolden + c, "keys")));
-    EXPECT_TRUE(MatchesGolden(decoder.cache().values(), Golden(c + "_values"), kLayer,
-                              {"head", "position", "feature"},
-                              testing::CacheMistakes(kGolden + c, "values")));
+  for (const RotaryCase& c : {kLayerCase, kLlama3Case}) {
+    SCOPED_TRACE(c.name);
+    testing::ExpectCachedKeysAreRotatedAtTheirOwnPositions(c, /*capacity=*/12);
   }
 }
 

@@ -56,25 +56,5 @@ D2 MlaForward(const D2& x, const D2& W_Q, const D2& W_DKV, const D2& W_UK, const
   return Attend(MatMul(x, W_Q), MatMul(c, W_UK), MatMul(c, W_UV), W_O, n_heads, n_heads, mask);
 }
 
-double SumOfProducts(const D2& a, const D2& b) {
-  double total = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) total += a.flat(i) * b.flat(i);
-  return total;
-}
-
-D2 CentralDifferences(D2& param, const std::function<double()>& objective) {
-  D2 grad = xt::zeros<double>(param.shape());
-  for (std::size_t i = 0; i < param.size(); ++i) {
-    const double saved = param.flat(i);
-    param.flat(i) = saved + kStep;
-    const double up = objective();
-    param.flat(i) = saved - kStep;
-    const double down = objective();
-    param.flat(i) = saved;
-    grad.flat(i) = (up - down) / (2 * kStep);
-  }
-  return grad;
-}
-
 }  // namespace reference
 }  // namespace mha

@@ -13,6 +13,7 @@
 // random ones.
 #include "labs/12_variant_backward/variant_backward.h"
 
+#include <cctype>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -27,12 +28,16 @@
 #include "common/testing/testing.h"
 #include "labs/12_variant_backward/variant_backward_test_util.h"
 #include "tests/12_variant_backward/reference.h"
+#include "tests/common/naive.h"
 
 namespace mha {
 namespace {
 
 using reference::D2;
 using testing::AllClose;
+using testing::kTokenAxes;
+using testing::kWeightAxes;
+using testing::VariantCase;
 using testing::KnownMistake;
 using testing::kLayer;
 using testing::kVariantBackwardMistakes;
@@ -45,15 +50,8 @@ constexpr std::uint64_t kSeed = 7;
 
 const std::string kGolden = "tests/12_variant_backward/golden/";
 const char kSeeDoc[] = "; see docs/12_variant_backward.md, \"Classic mistakes\"";
-const std::vector<std::string> kTokenAxes = {"token", "column"};
-const std::vector<std::string> kWeightAxes = {"row", "column"};
 
 std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
-
-std::vector<KnownMistake> Mistakes(const std::string& golden,
-                                   const std::vector<std::string>& names) {
-  return kVariantBackwardMistakes.Of(kGolden + golden, names);
-}
 
 std::optional<Tensor2> Mask(const std::string& name) {
   if (name.empty()) return std::nullopt;
@@ -62,29 +60,44 @@ std::optional<Tensor2> Mask(const std::string& name) {
 
 // ---------------------------------------------------------------- GQA goldens
 
+// The golden cases of the grading tests: every layer on x.npy and d_y.npy
+// with the mask mask_<mask>.npy (none when empty). The public tests' cases
+// (labs/12_variant_backward/variant_backward_test_util.h) run on them, and
+// the tests below add cases of their own.
+VariantCase Case(const std::string& c, const std::string& mask) {
+  return {kGolden, "x", "d_y", mask.empty() ? "" : "mask_" + mask, c};
+}
+
+// After a first call, `weight` (W_K, named "W_K") := <c>_new_w_k.npy must change
+// dx and `grad` to <c>_overwrite_w_k_dx.npy, ..._<grad>.npy; gradients still
+// equal to <c>_causal_* mean the old weight was kept.
+template <class Layer, class Grads>
+void ExpectUsesWeightOverwrittenAfterAFirstCall(
+    Grads (*backward)(const Layer&, const Tensor2&, const std::optional<Tensor2>&,
+                      const Tensor2&),
+    Layer layer, Tensor2 Layer::*weight, const std::string& weight_name, const std::string& c,
+    Tensor2 Grads::*grad, const std::string& grad_name) {
+  std::string w = weight_name;  // "W_K" -> "w_k"
+  for (char& ch : w) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const Tensor2 x = LoadGolden<2>(Golden("x")), d_y = LoadGolden<2>(Golden("d_y"));
+  backward(layer, x, Mask("causal"), d_y);  // a first call: caching on first use is caught
+  layer.*weight = LoadGolden<2>(Golden(c + "_new_" + w));
+  const Grads g = backward(layer, x, Mask("causal"), d_y);
+  const std::string stale = "overwriting " + weight_name +
+                            " had no effect: something derived from the weights was cached" +
+                            kSeeDoc;
+  const std::string overwrite = c + "_overwrite_" + w + "_";
+  EXPECT_TRUE(MatchesGolden(g.dx, Golden(overwrite + "dx"), kLayer, kTokenAxes,
+                            {{Golden(c + "_causal_dx"), stale}}));
+  EXPECT_TRUE(MatchesGolden(g.*grad, Golden(overwrite + grad_name), kLayer, kWeightAxes,
+                            {{Golden(c + "_causal_" + grad_name), stale}}));
+}
+
 // shared: the layer has 1 < n_kv_heads < n_heads (both summation mistakes
 // apply); mqa: n_kv_heads == 1 (only the one-query-head mistake applies).
 void ExpectGqaCaseMatchesTorch(const GroupedQueryAttention& layer, const std::string& c,
-                               const std::string& mask, bool with_mistakes = true) {
-  const GqaGrads g = gqa_backward(layer, LoadGolden<2>(Golden("x")), Mask(mask),
-                                  LoadGolden<2>(Golden("d_y")));
-  std::vector<std::string> kv;
-  if (layer.n_kv_heads < layer.n_heads) kv.push_back("kv_grad_one_query_head");
-  if (layer.n_kv_heads > 1 && layer.n_kv_heads < layer.n_heads) kv.push_back("kv_grad_tiled");
-  auto mistakes = [&](const std::string& grad, std::vector<std::string> list, bool with_kv) {
-    if (!with_mistakes) return std::vector<KnownMistake>{};
-    if (with_kv) list.insert(list.end(), kv.begin(), kv.end());
-    return Mistakes(c + "_" + grad, list);
-  };
-  EXPECT_TRUE(MatchesGolden(g.dx, Golden(c + "_dx"), kLayer, kTokenAxes,
-                            mistakes("dx", {"no_scale"}, true)));
-  EXPECT_TRUE(MatchesGolden(g.dW_Q, Golden(c + "_dW_Q"), kLayer, kWeightAxes,
-                            mistakes("dW_Q", {"no_scale"}, false)));
-  EXPECT_TRUE(MatchesGolden(g.dW_K, Golden(c + "_dW_K"), kLayer, kWeightAxes,
-                            mistakes("dW_K", {"no_scale"}, true)));
-  EXPECT_TRUE(MatchesGolden(g.dW_V, Golden(c + "_dW_V"), kLayer, kWeightAxes,
-                            mistakes("dW_V", {}, true)));
-  EXPECT_TRUE(MatchesGolden(g.dW_O, Golden(c + "_dW_O"), kLayer, kWeightAxes, {}));
+                               const std::string& mask) {
+  testing::ExpectGqaCaseMatchesTorch(Case(c, mask), layer);
 }
 
 TEST(GqaBackward, MatchesTorchAutogradWithoutAMask) {
@@ -110,40 +123,16 @@ TEST(GqaBackward, WithAsManyKvHeadsAsQueryHeadsItMatchesMultiHeadAttentionsGradi
 }
 
 TEST(GqaBackward, UsesWeightsOverwrittenAfterAFirstCall) {
-  GroupedQueryAttention layer(12, 4, 2, kSeed);
-  const Tensor2 x = LoadGolden<2>(Golden("x")), d_y = LoadGolden<2>(Golden("d_y"));
-  gqa_backward(layer, x, Mask("causal"), d_y);  // a first call: caching on first use is caught
-  layer.W_K = LoadGolden<2>(Golden("gqa_new_w_k"));
-  const GqaGrads g = gqa_backward(layer, x, Mask("causal"), d_y);
-  const std::string stale =
-      std::string("overwriting W_K had no effect: something derived from the weights was "
-                  "cached") + kSeeDoc;
-  EXPECT_TRUE(MatchesGolden(g.dx, Golden("gqa_overwrite_w_k_dx"), kLayer, kTokenAxes,
-                            {{Golden("gqa_causal_dx"), stale}}));
-  EXPECT_TRUE(MatchesGolden(g.dW_V, Golden("gqa_overwrite_w_k_dW_V"), kLayer, kWeightAxes,
-                            {{Golden("gqa_causal_dW_V"), stale}}));
+  ExpectUsesWeightOverwrittenAfterAFirstCall(
+      &gqa_backward, GroupedQueryAttention(12, 4, 2, kSeed), &GroupedQueryAttention::W_K, "W_K",
+      "gqa", &GqaGrads::dW_V, "dW_V");
 }
 
 // ---------------------------------------------------------------- MLA goldens
 
 void ExpectMlaCaseMatchesTorch(const MultiHeadLatentAttention& layer, const std::string& c,
-                               const std::string& mask, bool with_mistakes = true) {
-  const MlaGrads g = mla_backward(layer, LoadGolden<2>(Golden("x")), Mask(mask),
-                                  LoadGolden<2>(Golden("d_y")));
-  auto mistakes = [&](const std::string& grad, const std::vector<std::string>& list) {
-    return with_mistakes ? Mistakes(c + "_" + grad, list) : std::vector<KnownMistake>{};
-  };
-  EXPECT_TRUE(MatchesGolden(g.dx, Golden(c + "_dx"), kLayer, kTokenAxes,
-                            mistakes("dx", {"dx_no_latent_path", "mla_no_w_uk_path",
-                                            "no_scale"})));
-  EXPECT_TRUE(MatchesGolden(g.dW_Q, Golden(c + "_dW_Q"), kLayer, kWeightAxes,
-                            mistakes("dW_Q", {"no_scale"})));
-  EXPECT_TRUE(MatchesGolden(g.dW_DKV, Golden(c + "_dW_DKV"), kLayer, kWeightAxes,
-                            mistakes("dW_DKV", {"mla_no_w_uk_path", "no_scale"})));
-  EXPECT_TRUE(MatchesGolden(g.dW_UK, Golden(c + "_dW_UK"), kLayer, kWeightAxes,
-                            mistakes("dW_UK", {"no_scale"})));
-  EXPECT_TRUE(MatchesGolden(g.dW_UV, Golden(c + "_dW_UV"), kLayer, kWeightAxes, {}));
-  EXPECT_TRUE(MatchesGolden(g.dW_O, Golden(c + "_dW_O"), kLayer, kWeightAxes, {}));
+                               const std::string& mask) {
+  testing::ExpectMlaCaseMatchesTorch(Case(c, mask), layer);
 }
 
 TEST(MlaBackward, MatchesTorchAutogradWithoutAMask) {
@@ -164,18 +153,9 @@ TEST(MlaBackward, ALatentOfRankOneMatchesTorchAutograd) {
 }
 
 TEST(MlaBackward, UsesWeightsOverwrittenAfterAFirstCall) {
-  MultiHeadLatentAttention layer(12, 3, 5, kSeed);
-  const Tensor2 x = LoadGolden<2>(Golden("x")), d_y = LoadGolden<2>(Golden("d_y"));
-  mla_backward(layer, x, Mask("causal"), d_y);
-  layer.W_UK = LoadGolden<2>(Golden("mla_new_w_uk"));
-  const MlaGrads g = mla_backward(layer, x, Mask("causal"), d_y);
-  const std::string stale =
-      std::string("overwriting W_UK had no effect: something derived from the weights was "
-                  "cached") + kSeeDoc;
-  EXPECT_TRUE(MatchesGolden(g.dx, Golden("mla_overwrite_w_uk_dx"), kLayer, kTokenAxes,
-                            {{Golden("mla_causal_dx"), stale}}));
-  EXPECT_TRUE(MatchesGolden(g.dW_DKV, Golden("mla_overwrite_w_uk_dW_DKV"), kLayer, kWeightAxes,
-                            {{Golden("mla_causal_dW_DKV"), stale}}));
+  ExpectUsesWeightOverwrittenAfterAFirstCall(
+      &mla_backward, MultiHeadLatentAttention(12, 3, 5, kSeed), &MultiHeadLatentAttention::W_UK,
+      "W_UK", "mla", &MlaGrads::dW_DKV, "dW_DKV");
 }
 
 // ---------------------------------------------------------------- masked rows
@@ -227,10 +207,10 @@ void ExpectGqaMatchesFiniteDifferences(const GroupedQueryAttention& layer, const
   const D2 dyd = ToD(d_y);
   const std::optional<D2> md = ToD(mask);
   auto objective = [&] {
-    return reference::SumOfProducts(
+    return naive::SumOfProducts(
         reference::GqaForward(xd, wq, wk, wv, wo, layer.n_heads, layer.n_kv_heads, md), dyd);
   };
-  using reference::CentralDifferences;
+  using naive::CentralDifferences;
   EXPECT_TRUE(AllClose(g.dx, ToF(CentralDifferences(xd, objective)), kLayer, kTokenAxes))
       << "dx" << kSeeDoc;
   EXPECT_TRUE(AllClose(g.dW_Q, ToF(CentralDifferences(wq, objective)), kLayer, kWeightAxes))
@@ -251,10 +231,10 @@ void ExpectMlaMatchesFiniteDifferences(const MultiHeadLatentAttention& layer, co
   const D2 dyd = ToD(d_y);
   const std::optional<D2> md = ToD(mask);
   auto objective = [&] {
-    return reference::SumOfProducts(
+    return naive::SumOfProducts(
         reference::MlaForward(xd, wq, wdkv, wuk, wuv, wo, layer.n_heads, md), dyd);
   };
-  using reference::CentralDifferences;
+  using naive::CentralDifferences;
   EXPECT_TRUE(AllClose(g.dx, ToF(CentralDifferences(xd, objective)), kLayer, kTokenAxes))
       << "dx" << kSeeDoc;
   EXPECT_TRUE(AllClose(g.dW_Q, ToF(CentralDifferences(wq, objective)), kLayer, kWeightAxes))
@@ -328,64 +308,47 @@ TEST(MlaBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
 
 // ---------------------------------------------------------------- bad arguments
 
-TEST(GqaBackwardArguments, RejectsAnXWhoseWidthIsNotDModel) {
-  const GroupedQueryAttention layer(12, 4, 2, kSeed);
+// backward(layer, x, mask, d_y) with x (x_rows, x_cols) and d_y (dy_rows,
+// dy_cols) random must throw std::invalid_argument naming `mentions`.
+template <class Layer, class Grads>
+void ExpectRejects(Grads (*backward)(const Layer&, const Tensor2&, const std::optional<Tensor2>&,
+                                     const Tensor2&),
+                   const Layer& layer, std::size_t x_rows, std::size_t x_cols,
+                   const std::optional<Tensor2>& mask, std::size_t dy_rows, std::size_t dy_cols,
+                   const std::vector<std::string>& mentions) {
   EXPECT_TRUE(ThrowsInvalidArgument(
       [&] {
-        gqa_backward(layer, testing::RandomTensor2(5, 10, 1), std::nullopt,
-                     testing::RandomTensor2(5, 10, 2));
+        backward(layer, testing::RandomTensor2(x_rows, x_cols, 1), mask,
+                 testing::RandomTensor2(dy_rows, dy_cols, 2));
       },
-      {"(5, 10)", "12"}));
+      mentions));
+}
+
+GroupedQueryAttention GqaLayer() { return GroupedQueryAttention(12, 4, 2, kSeed); }
+MultiHeadLatentAttention MlaLayer() { return MultiHeadLatentAttention(12, 3, 5, kSeed); }
+
+TEST(GqaBackwardArguments, RejectsAnXWhoseWidthIsNotDModel) {
+  ExpectRejects(&gqa_backward, GqaLayer(), 5, 10, std::nullopt, 5, 10, {"(5, 10)", "12"});
 }
 
 TEST(GqaBackwardArguments, RejectsADYNotShapedLikeX) {
-  const GroupedQueryAttention layer(12, 4, 2, kSeed);
-  EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] {
-        gqa_backward(layer, testing::RandomTensor2(5, 12, 1), std::nullopt,
-                     testing::RandomTensor2(5, 6, 2));
-      },
-      {"(5, 6)", "(5, 12)"}));
+  ExpectRejects(&gqa_backward, GqaLayer(), 5, 12, std::nullopt, 5, 6, {"(5, 6)", "(5, 12)"});
 }
 
 TEST(GqaBackwardArguments, RejectsAMaskThatIsNotTByT) {
-  const GroupedQueryAttention layer(12, 4, 2, kSeed);
-  EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] {
-        gqa_backward(layer, testing::RandomTensor2(5, 12, 1), Causal(4),
-                     testing::RandomTensor2(5, 12, 2));
-      },
-      {"(4, 4)", "(5, 5)"}));
+  ExpectRejects(&gqa_backward, GqaLayer(), 5, 12, Causal(4), 5, 12, {"(4, 4)", "(5, 5)"});
 }
 
 TEST(MlaBackwardArguments, RejectsAnXWhoseWidthIsNotDModel) {
-  const MultiHeadLatentAttention layer(12, 3, 5, kSeed);
-  EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] {
-        mla_backward(layer, testing::RandomTensor2(5, 9, 1), std::nullopt,
-                     testing::RandomTensor2(5, 9, 2));
-      },
-      {"(5, 9)", "12"}));
+  ExpectRejects(&mla_backward, MlaLayer(), 5, 9, std::nullopt, 5, 9, {"(5, 9)", "12"});
 }
 
 TEST(MlaBackwardArguments, RejectsADYNotShapedLikeX) {
-  const MultiHeadLatentAttention layer(12, 3, 5, kSeed);
-  EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] {
-        mla_backward(layer, testing::RandomTensor2(5, 12, 1), std::nullopt,
-                     testing::RandomTensor2(4, 12, 2));
-      },
-      {"(4, 12)", "(5, 12)"}));
+  ExpectRejects(&mla_backward, MlaLayer(), 5, 12, std::nullopt, 4, 12, {"(4, 12)", "(5, 12)"});
 }
 
 TEST(MlaBackwardArguments, RejectsAMaskThatIsNotTByT) {
-  const MultiHeadLatentAttention layer(12, 3, 5, kSeed);
-  EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] {
-        mla_backward(layer, testing::RandomTensor2(5, 12, 1), Causal(6),
-                     testing::RandomTensor2(5, 12, 2));
-      },
-      {"(6, 6)", "(5, 5)"}));
+  ExpectRejects(&mla_backward, MlaLayer(), 5, 12, Causal(6), 5, 12, {"(6, 6)", "(5, 5)"});
 }
 
 }  // namespace

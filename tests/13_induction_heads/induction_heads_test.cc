@@ -27,6 +27,7 @@
 #include "common/testing/testing.h"
 #include "labs/13_induction_heads/induction_heads_test_util.h"
 #include "tests/13_induction_heads/reference.h"
+#include "tests/common/naive.h"
 
 namespace mha {
 namespace {
@@ -35,6 +36,7 @@ using testing::AllClose;
 using testing::KnownMistake;
 using testing::kInductionHeadsMistakes;
 using testing::kLayer;
+using testing::kRowColumn;
 using testing::MatchesGolden;
 using testing::ThrowsInvalidArgument;
 
@@ -59,14 +61,16 @@ const Case kThree{"three", 6, 7, 8, 4, 3, 13, {5, 0, 2, 2, 4, 1, 3}, {-1, 2, 2, 
 const Case kOne{"one", 9, 6, 6, 2, 1, 17, {8, 2, 0, 6, 4}, {2, 0, 6, 4, 1}};
 
 // Every mistake the generator wrote for this case.
-std::vector<KnownMistake> Mistakes(const Case& c, const std::string& what) {
+std::vector<std::string> MistakeNames(const Case& c) {
   std::vector<std::string> names = {"no_pos_grad", "no_residual_grad", "mean_over_all",
                                     "no_residual"};
   if (c.n_layers >= 2) names.push_back("no_mask_layer2");
-  return kInductionHeadsMistakes.Of(kGolden + c.name + "_" + what, names);
+  return names;
 }
 
-const std::vector<std::string> kRowColumn = {"row", "column"};
+std::vector<KnownMistake> Mistakes(const Case& c, const std::string& what) {
+  return kInductionHeadsMistakes.Of(kGolden + c.name + "_" + what, MistakeNames(c));
+}
 
 void ExpectForwardMatchesTorch(const Case& c) {
   SCOPED_TRACE(c.name);
@@ -96,26 +100,12 @@ void ExpectLossAndGradsMatchTorch(const Case& c) {
                             {"token", "column"}, Mistakes(c, "d_embed")));
   ASSERT_EQ(r.grads.layers.size(), static_cast<std::size_t>(c.n_layers)) << "one per layer";
   for (int l = c.n_layers - 1; l >= 0; --l) {
-    const LayerGrads& g = r.grads.layers[l];
-    const std::string s = "_" + std::to_string(l);
-    EXPECT_TRUE(MatchesGolden(g.dW_Q, Golden(c.name + "_dW_Q" + s), kLayer, kRowColumn,
-                              Mistakes(c, "dW_Q" + s))) << "layer " << l;
-    EXPECT_TRUE(MatchesGolden(g.dW_K, Golden(c.name + "_dW_K" + s), kLayer, kRowColumn,
-                              Mistakes(c, "dW_K" + s))) << "layer " << l;
-    EXPECT_TRUE(MatchesGolden(g.dW_V, Golden(c.name + "_dW_V" + s), kLayer, kRowColumn,
-                              Mistakes(c, "dW_V" + s))) << "layer " << l;
-    EXPECT_TRUE(MatchesGolden(g.dW_O, Golden(c.name + "_dW_O" + s), kLayer, kRowColumn,
-                              Mistakes(c, "dW_O" + s))) << "layer " << l;
+    testing::ExpectLayerGradsMatchTorch(kGolden + c.name, r.grads.layers[l], l, MistakeNames(c));
   }
 }
 
 void ExpectCompositionMatches(const Composition& c, const std::string& name) {
-  const std::vector<std::string> axes = {"later head", "earlier head"};
-  EXPECT_TRUE(MatchesGolden(c.q, Golden(name + "_q"), kLayer, axes)) << "Q-composition";
-  EXPECT_TRUE(MatchesGolden(c.k, Golden(name + "_k"), kLayer, axes,
-                            kInductionHeadsMistakes.Of(kGolden + name + "_k", {"k_transposed"})))
-      << "K-composition";
-  EXPECT_TRUE(MatchesGolden(c.v, Golden(name + "_v"), kLayer, axes)) << "V-composition";
+  testing::ExpectCompositionMatches(c, kGolden + name);
 }
 
 // ---------------------------------------------------------------- goldens
@@ -178,22 +168,11 @@ TEST(LossAndGrads, UnscoredPositionsAndAbsentTokensGetNoGradient) {
       << "one scored position: the loss is its cross-entropy" << kSeeDoc;
 }
 
-// d Loss / d param by central differences of the double reference.
-constexpr double kStep = 1e-5;  // tolerance: the finite-difference step, not a comparison bound
-
+// d Loss / d param by central differences of the double reference
+// (tests/common/naive.h), as float.
 template <class F>
 Tensor2 CentralDifferences(reference::D2& param, F loss) {
-  Tensor2 grad = xt::zeros<float>(param.shape());
-  for (std::size_t i = 0; i < param.size(); ++i) {
-    const double saved = param.flat(i);
-    param.flat(i) = saved + kStep;
-    const double up = loss();
-    param.flat(i) = saved - kStep;
-    const double down = loss();
-    param.flat(i) = saved;
-    grad.flat(i) = static_cast<float>((up - down) / (2 * kStep));
-  }
-  return grad;
+  return xt::cast<float>(naive::CentralDifferences(param, loss));
 }
 
 void ExpectGradsMatchFiniteDifferences(const AttentionOnlyTransformer& model,

@@ -10,22 +10,7 @@
 namespace mha {
 namespace naive {
 
-Tensor2 MatMul(const Tensor2& a, const Tensor2& b) {
-  const std::size_t n = a.shape(0), m = a.shape(1), p = b.shape(1);
-  if (b.shape(0) != m) {
-    throw std::invalid_argument("naive::MatMul: inner sizes " + std::to_string(m) + " and " +
-                                std::to_string(b.shape(0)) + " differ");
-  }
-  Tensor2 out = xt::zeros<float>({n, p});
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < p; ++j) {
-      double acc = 0.0;
-      for (std::size_t t = 0; t < m; ++t) acc += double(a(i, t)) * double(b(t, j));
-      out(i, j) = static_cast<float>(acc);
-    }
-  }
-  return out;
-}
+Tensor2 MatMul(const Tensor2& a, const Tensor2& b) { return MatMulOf(a, b); }
 
 Tensor2 CausalMask(int T, int S) {
   Tensor2 mask = xt::zeros<float>({std::size_t(T), std::size_t(S)});
@@ -75,22 +60,10 @@ Attention ScaledDotProduct(const Tensor3& q, const Tensor3& k, const Tensor3& v,
 }
 
 Tensor3 SplitHeads(const Tensor2& x, int n_heads) {
-  const std::size_t T = x.shape(0), H = std::size_t(n_heads), d = x.shape(1) / H;
-  Tensor3 out = xt::zeros<float>({H, T, d});
-  for (std::size_t h = 0; h < H; ++h)
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t c = 0; c < d; ++c) out(h, t, c) = x(t, h * d + c);
-  return out;
+  return SplitHeadsOf(x, static_cast<std::size_t>(n_heads));
 }
 
-Tensor2 CombineHeads(const Tensor3& heads) {
-  const std::size_t H = heads.shape(0), T = heads.shape(1), d = heads.shape(2);
-  Tensor2 out = xt::zeros<float>({T, H * d});
-  for (std::size_t h = 0; h < H; ++h)
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t c = 0; c < d; ++c) out(t, h * d + c) = heads(h, t, c);
-  return out;
-}
+Tensor2 CombineHeads(const Tensor3& heads) { return CombineHeadsOf(heads); }
 
 Tensor2 MultiHeadForward(const Tensor2& x, const Tensor2& W_Q, const Tensor2& W_K,
                          const Tensor2& W_V, const Tensor2& W_O, int n_heads,

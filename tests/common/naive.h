@@ -5,10 +5,23 @@
 //
 //   Tensor2 y = naive::MatMul(x, W);                      // (T, in) @ (in, out)
 //   naive::Attention a = naive::ScaledDotProduct(q, k, v, mask);
+//
+// The finite-difference tests of the backward labs (10, 12, 13) run a
+// forward of their own in double; MatMulOf, SplitHeadsOf, CombineHeadsOf,
+// SumOfProducts and CentralDifferences below serve them all:
+//
+//   auto loss = [&] { return naive::SumOfProducts(Forward(x), d_y); };
+//   const D2 dx = naive::CentralDifferences(x, loss);
 #ifndef MHA_TESTS_COMMON_NAIVE_H_
 #define MHA_TESTS_COMMON_NAIVE_H_
 
+#include <cstddef>
 #include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xtensor.hpp>
 
 #include "common/core/tensor.h"
 
@@ -43,6 +56,78 @@ Tensor2 CombineHeads(const Tensor3& heads);
 Tensor2 MultiHeadForward(const Tensor2& x, const Tensor2& W_Q, const Tensor2& W_K,
                          const Tensor2& W_V, const Tensor2& W_O, int n_heads,
                          const std::optional<Tensor2>& mask = std::nullopt);
+
+// ------------------------------------------------ any element type (float or double)
+
+// (n, m) @ (m, p) -> (n, p), accumulated in double.
+template <class T>
+xt::xtensor<T, 2> MatMulOf(const xt::xtensor<T, 2>& a, const xt::xtensor<T, 2>& b) {
+  const std::size_t n = a.shape(0), m = a.shape(1), p = b.shape(1);
+  if (b.shape(0) != m) {
+    throw std::invalid_argument("naive::MatMul: inner sizes " + std::to_string(m) + " and " +
+                                std::to_string(b.shape(0)) + " differ");
+  }
+  xt::xtensor<T, 2> out = xt::zeros<T>({n, p});
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < p; ++j) {
+      double acc = 0.0;
+      for (std::size_t t = 0; t < m; ++t) acc += double(a(i, t)) * double(b(t, j));
+      out(i, j) = static_cast<T>(acc);
+    }
+  }
+  return out;
+}
+
+// (T, H*d) -> (H, T, d): head h takes columns [h*d, (h+1)*d).
+template <class T>
+xt::xtensor<T, 3> SplitHeadsOf(const xt::xtensor<T, 2>& x, std::size_t H) {
+  const std::size_t T_ = x.shape(0), d = x.shape(1) / H;
+  xt::xtensor<T, 3> out = xt::zeros<T>({H, T_, d});
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t t = 0; t < T_; ++t)
+      for (std::size_t c = 0; c < d; ++c) out(h, t, c) = x(t, h * d + c);
+  return out;
+}
+
+// (H, T, d) -> (T, H*d).
+template <class T>
+xt::xtensor<T, 2> CombineHeadsOf(const xt::xtensor<T, 3>& heads) {
+  const std::size_t H = heads.shape(0), T_ = heads.shape(1), d = heads.shape(2);
+  xt::xtensor<T, 2> out = xt::zeros<T>({T_, H * d});
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t t = 0; t < T_; ++t)
+      for (std::size_t c = 0; c < d; ++c) out(t, h * d + c) = heads(h, t, c);
+  return out;
+}
+
+// sum(a * b) over every element, in double.
+template <class A, class B>
+double SumOfProducts(const A& a, const B& b) {
+  double total = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) total += double(a.flat(i)) * double(b.flat(i));
+  return total;
+}
+
+// The finite-difference step: central differences are exact to about step^2.
+constexpr double kFiniteDifferenceStep = 1e-5;  // tolerance: a step, not a comparison bound
+
+// d objective / d param by central differences, one element at a time
+// (objective() reads param, which is restored after each element).
+template <class Tensor, class F>
+Tensor CentralDifferences(Tensor& param, F objective) {
+  constexpr double kStep = kFiniteDifferenceStep;
+  Tensor grad = xt::zeros<double>(param.shape());
+  for (std::size_t i = 0; i < param.size(); ++i) {
+    const double saved = param.flat(i);
+    param.flat(i) = saved + kStep;
+    const double up = objective();
+    param.flat(i) = saved - kStep;
+    const double down = objective();
+    param.flat(i) = saved;
+    grad.flat(i) = (up - down) / (2 * kStep);
+  }
+  return grad;
+}
 
 }  // namespace naive
 }  // namespace mha
