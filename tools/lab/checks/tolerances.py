@@ -24,13 +24,15 @@ _EXEMPT = re.compile(r"//\s*tolerance:")
 
 
 def test_sources(root=ROOT):
-    """The public and hidden test files of every lab (not tests/hostile/)."""
+    """The public and hidden test files of every lab, and the test util that
+    holds the cases they share (not tests/hostile/)."""
     files = []
     for lab in load_labs(root):
         for test_file in (lab.public_test_file, lab.hidden_test_file):
             folder = os.path.dirname(test_file)
             files += sorted(glob.glob(os.path.join(root, folder, "*_test.cc")))
-    return [os.path.relpath(f, root) for f in files]
+        files.append(os.path.join(root, lab.test_util_file))
+    return [os.path.relpath(f, root) for f in files if os.path.isfile(f)]
 
 
 def ad_hoc_tolerances(root=ROOT):
@@ -51,8 +53,8 @@ def ad_hoc_tolerances(root=ROOT):
 
 def selftest_checks(labs, make_check):
     files = test_sources()
-    c = make_check("the %d public and hidden test files use only the tolerances of "
-                   "common/testing/tolerance.h" % len(files))
+    c = make_check("the %d public and hidden test files and test utils use only the "
+                   "tolerances of common/testing/tolerance.h" % len(files))
     for rel, n, what, line in ad_hoc_tolerances():
         c.fail("%s:%d: %s: %s" % (rel, n, what, line[:100]))
     return [c]
