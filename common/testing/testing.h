@@ -163,6 +163,13 @@ template <class F>
          << "expected std::invalid_argument, but the call returned normally";
 }
 
+// The path of the golden array `name` in the golden folder `dir` (which ends
+// in '/'): GoldenFile("labs/08_kv_cache/golden/", "gqa_x") is
+// "labs/08_kv_cache/golden/gqa_x.npy".
+inline std::string GoldenFile(const std::string& dir, const std::string& name) {
+  return dir + name + ".npy";
+}
+
 // Reads a float32 .npy golden (path relative to the workspace root, which is
 // the working directory of a Bazel test) and checks it has `N` dimensions.
 xt::xarray<float> LoadNpy(const std::string& path);

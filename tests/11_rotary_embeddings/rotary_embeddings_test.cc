@@ -40,6 +40,7 @@ namespace {
 using testing::AllClose;
 using testing::Decode;
 using testing::ExpectDecodes;
+using testing::GoldenFile;
 using testing::kExact;
 using testing::kLayer;
 using testing::kRopeMistakes;
@@ -51,8 +52,6 @@ using testing::RotaryCase;
 using testing::ThrowsInvalidArgument;
 
 const std::string kGolden = "tests/11_rotary_embeddings/golden/";
-
-std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
 // The golden layer cases of the grading tests: the public tests' cases
 // (labs/11_rotary_embeddings/rotary_embeddings_test_util.h) run on them, and
@@ -206,7 +205,7 @@ TEST(RotaryAttention, DrawsTheWeightsOfMultiHeadAttentionFromTheSameSeed) {
 
 TEST(RotaryAttention, ForwardDoesNotDependOnWhereTheSequenceStarts) {
   const RotaryAttention layer = Llama3Case();
-  const Tensor2 x = LoadGolden<2>(Golden("llama3_x"));
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "llama3_x"));
   for (const bool causal : {true, false}) {
     const std::optional<Tensor2> mask =
         causal ? std::optional<Tensor2>(causal_mask(10)) : std::nullopt;
@@ -221,7 +220,7 @@ TEST(RotaryAttention, ForwardDoesNotDependOnWhereTheSequenceStarts) {
 
 TEST(RotaryAttention, ReadsTheWeightsAtEveryCall) {
   RotaryAttention layer = LayerCase();
-  const Tensor2 x = LoadGolden<2>(Golden("layer_x"));
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "layer_x"));
   const Tensor2 before = layer.forward(x, causal_mask(9));
   layer.W_V = xt::zeros<float>({24, 24});
   EXPECT_TRUE(AllClose(layer.forward(x, causal_mask(9)), xt::zeros<float>({9, 24}), kExact,
@@ -265,7 +264,7 @@ TEST(RotaryDecoder, UnevenChunksGiveTheFullCausalForward) {
 
 TEST(RotaryDecoder, RandomChunkingsGiveTheFullCausalForward) {
   const RotaryAttention layer = Llama3Case();
-  const Tensor2 x = LoadGolden<2>(Golden("llama3_x"));
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "llama3_x"));
   std::mt19937 gen(1126);
   for (int trial = 0; trial < 4; ++trial) {
     const std::vector<int> chunks = RandomChunks(10, gen);
@@ -273,7 +272,8 @@ TEST(RotaryDecoder, RandomChunkingsGiveTheFullCausalForward) {
     RotaryDecoder decoder(layer, 10);
     const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
     ASSERT_TRUE(rows.has_value());
-    EXPECT_TRUE(MatchesGolden(*rows, Golden("llama3_forward"), kLayer, {"token", "column"},
+    EXPECT_TRUE(MatchesGolden(*rows, GoldenFile(kGolden, "llama3_forward"), kLayer,
+                              {"token", "column"},
                               testing::DecoderMistakes(kGolden + "llama3", "chunks")));
   }
 }
@@ -287,7 +287,7 @@ TEST(RotaryDecoder, CachedKeysAreRotatedAtTheirOwnPositions) {
 
 TEST(RotaryDecoder, AStepOverCapacityThrowsAndLeavesTheCacheUnchanged) {
   const RotaryAttention layer = LayerCase();
-  const Tensor2 x = LoadGolden<2>(Golden("layer_x"));
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "layer_x"));
   RotaryDecoder decoder(layer, 5);
   ASSERT_TRUE(Decode(decoder, xt::view(x, xt::range(0, 4), xt::all()), {2, 2}).has_value());
   const Tensor3 keys = decoder.cache().keys(), values = decoder.cache().values();
@@ -298,7 +298,7 @@ TEST(RotaryDecoder, AStepOverCapacityThrowsAndLeavesTheCacheUnchanged) {
   EXPECT_TRUE(AllClose(decoder.cache().values(), values, kExact, {"head", "position", "feature"}));
   // The one position left is still usable, and gives row 4 of the full forward.
   const Tensor2 row = decoder.step(xt::view(x, xt::range(4, 5), xt::all()));
-  const Tensor2 full = LoadGolden<2>(Golden("layer_forward"));
+  const Tensor2 full = LoadGolden<2>(GoldenFile(kGolden, "layer_forward"));
   EXPECT_TRUE(AllClose(row, xt::view(full, xt::range(4, 5), xt::all()), kLayer,
                        {"token", "column"}));
 }

@@ -33,17 +33,16 @@ namespace mha {
 namespace {
 
 using testing::AllClose;
-using testing::KnownMistake;
+using testing::GoldenFile;
 using testing::kInductionHeadsMistakes;
 using testing::kLayer;
+using testing::KnownMistake;
 using testing::kRowColumn;
 using testing::MatchesGolden;
 using testing::ThrowsInvalidArgument;
 
 const std::string kGolden = "tests/13_induction_heads/golden/";
 const std::string kSeeDoc = "; see docs/13_induction_heads.md";
-
-std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
 struct Case {
   std::string name;
@@ -75,13 +74,13 @@ std::vector<KnownMistake> Mistakes(const Case& c, const std::string& what) {
 void ExpectForwardMatchesTorch(const Case& c) {
   SCOPED_TRACE(c.name);
   const AttentionOnlyTransformer model = c.Model();
-  EXPECT_TRUE(MatchesGolden(model.logits(c.inputs), Golden(c.name + "_logits"), kLayer,
+  EXPECT_TRUE(MatchesGolden(model.logits(c.inputs), GoldenFile(kGolden, c.name + "_logits"), kLayer,
                             {"token", "logit"}, Mistakes(c, "logits")));
   const std::vector<Tensor3> w = model.attention_weights(c.inputs);
   ASSERT_EQ(w.size(), static_cast<std::size_t>(c.n_layers)) << "one tensor per layer";
   for (int l = 0; l < c.n_layers; ++l) {
     const std::string name = c.name + "_weights_" + std::to_string(l);
-    EXPECT_TRUE(MatchesGolden(w[l], Golden(name), kLayer, {"head", "query", "key"},
+    EXPECT_TRUE(MatchesGolden(w[l], GoldenFile(kGolden, name), kLayer, {"head", "query", "key"},
                               Mistakes(c, "weights_" + std::to_string(l))))
         << "layer " << l;
   }
@@ -90,13 +89,14 @@ void ExpectForwardMatchesTorch(const Case& c) {
 void ExpectLossAndGradsMatchTorch(const Case& c) {
   SCOPED_TRACE(c.name);
   const LossAndGrads r = loss_and_grads(c.Model(), c.inputs, c.targets);
-  EXPECT_TRUE(MatchesGolden(Tensor1{static_cast<float>(r.loss)}, Golden(c.name + "_loss"), kLayer,
-                            {"loss"}, Mistakes(c, "loss")));
-  EXPECT_TRUE(MatchesGolden(r.grads.d_unembed, Golden(c.name + "_d_unembed"), kLayer, kRowColumn,
-                            Mistakes(c, "d_unembed")));
-  EXPECT_TRUE(MatchesGolden(r.grads.d_pos, Golden(c.name + "_d_pos"), kLayer,
+  EXPECT_TRUE(MatchesGolden(Tensor1{static_cast<float>(r.loss)},
+                            GoldenFile(kGolden, c.name + "_loss"), kLayer, {"loss"},
+                            Mistakes(c, "loss")));
+  EXPECT_TRUE(MatchesGolden(r.grads.d_unembed, GoldenFile(kGolden, c.name + "_d_unembed"), kLayer,
+                            kRowColumn, Mistakes(c, "d_unembed")));
+  EXPECT_TRUE(MatchesGolden(r.grads.d_pos, GoldenFile(kGolden, c.name + "_d_pos"), kLayer,
                             {"position", "column"}, Mistakes(c, "d_pos")));
-  EXPECT_TRUE(MatchesGolden(r.grads.d_embed, Golden(c.name + "_d_embed"), kLayer,
+  EXPECT_TRUE(MatchesGolden(r.grads.d_embed, GoldenFile(kGolden, c.name + "_d_embed"), kLayer,
                             {"token", "column"}, Mistakes(c, "d_embed")));
   ASSERT_EQ(r.grads.layers.size(), static_cast<std::size_t>(c.n_layers)) << "one per layer";
   for (int l = c.n_layers - 1; l >= 0; --l) {
