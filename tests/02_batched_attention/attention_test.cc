@@ -210,9 +210,7 @@ TEST(AttentionBatched, MatchesAttentionLoopWithAMask) {
 // sometimes a whole query row), both versions against plain loops in double
 // (tests/common/naive.h). Replay a failure with MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, BothVersionsMatchPlainLoops) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
+  testing::FreshDraws gen;
   const std::size_t H = 1 + gen() % 4, T = 1 + gen() % 7, S = T + gen() % 4;
   const std::size_t d_head = 1 + gen() % 8;
   SCOPED_TRACE("H=" + std::to_string(H) + " T=" + std::to_string(T) + " S=" +

@@ -56,6 +56,7 @@ using testing::LoadGolden;
 using testing::LooksLikeIf;
 using testing::MatchesGolden;
 using testing::MlaCase;
+using testing::RandomChunks;
 using testing::ThrowsInvalidArgument;
 
 const std::string kGolden = "tests/08_kv_cache/golden/";
@@ -65,17 +66,6 @@ const std::string kGolden = "tests/08_kv_cache/golden/";
 // Rows [begin, end) of a (T, d) matrix.
 Tensor2 Rows(const Tensor2& a, int begin, int end) {
   return xt::view(a, xt::range(begin, end), xt::all());
-}
-
-// Chunk sizes that add up to T, drawn from `gen`: 1 to 4 tokens each.
-std::vector<int> RandomChunks(int T, std::mt19937& gen) {
-  std::vector<int> chunks;
-  for (int done = 0; done < T;) {
-    const int t = std::min(T - done, std::uniform_int_distribution<int>(1, 4)(gen));
-    chunks.push_back(t);
-    done += t;
-  }
-  return chunks;
 }
 
 // The full causal forward of a layer on x, from plain loops in double
@@ -434,15 +424,12 @@ TEST(GqaDecoder, ACopiedDecoderGoesOnOnItsOwn) {
 }
 
 TEST(GqaDecoder, FreshRandomInputsMatchAPlainLoopReference) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937 gen(static_cast<std::uint32_t>(seed ^ (seed >> 32)));
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int n_kv_heads = pick(1, 3);
-  const int n_heads = n_kv_heads * pick(1, 3);
-  const int d_head = pick(2, 5);
+  testing::FreshDraws gen;
+  const int n_kv_heads = gen.Pick(1, 3);
+  const int n_heads = n_kv_heads * gen.Pick(1, 3);
+  const int d_head = gen.Pick(2, 5);
   const int d_model = n_heads * d_head;
-  const int T = pick(4, 12);
+  const int T = gen.Pick(4, 12);
   GroupedQueryAttention layer(d_model, n_heads, n_kv_heads);
   const std::size_t d = d_model, kv = n_kv_heads * d_head;
   const float s = 1.0f / std::sqrt(static_cast<float>(d_model));
@@ -531,15 +518,12 @@ TEST(MlaDecoder, AnInputOfTheWrongWidthThrowsAndLeavesTheCacheUnchanged) {
 }
 
 TEST(MlaDecoder, FreshRandomInputsMatchAPlainLoopReference) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937 gen(static_cast<std::uint32_t>(seed ^ (seed >> 32)));
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int n_heads = pick(1, 4);
-  const int d_head = pick(2, 5);
+  testing::FreshDraws gen;
+  const int n_heads = gen.Pick(1, 4);
+  const int d_head = gen.Pick(2, 5);
   const int d_model = n_heads * d_head;
-  const int kv_rank = pick(2, 12);
-  const int T = pick(4, 12);
+  const int kv_rank = gen.Pick(2, 12);
+  const int T = gen.Pick(4, 12);
   MultiHeadLatentAttention layer(d_model, n_heads, kv_rank);
   const std::size_t d = d_model, r = kv_rank;
   const float sd = 1.0f / std::sqrt(static_cast<float>(d_model));

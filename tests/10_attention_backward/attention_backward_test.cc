@@ -286,15 +286,12 @@ TEST(MhaBackward, MatchesFiniteDifferencesInDouble) {
 // Fresh random sizes and inputs that no file can predict (replay a failure
 // with MHA_TEST_SEED=<seed>).
 TEST(AttentionBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const std::size_t H = pick(1, 4), T = pick(1, 7), d = pick(1, 6);
-  const std::size_t S = T + pick(0, 4);
+  testing::FreshDraws gen;
+  const std::size_t H = gen.Pick(1, 4), T = gen.Pick(1, 7), d = gen.Pick(1, 6);
+  const std::size_t S = T + gen.Pick(0, 4);
   const auto s = static_cast<std::uint32_t>(gen());
   std::optional<Tensor2> mask;
-  if (pick(0, 1)) mask = naive::CausalMask(int(T), int(S));
+  if (gen.Pick(0, 1)) mask = naive::CausalMask(int(T), int(S));
   SCOPED_TRACE("H=" + std::to_string(H) + " T=" + std::to_string(T) + " S=" + std::to_string(S) +
                " d_head=" + std::to_string(d) + (mask ? " causal" : " no mask"));
   ExpectAttentionMatchesFiniteDifferences(
@@ -303,16 +300,13 @@ TEST(AttentionBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
 }
 
 TEST(MhaBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int H = pick(1, 4), d_head = pick(1, 4), T = pick(1, 7);
+  testing::FreshDraws gen;
+  const int H = gen.Pick(1, 4), d_head = gen.Pick(1, 4), T = gen.Pick(1, 7);
   const int d_model = H * d_head;
   MultiHeadAttention layer(d_model, H, gen());
   const auto s = static_cast<std::uint32_t>(gen());
   std::optional<Tensor2> mask;
-  if (pick(0, 1)) mask = naive::CausalMask(int(T), int(T));
+  if (gen.Pick(0, 1)) mask = naive::CausalMask(int(T), int(T));
   SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(H) +
                " T=" + std::to_string(T) + (mask ? " causal" : " no mask"));
   ExpectLayerMatchesFiniteDifferences(layer, testing::RandomTensor2(T, d_model, s), mask,

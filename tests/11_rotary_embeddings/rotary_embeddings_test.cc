@@ -48,6 +48,7 @@ using testing::kRotationAxes;
 using testing::kRowOp;
 using testing::LoadGolden;
 using testing::MatchesGolden;
+using testing::RandomChunks;
 using testing::RotaryCase;
 using testing::ThrowsInvalidArgument;
 
@@ -61,17 +62,6 @@ const RotaryCase kLlama3Case{kGolden, "llama3", 24, 4, 500000.0, /*T=*/10, {5, 1
 
 RotaryAttention LayerCase() { return kLayerCase.Layer(); }
 RotaryAttention Llama3Case() { return kLlama3Case.Layer(); }
-
-// Chunk sizes that add up to T, drawn from `gen`: 1 to 4 tokens each.
-std::vector<int> RandomChunks(int T, std::mt19937& gen) {
-  std::vector<int> chunks;
-  for (int done = 0; done < T;) {
-    const int t = std::min(T - done, std::uniform_int_distribution<int>(1, 4)(gen));
-    chunks.push_back(t);
-    done += t;
-  }
-  return chunks;
-}
 
 std::string ChunksString(const std::vector<int>& chunks) {
   std::string s = "chunks";
@@ -317,13 +307,10 @@ TEST(RotaryDecoder, RejectsBadStepsNamingThemAndLeavesTheCacheUnchanged) {
 // ------------------------------------------------------- fresh random inputs
 
 TEST(FreshRandomInputs, ApplyRopeMatchesADoubleReference) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937 gen(static_cast<std::uint32_t>(seed ^ (seed >> 32)));
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int H = pick(1, 3), T = pick(1, 6), d_head = 2 * pick(1, 8);
-  const int start = pick(0, 2000000);
-  const double base = pick(0, 1) ? 10000.0 : 500000.0;
+  testing::FreshDraws gen;
+  const int H = gen.Pick(1, 3), T = gen.Pick(1, 6), d_head = 2 * gen.Pick(1, 8);
+  const int start = gen.Pick(0, 2000000);
+  const double base = gen.Pick(0, 1) ? 10000.0 : 500000.0;
   SCOPED_TRACE("H=" + std::to_string(H) + " T=" + std::to_string(T) + " d_head=" +
                std::to_string(d_head) + " start=" + std::to_string(start) + " base=" +
                std::to_string(base));
@@ -333,13 +320,10 @@ TEST(FreshRandomInputs, ApplyRopeMatchesADoubleReference) {
 }
 
 TEST(FreshRandomInputs, LayerAndDecoderMatchADoubleReference) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937 gen(static_cast<std::uint32_t>(seed ^ (seed >> 32)));
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int n_heads = pick(1, 4), d_head = 2 * pick(1, 4), d_model = n_heads * d_head;
-  const int T = pick(3, 12);
-  const double base = pick(0, 1) ? 10000.0 : 500000.0;
+  testing::FreshDraws gen;
+  const int n_heads = gen.Pick(1, 4), d_head = 2 * gen.Pick(1, 4), d_model = n_heads * d_head;
+  const int T = gen.Pick(3, 12);
+  const double base = gen.Pick(0, 1) ? 10000.0 : 500000.0;
   RotaryAttention layer(d_model, n_heads, gen(), base);
   const std::size_t d = d_model;
   const float s = 1.0f / std::sqrt(static_cast<float>(d_model));
@@ -349,7 +333,7 @@ TEST(FreshRandomInputs, LayerAndDecoderMatchADoubleReference) {
   layer.W_O = testing::RandomTensor2(d, d, gen(), s);
   const Tensor2 x = testing::RandomTensor2(T, d, gen(), 2.0f);
   const std::vector<int> chunks = RandomChunks(T, gen);
-  const int start = pick(0, 100000);
+  const int start = gen.Pick(0, 100000);
   SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(n_heads) +
                " T=" + std::to_string(T) + " base=" + std::to_string(base) + " start=" +
                std::to_string(start) + ", " + ChunksString(chunks));

@@ -274,16 +274,14 @@ TEST(MlaBackward, MatchesFiniteDifferencesInDouble) {
 // Fresh random sizes and inputs that no file can predict (replay a failure
 // with MHA_TEST_SEED=<seed>).
 TEST(GqaBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int n_kv = pick(1, 3), group = pick(1, 3), d_head = pick(1, 3), T = pick(1, 7);
+  testing::FreshDraws gen;
+  const int n_kv = gen.Pick(1, 3), group = gen.Pick(1, 3), d_head = gen.Pick(1, 3),
+            T = gen.Pick(1, 7);
   const int H = n_kv * group, d_model = H * d_head;
   const GroupedQueryAttention layer(d_model, H, n_kv, gen());
   const auto s = static_cast<std::uint32_t>(gen());
   std::optional<Tensor2> mask;
-  if (pick(0, 1)) mask = Causal(T);
+  if (gen.Pick(0, 1)) mask = Causal(T);
   SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(H) +
                " n_kv_heads=" + std::to_string(n_kv) + " T=" + std::to_string(T) +
                (mask ? " causal" : " no mask"));
@@ -292,16 +290,13 @@ TEST(GqaBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
 }
 
 TEST(MlaBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int H = pick(1, 4), d_head = pick(1, 3), rank = pick(1, 6), T = pick(1, 7);
+  testing::FreshDraws gen;
+  const int H = gen.Pick(1, 4), d_head = gen.Pick(1, 3), rank = gen.Pick(1, 6), T = gen.Pick(1, 7);
   const int d_model = H * d_head;
   const MultiHeadLatentAttention layer(d_model, H, rank, gen());
   const auto s = static_cast<std::uint32_t>(gen());
   std::optional<Tensor2> mask;
-  if (pick(0, 1)) mask = Causal(T);
+  if (gen.Pick(0, 1)) mask = Causal(T);
   SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(H) +
                " kv_rank=" + std::to_string(rank) + " T=" + std::to_string(T) +
                (mask ? " causal" : " no mask"));

@@ -257,17 +257,14 @@ TEST(CompositionScores, OfAllZeroLayersAreZeroNotNaN) {
 // Fresh random sizes, weights and tokens that no file can predict (replay a
 // failure with MHA_TEST_SEED=<seed>).
 TEST(FreshRandomInputs, LogitsWeightsAndGradientsMatchTheDoubleReference) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int H = pick(1, 3), d_head = pick(1, 3), vocab = pick(2, 6), L = pick(1, 3);
-  const int T = pick(1, 6), max_len = T + pick(0, 2);
+  testing::FreshDraws gen;
+  const int H = gen.Pick(1, 3), d_head = gen.Pick(1, 3), vocab = gen.Pick(2, 6), L = gen.Pick(1, 3);
+  const int T = gen.Pick(1, 6), max_len = T + gen.Pick(0, 2);
   const AttentionOnlyTransformer model(vocab, max_len, H * d_head, H, L, gen());
   std::vector<int> inputs(T), targets(T);
-  for (int& t : inputs) t = pick(0, vocab - 1);
-  for (int& t : targets) t = pick(-1, vocab - 1);
-  targets[pick(0, T - 1)] = pick(0, vocab - 1);  // at least one scored
+  for (int& t : inputs) t = gen.Pick(0, vocab - 1);
+  for (int& t : targets) t = gen.Pick(-1, vocab - 1);
+  targets[gen.Pick(0, T - 1)] = gen.Pick(0, vocab - 1);  // at least one scored
   SCOPED_TRACE("vocab=" + std::to_string(vocab) + " d_model=" + std::to_string(H * d_head) +
                " n_heads=" + std::to_string(H) + " n_layers=" + std::to_string(L) +
                " T=" + std::to_string(T));
@@ -286,12 +283,9 @@ TEST(FreshRandomInputs, LogitsWeightsAndGradientsMatchTheDoubleReference) {
 }
 
 TEST(FreshRandomInputs, CompositionScoresMatchTheDirectComputation) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int d_model = 12, A = std::vector<int>{1, 2, 3, 4, 6}[pick(0, 4)],
-            B = std::vector<int>{1, 2, 3, 4, 6}[pick(0, 4)];
+  testing::FreshDraws gen;
+  const int d_model = 12, A = std::vector<int>{1, 2, 3, 4, 6}[gen.Pick(0, 4)],
+            B = std::vector<int>{1, 2, 3, 4, 6}[gen.Pick(0, 4)];
   SCOPED_TRACE("earlier heads=" + std::to_string(A) + " later heads=" + std::to_string(B));
   const MultiHeadAttention earlier(d_model, A, gen()), later(d_model, B, gen());
   const Composition c = composition_scores(earlier, later);
