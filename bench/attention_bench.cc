@@ -25,6 +25,7 @@
 #include <xtensor/xview.hpp>
 
 #include "bench/bench_inputs.h"
+#include "bench/bench_runs.h"
 #include "labs/02_batched_attention/attention.h"
 
 namespace mha {
@@ -82,15 +83,9 @@ void BM_AttentionLoop(benchmark::State& state) { run_attention(state, &attention
 void BM_AttentionBatched(benchmark::State& state) { run_attention(state, &attention_batched); }
 void BM_AttentionBroadcast(benchmark::State& state) { run_attention(state, &attention_broadcast); }
 
-BENCHMARK(BM_AttentionLoop)
-    ->ArgName("heads")->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_AttentionBatched)
-    ->ArgName("heads")->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_AttentionBroadcast)
-    ->ArgName("heads")->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AttentionLoop)->Apply(bench::head_counts);
+BENCHMARK(BM_AttentionBatched)->Apply(bench::head_counts);
+BENCHMARK(BM_AttentionBroadcast)->Apply(bench::head_counts);
 
 }  // namespace
 }  // namespace mha

@@ -23,8 +23,6 @@
 // and the table of docs/PERFORMANCE.md.
 #include <benchmark/benchmark.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -35,6 +33,7 @@
 #include <xtensor/xview.hpp>
 
 #include "bench/bench_inputs.h"
+#include "bench/bench_runs.h"
 #include "labs/04_causal_mask/causal_mask.h"
 #include "labs/05_grouped_query_attention/grouped_query_attention.h"
 #include "labs/06_latent_attention/latent_attention.h"
@@ -176,13 +175,5 @@ int main(int argc, char** argv) {
           ->Unit(benchmark::kMicrosecond);
     }
   }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  const char* threads = std::getenv("OPENBLAS_NUM_THREADS");
-  if (threads == nullptr || std::string(threads) != "1") {
-    std::fprintf(stderr, "kv_cache_bench: set OPENBLAS_NUM_THREADS=1 to time one thread\n");
-  }
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return mha::bench::run_on_one_thread("kv_cache_bench", argc, argv);
 }

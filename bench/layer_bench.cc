@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "bench/bench_inputs.h"
+#include "bench/bench_runs.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 
 namespace mha {
@@ -40,9 +41,7 @@ void BM_LayerForward(benchmark::State& state) {
       benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-BENCHMARK(BM_LayerForward)
-    ->ArgName("heads")->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LayerForward)->Apply(bench::head_counts);
 
 }  // namespace
 }  // namespace mha

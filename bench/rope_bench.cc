@@ -21,8 +21,6 @@
 //   /usr/bin/python3 tools/perf/rope_summary.py out/bench/rope_bench.json
 #include <benchmark/benchmark.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -30,6 +28,7 @@
 #include <xtensor/xview.hpp>
 
 #include "bench/bench_inputs.h"
+#include "bench/bench_runs.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 #include "labs/04_causal_mask/causal_mask.h"
 #include "labs/11_rotary_embeddings/rotary_embeddings.h"
@@ -143,13 +142,5 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("BM_RotaryRecompute" + round).c_str(), mha::BM_RotaryRecompute)
         ->Unit(benchmark::kMillisecond)->Iterations(1);
   }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  const char* threads = std::getenv("OPENBLAS_NUM_THREADS");
-  if (threads == nullptr || std::string(threads) != "1") {
-    std::fprintf(stderr, "rope_bench: set OPENBLAS_NUM_THREADS=1 to time one thread\n");
-  }
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return mha::bench::run_on_one_thread("rope_bench", argc, argv);
 }

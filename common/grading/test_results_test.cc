@@ -20,6 +20,13 @@ using testing::TakeMisconception;
 
 const MistakeTable kTable("docs/02_batched_attention.md", {{"no_scale", "scores not scaled"}});
 
+// The name of the misconception TakeMisconception finds in `failure`, or
+// "(none)" when it finds none.
+std::string TakenName(const std::string& failure) {
+  const std::optional<Misconception> m = TakeMisconception(failure);
+  return m ? m->name : "(none)";
+}
+
 TEST(VerdictLine, WritesTheMistakeAsItsOwnField) {
   const std::string line =
       VerdictLine("S.T", false, 3, "looks like \"x\"",
@@ -38,19 +45,13 @@ TEST(VerdictLine, HasNoMistakeFieldWhenNoneWasNamed) {
 TEST(TakeMisconception, FindsTheRecordWhoseSentenceIsInTheFailure) {
   testing::RecordMisconception({"a", "first", ""}, "looks like first");
   testing::RecordMisconception({"b", "second", ""}, "looks like second");
-  const std::optional<Misconception> m =
-      TakeMisconception("file.cc:3: Failure\nlooks like second; see docs");
-  ASSERT_TRUE(m.has_value());
-  EXPECT_EQ(m->name, "b");
+  EXPECT_EQ(TakenName("file.cc:3: Failure\nlooks like second; see docs"), "b");
 }
 
 TEST(TakeMisconception, PrefersADiagnosisToARuleInTheSameFailure) {
   testing::RecordMisconception({"rule", "a rule", ""}, "a rule; see docs");
   testing::RecordMisconception({"diag", "a diagnosis", "", true}, "looks like a diagnosis");
-  const std::optional<Misconception> m =
-      TakeMisconception("looks like a diagnosis (...)\na rule; see docs");
-  ASSERT_TRUE(m.has_value());
-  EXPECT_EQ(m->name, "diag");
+  EXPECT_EQ(TakenName("looks like a diagnosis (...)\na rule; see docs"), "diag");
 }
 
 TEST(TakeMisconception, ForgetsEveryRecordOnceAFailureIsReported) {

@@ -186,6 +186,11 @@ std::uint64_t FreshSeed() {
   return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
 }
 
+FreshDraws::FreshDraws()
+    : seed_(FreshSeed()),
+      trace_(__FILE__, __LINE__, "MHA_TEST_SEED=" + std::to_string(seed_)),
+      gen_(seed_) {}
+
 Tensor2 RandomTensor2(std::size_t rows, std::size_t cols, std::uint32_t seed, float scale) {
   std::mt19937 gen(seed);
   std::normal_distribution<float> normal(0.0f, scale);

@@ -15,10 +15,12 @@
 #ifndef MHA_COMMON_TESTING_H_
 #define MHA_COMMON_TESTING_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <ostream>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -163,6 +165,13 @@ template <class F>
          << "expected std::invalid_argument, but the call returned normally";
 }
 
+// The path of the golden array `name` in the golden folder `dir` (which ends
+// in '/'): GoldenFile("labs/08_kv_cache/golden/", "gqa_x") is
+// "labs/08_kv_cache/golden/gqa_x.npy".
+inline std::string GoldenFile(const std::string& dir, const std::string& name) {
+  return dir + name + ".npy";
+}
+
 // Reads a float32 .npy golden (path relative to the workspace root, which is
 // the working directory of a Bazel test) and checks it has `N` dimensions.
 xt::xarray<float> LoadNpy(const std::string& path);
@@ -202,6 +211,46 @@ Tensor3 RandomTensor3(std::size_t n, std::size_t rows, std::size_t cols,
 // has memorised the outputs of every committed test case still fails.
 // Print it in the failure message (SCOPED_TRACE) so the case can be replayed.
 std::uint64_t FreshSeed();
+
+// The draws of one test on fresh random inputs: a std::mt19937_64 seeded with
+// FreshSeed() and, while it lives, "MHA_TEST_SEED=<seed>" in every failure
+// message (a gtest trace) so that the case can be replayed. It is a random
+// bit generator, so the <random> distributions take it too.
+//
+//   testing::FreshDraws gen;
+//   const int T = gen.Pick(1, 7);                  // uniform in [1, 7]
+//   const MultiHeadAttention layer(8, 2, gen());   // a 64-bit draw as a seed
+class FreshDraws {
+ public:
+  using result_type = std::mt19937_64::result_type;
+  FreshDraws();
+
+  static constexpr result_type min() { return std::mt19937_64::min(); }
+  static constexpr result_type max() { return std::mt19937_64::max(); }
+  result_type operator()() { return gen_(); }
+  // An integer uniform in [lo, hi].
+  int Pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen_); }
+  std::uint64_t seed() const { return seed_; }
+
+ private:
+  std::uint64_t seed_;
+  ::testing::ScopedTrace trace_;
+  std::mt19937_64 gen_;
+};
+
+// Chunk sizes that add up to T, 1 to 4 tokens each, drawn from `gen` (a
+// <random> bit generator such as FreshDraws): how the decoder tests of labs 8
+// and 11 feed a sequence in pieces.
+template <class Gen>
+std::vector<int> RandomChunks(int T, Gen& gen) {
+  std::vector<int> chunks;
+  for (int done = 0; done < T;) {
+    const int t = std::min(T - done, std::uniform_int_distribution<int>(1, 4)(gen));
+    chunks.push_back(t);
+    done += t;
+  }
+  return chunks;
+}
 
 }  // namespace testing
 }  // namespace mha

@@ -1,6 +1,8 @@
 #include "common/testing/testing.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,20 @@ TEST(ThrowsInvalidArgument, RequiresTheOffendingValuesInTheMessage) {
 TEST(ThrowsInvalidArgument, RejectsOtherExceptionsAndNormalReturns) {
   EXPECT_FALSE(ThrowsInvalidArgument([] { throw std::logic_error("not implemented"); }, {}));
   EXPECT_FALSE(ThrowsInvalidArgument([] {}, {}));
+}
+
+TEST(GoldenFile, IsTheFolderThenTheNameThenNpy) {
+  EXPECT_EQ(GoldenFile("labs/08_kv_cache/golden/", "gqa_x"), "labs/08_kv_cache/golden/gqa_x.npy");
+}
+
+TEST(FreshDraws, ReplaysTheSeedInMhaTestSeed) {
+  ASSERT_EQ(setenv("MHA_TEST_SEED", "1234", 1), 0);
+  FreshDraws draws;
+  unsetenv("MHA_TEST_SEED");
+  EXPECT_EQ(draws.seed(), 1234u);
+  std::mt19937_64 expected(1234);
+  EXPECT_EQ(draws(), expected());
+  EXPECT_EQ(draws.Pick(1, 7), std::uniform_int_distribution<int>(1, 7)(expected));
 }
 
 TEST(LoadNpy, NamesTheMissingFile) {

@@ -7,6 +7,7 @@
 #ifndef MHA_LABS_02_BATCHED_ATTENTION_ATTENTION_TEST_UTIL_H_
 #define MHA_LABS_02_BATCHED_ATTENTION_ATTENTION_TEST_UTIL_H_
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -136,12 +137,22 @@ inline void ExpectAttentionRejectsATransposedMask(AttentionFn attend, std::size_
       << kAttentionShapeChecks;
 }
 
-inline void ExpectAttentionRejectsKeysWithAnotherHeadCount(AttentionFn attend) {
-  const Tensor3 q = xt::zeros<float>({2, 4, 3});
-  const Tensor3 kv = xt::zeros<float>({3, 4, 3});
-  EXPECT_TRUE(
-      ThrowsInvalidArgument([&] { attend(q, kv, kv, std::nullopt); }, {"(2, 4, 3)", "(3, 4, 3)"}))
+// attend on q, k and v of these shapes (zeros, no mask) is refused, naming
+// the shapes that disagree (`mentions`, e.g. {"(2, 4, 3)", "(3, 4, 3)"}).
+inline void ExpectAttentionRejectsShapes(AttentionFn attend,
+                                         const std::array<std::size_t, 3>& q_shape,
+                                         const std::array<std::size_t, 3>& k_shape,
+                                         const std::array<std::size_t, 3>& v_shape,
+                                         const std::vector<std::string>& mentions) {
+  const Tensor3 q = xt::zeros<float>(q_shape);
+  const Tensor3 k = xt::zeros<float>(k_shape);
+  const Tensor3 v = xt::zeros<float>(v_shape);
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { attend(q, k, v, std::nullopt); }, mentions))
       << kAttentionShapeChecks;
+}
+
+inline void ExpectAttentionRejectsKeysWithAnotherHeadCount(AttentionFn attend) {
+  ExpectAttentionRejectsShapes(attend, {2, 4, 3}, {3, 4, 3}, {3, 4, 3}, {"(2, 4, 3)", "(3, 4, 3)"});
 }
 
 // attention_batched gives attention_loop's weights and output on q, k, v, mask.

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -122,14 +123,15 @@ inline void ExpectSeededWeightsMatchGolden(const MultiHeadLatentAttention& layer
       << named("w_q_draw");
   EXPECT_TRUE(MatchesGolden(layer.W_DKV, g + "W_DKV.npy", kExact, {"in", "out"}))
       << named("w_dkv_draw");
-  EXPECT_TRUE(MatchesGolden(
-      layer.W_UK, g + "W_UK.npy", kExact, {"in", "out"},
-      {LatentCheckMistake(g + "W_UK_mistake_fan_in_d_model.npy", "w_uk_fan_in_d_model")}))
-      << named("w_uk_draw");
-  EXPECT_TRUE(MatchesGolden(
-      layer.W_UV, g + "W_UV.npy", kExact, {"in", "out"},
-      {LatentCheckMistake(g + "W_UV_mistake_fan_in_d_model.npy", "w_uv_fan_in_d_model")}))
-      << named("w_uv_draw");
+  // W_UK and W_UV alike: fan-in kv_rank (the mistake: fan-in d_model).
+  const std::vector<std::tuple<std::string, const Tensor2*, std::string>> up_projections = {
+      {"W_UK", &layer.W_UK, "w_uk"}, {"W_UV", &layer.W_UV, "w_uv"}};
+  for (const auto& [name, w, key] : up_projections) {
+    EXPECT_TRUE(MatchesGolden(
+        *w, g + name + ".npy", kExact, {"in", "out"},
+        {LatentCheckMistake(g + name + "_mistake_fan_in_d_model.npy", key + "_fan_in_d_model")}))
+        << kLatentCheckMistakes.Named(key + "_draw");
+  }
   EXPECT_TRUE(MatchesGolden(layer.W_O, g + "W_O.npy", kExact, {"in", "out"}))
       << named("w_o_draw");
 }

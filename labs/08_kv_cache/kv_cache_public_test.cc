@@ -28,6 +28,7 @@ namespace {
 using testing::AllClose;
 using testing::Counting;
 using testing::ExpectTheFullCausalForward;
+using testing::GoldenFile;
 using testing::GqaCase;
 using testing::kCacheMistakes;
 using testing::kExact;
@@ -38,8 +39,6 @@ using testing::MlaCase;
 using testing::ThrowsInvalidArgument;
 
 const std::string kGolden = "labs/08_kv_cache/golden/";
-
-std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
 // The golden cases of these tests; the grading tests run the same cases
 // (labs/08_kv_cache/kv_cache_test_util.h) on cases of their own.
@@ -124,7 +123,7 @@ TEST(GqaDecoderPublic, TheCacheHoldsTheKeysAndValuesOfTheKvHeadsOnly) {
 
 TEST(GqaDecoderPublic, AStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
   const GroupedQueryAttention layer = testing::Layer(kGqa);
-  const Tensor2 x = LoadGolden<2>(Golden("gqa_x"));  // (8, 24)
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "gqa_x"));  // (8, 24)
   GqaDecoder decoder(layer, /*capacity=*/5);
   decoder.step(xt::view(x, xt::range(0, 3), xt::all()));
   EXPECT_TRUE(ThrowsInvalidArgument(
@@ -133,7 +132,8 @@ TEST(GqaDecoderPublic, AStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
       << kCacheMistakes.LooksLike("failed_step_changes");
   // The decoder goes on from where it was: tokens 3 and 4 are rows 3 and 4.
   const Tensor2 y = decoder.step(xt::view(x, xt::range(3, 5), xt::all()));  // (2, 24)
-  const Tensor2 expected = xt::view(LoadGolden<2>(Golden("gqa_forward")), xt::range(3, 5), xt::all());
+  const Tensor2 expected =
+      xt::view(LoadGolden<2>(GoldenFile(kGolden, "gqa_forward")), xt::range(3, 5), xt::all());
   EXPECT_TRUE(AllClose(y, expected, kLayer, {"token", "column"}));
 }
 

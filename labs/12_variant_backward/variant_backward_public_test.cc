@@ -26,6 +26,7 @@ namespace {
 using testing::AllClose;
 using testing::ExpectGqaGradMatchesTorch;
 using testing::ExpectMlaGradMatchesTorch;
+using testing::GoldenFile;
 using testing::kLayer;
 using testing::kTokenAxes;
 using testing::kWeightAxes;
@@ -33,8 +34,6 @@ using testing::LoadGolden;
 using testing::VariantCase;
 
 const std::string kGolden = "labs/12_variant_backward/golden/";
-
-std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
 // The golden cases of these tests: both layers on pub_x.npy with the mask
 // pub_mask.npy. The grading tests run the same cases
@@ -76,8 +75,9 @@ TEST(GqaBackwardPublic, WithAsManyKvHeadsAsQueryHeadsItEqualsLab10sMhaBackward) 
   // Same seed, same draws: GroupedQueryAttention(8, 2, 2, 3) is MultiHeadAttention(8, 2, 3).
   const GroupedQueryAttention gqa(/*d_model=*/8, /*n_heads=*/2, /*n_kv_heads=*/2, /*seed=*/3);
   const MultiHeadAttention mha(/*d_model=*/8, /*n_heads=*/2, /*seed=*/3);
-  const Tensor2 x = LoadGolden<2>(Golden("pub_x")), d_y = LoadGolden<2>(Golden("pub_d_y"));
-  const Tensor2 mask = LoadGolden<2>(Golden("pub_mask"));
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "pub_x")),
+                d_y = LoadGolden<2>(GoldenFile(kGolden, "pub_d_y"));
+  const Tensor2 mask = LoadGolden<2>(GoldenFile(kGolden, "pub_mask"));
   const GqaGrads g = gqa_backward(gqa, x, mask, d_y);
   const MhaGrads m = mha_backward(mha, x, mask, d_y);
   const char kWhy[] = " differs from lab 10's mha_backward with n_kv_heads == n_heads";

@@ -26,16 +26,15 @@ namespace mha {
 namespace {
 
 using testing::AllClose;
-using testing::KnownMistake;
+using testing::GoldenFile;
 using testing::kExact;
 using testing::kInductionHeadsMistakes;
 using testing::kLayer;
+using testing::KnownMistake;
 using testing::kRowColumn;
 using testing::MatchesGolden;
 
 const std::string kGolden = "labs/13_induction_heads/golden/";
-
-std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
 std::vector<KnownMistake> Mistakes(const std::string& golden,
                                    const std::vector<std::string>& names) {
@@ -63,16 +62,18 @@ TEST(AttentionOnlyTransformerPublic, LayerLIsTheLayerSeededWithSeedPlus1000Times
 }
 
 TEST(AttentionOnlyTransformerPublic, LogitsMatchTorch) {
-  EXPECT_TRUE(MatchesGolden(PublicModel().logits(kInputs), Golden("pub_logits"), kLayer,
-                            {"token", "logit"},
+  EXPECT_TRUE(MatchesGolden(PublicModel().logits(kInputs), GoldenFile(kGolden, "pub_logits"),
+                            kLayer, {"token", "logit"},
                             Mistakes("pub_logits", {"no_residual", "no_mask_layer2"})));
 }
 
 TEST(AttentionOnlyTransformerPublic, EachLayersAttentionWeightsMatchTorch) {
   const std::vector<Tensor3> w = PublicModel().attention_weights(kInputs);
   ASSERT_EQ(w.size(), 2u) << "one (n_heads, T, T) tensor per layer";
-  EXPECT_TRUE(MatchesGolden(w[0], Golden("pub_weights_0"), kLayer, {"head", "query", "key"}));
-  EXPECT_TRUE(MatchesGolden(w[1], Golden("pub_weights_1"), kLayer, {"head", "query", "key"},
+  EXPECT_TRUE(
+      MatchesGolden(w[0], GoldenFile(kGolden, "pub_weights_0"), kLayer, {"head", "query", "key"}));
+  EXPECT_TRUE(MatchesGolden(w[1], GoldenFile(kGolden, "pub_weights_1"), kLayer,
+                            {"head", "query", "key"},
                             Mistakes("pub_weights_1", {"no_residual", "no_mask_layer2"})));
 }
 
@@ -80,30 +81,29 @@ TEST(AttentionOnlyTransformerPublic, EachLayersAttentionWeightsMatchTorch) {
 
 TEST(LossAndGradsPublic, LossIsTheMeanCrossEntropyOfTheScoredPositions) {
   const Tensor1 loss = {static_cast<float>(PublicLossAndGrads().loss)};
-  EXPECT_TRUE(MatchesGolden(loss, Golden("pub_loss"), kLayer, {"loss"},
-                            Mistakes("pub_loss", {"mean_over_all", "no_residual",
-                                                  "no_mask_layer2"})));
+  EXPECT_TRUE(
+      MatchesGolden(loss, GoldenFile(kGolden, "pub_loss"), kLayer, {"loss"},
+                    Mistakes("pub_loss", {"mean_over_all", "no_residual", "no_mask_layer2"})));
 }
 
 TEST(LossAndGradsPublic, DUnembedMatchesTorchAutograd) {
-  EXPECT_TRUE(MatchesGolden(PublicLossAndGrads().grads.d_unembed, Golden("pub_d_unembed"),
-                            kLayer, kRowColumn,
-                            Mistakes("pub_d_unembed", {"mean_over_all", "no_residual",
-                                                       "no_mask_layer2"})));
+  EXPECT_TRUE(MatchesGolden(
+      PublicLossAndGrads().grads.d_unembed, GoldenFile(kGolden, "pub_d_unembed"), kLayer,
+      kRowColumn, Mistakes("pub_d_unembed", {"mean_over_all", "no_residual", "no_mask_layer2"})));
 }
 
 TEST(LossAndGradsPublic, DPosMatchesTorchAutograd) {
-  EXPECT_TRUE(MatchesGolden(PublicLossAndGrads().grads.d_pos, Golden("pub_d_pos"), kLayer,
-                            {"position", "column"},
-                            Mistakes("pub_d_pos", {"no_pos_grad", "no_residual_grad",
-                                                   "mean_over_all", "no_residual"})));
+  EXPECT_TRUE(MatchesGolden(
+      PublicLossAndGrads().grads.d_pos, GoldenFile(kGolden, "pub_d_pos"), kLayer,
+      {"position", "column"},
+      Mistakes("pub_d_pos", {"no_pos_grad", "no_residual_grad", "mean_over_all", "no_residual"})));
 }
 
 TEST(LossAndGradsPublic, DEmbedMatchesTorchAutograd) {
-  EXPECT_TRUE(MatchesGolden(PublicLossAndGrads().grads.d_embed, Golden("pub_d_embed"), kLayer,
-                            {"token", "column"},
-                            Mistakes("pub_d_embed", {"no_residual_grad", "mean_over_all",
-                                                     "no_residual"})));
+  EXPECT_TRUE(
+      MatchesGolden(PublicLossAndGrads().grads.d_embed, GoldenFile(kGolden, "pub_d_embed"), kLayer,
+                    {"token", "column"},
+                    Mistakes("pub_d_embed", {"no_residual_grad", "mean_over_all", "no_residual"})));
 }
 
 TEST(LossAndGradsPublic, FirstLayersGradientsMatchTorchAutograd) {

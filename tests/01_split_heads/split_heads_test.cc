@@ -142,9 +142,7 @@ TEST(CombineHeads, RejectsZeroDHead) { testing::ExpectCombineHeadsRejectsZeroDHe
 // shapes and values no committed file can predict, against plain loops
 // (tests/common/naive.h). Replay a failure with MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, SplitAndCombineHeadsMatchPlainLoops) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
+  testing::FreshDraws gen;
   const int n_heads = 1 + static_cast<int>(gen() % 6);
   const std::size_t d_head = 1 + gen() % 7, T = 1 + gen() % 8;
   const std::size_t d_model = static_cast<std::size_t>(n_heads) * d_head;

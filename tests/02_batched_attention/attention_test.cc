@@ -35,14 +35,12 @@ using testing::AttentionFn;
 using testing::AttentionPart;
 using testing::kAttention;
 using testing::kAttentionMistakes;
-using testing::kAttentionShapeChecks;
 using testing::kCrossMaskedMistakes;
 using testing::kMaskedMistakes;
 using testing::kOutputAxes;
 using testing::kRowOp;
 using testing::kUnmaskedMistakes;
 using testing::kWeightAxes;
-using testing::ThrowsInvalidArgument;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 // The golden set of the grading tests: the public tests' cases
@@ -165,21 +163,13 @@ ATTENTION_TEST(RejectsHeadCountMismatch) {
 }
 
 ATTENTION_TEST(RejectsDHeadMismatch) {
-  const Tensor3 q = xt::zeros<float>({2, 4, 3});
-  const Tensor3 k = xt::zeros<float>({2, 4, 5});
-  const Tensor3 v = xt::zeros<float>({2, 4, 3});
-  EXPECT_TRUE(
-      ThrowsInvalidArgument([&] { attend(q, k, v, std::nullopt); }, {"(2, 4, 3)", "(2, 4, 5)"}))
-      << kAttentionShapeChecks;
+  testing::ExpectAttentionRejectsShapes(attend, {2, 4, 3}, {2, 4, 5}, {2, 4, 3},
+                                        {"(2, 4, 3)", "(2, 4, 5)"});
 }
 
 ATTENTION_TEST(RejectsKeysAndValuesOfDifferentLengths) {
-  const Tensor3 q = xt::zeros<float>({2, 4, 3});
-  const Tensor3 k = xt::zeros<float>({2, 5, 3});
-  const Tensor3 v = xt::zeros<float>({2, 6, 3});
-  EXPECT_TRUE(
-      ThrowsInvalidArgument([&] { attend(q, k, v, std::nullopt); }, {"(2, 5, 3)", "(2, 6, 3)"}))
-      << kAttentionShapeChecks;
+  testing::ExpectAttentionRejectsShapes(attend, {2, 4, 3}, {2, 5, 3}, {2, 6, 3},
+                                        {"(2, 5, 3)", "(2, 6, 3)"});
 }
 
 ATTENTION_TEST(RejectsMaskOfWrongShape) {
@@ -210,9 +200,7 @@ TEST(AttentionBatched, MatchesAttentionLoopWithAMask) {
 // sometimes a whole query row), both versions against plain loops in double
 // (tests/common/naive.h). Replay a failure with MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, BothVersionsMatchPlainLoops) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
+  testing::FreshDraws gen;
   const std::size_t H = 1 + gen() % 4, T = 1 + gen() % 7, S = T + gen() % 4;
   const std::size_t d_head = 1 + gen() % 8;
   SCOPED_TRACE("H=" + std::to_string(H) + " T=" + std::to_string(T) + " S=" +

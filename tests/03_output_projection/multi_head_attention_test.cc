@@ -183,9 +183,7 @@ TEST(MultiHeadAttentionArguments, RejectsAMaskThatIsNotTByT) {
 // loops in double on the layer's own weights (tests/common/naive.h). Replay a
 // failure with MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, ForwardAndAttendMatchPlainLoops) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
+  testing::FreshDraws gen;
   const int n_heads = 1 + static_cast<int>(gen() % 4);
   const int d_model = n_heads * (1 + static_cast<int>(gen() % 6));
   const std::size_t T = 1 + gen() % 7;

@@ -246,9 +246,7 @@ TEST(CausalAttention, MaskedKeyWithAHugeScoreAndValueDoesNotLeak) {
 // (tests/common/naive.h and the definitions). Replay a failure with
 // MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, MasksMatchTheirDefinitions) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
+  testing::FreshDraws gen;
   const int T = 1 + static_cast<int>(gen() % 8);
   const int S = T + static_cast<int>(gen() % 6);
   SCOPED_TRACE("T=" + std::to_string(T) + " S=" + std::to_string(S));

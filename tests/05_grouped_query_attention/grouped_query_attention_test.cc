@@ -255,9 +255,7 @@ TEST(GroupedQueryAttention, RejectsAMaskOfTheWrongShape) {
 // serve query heads [g*H/G, (g+1)*H/G)). Replay a failure with
 // MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, ForwardAndRepeatKvMatchPlainLoops) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
+  testing::FreshDraws gen;
   const int n_kv_heads = 1 + static_cast<int>(gen() % 3);
   const int n_heads = n_kv_heads * (1 + static_cast<int>(gen() % 3));
   const int d_model = n_heads * (1 + static_cast<int>(gen() % 5));

@@ -195,9 +195,7 @@ TEST(LatentAttention, RejectsAMaskOfTheWrongShape) {
 // (tests/common/naive.h): c = x W_DKV, K = c W_UK, V = c W_UV, attention per head,
 // then W_O. Replay a failure with MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, BothForwardsMatchPlainLoops) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
+  testing::FreshDraws gen;
   const int n_heads = 1 + static_cast<int>(gen() % 4);
   const int d_model = n_heads * (1 + static_cast<int>(gen() % 6));
   const int kv_rank = 1 + static_cast<int>(gen() % 9);

@@ -303,9 +303,7 @@ TEST(ClassifyHead, LooksAtPositionsNotAtEntropy) {
 // definitions with plain loops in double. Replay a failure with
 // MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, ProfilesAndInductionScoreMatchTheDefinitions) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
+  testing::FreshDraws gen;
   const std::size_t H = 1 + gen() % 3, L = 1 + gen() % 4, T = 2 * L;
   const bool causal = gen() % 2 == 0;
   SCOPED_TRACE("H=" + std::to_string(H) + " T=" + std::to_string(T) +

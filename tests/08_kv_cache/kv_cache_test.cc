@@ -45,6 +45,7 @@ using testing::ChunksString;
 using testing::Counting;
 using testing::Decode;
 using testing::ExpectTheFullCausalForward;
+using testing::GoldenFile;
 using testing::GqaCase;
 using testing::kAttention;
 using testing::kCacheMistakes;
@@ -55,28 +56,16 @@ using testing::LoadGolden;
 using testing::LooksLikeIf;
 using testing::MatchesGolden;
 using testing::MlaCase;
+using testing::RandomChunks;
 using testing::ThrowsInvalidArgument;
 
 const std::string kGolden = "tests/08_kv_cache/golden/";
-
-std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
 // ------------------------------------------------------------------ helpers
 
 // Rows [begin, end) of a (T, d) matrix.
 Tensor2 Rows(const Tensor2& a, int begin, int end) {
   return xt::view(a, xt::range(begin, end), xt::all());
-}
-
-// Chunk sizes that add up to T, drawn from `gen`: 1 to 4 tokens each.
-std::vector<int> RandomChunks(int T, std::mt19937& gen) {
-  std::vector<int> chunks;
-  for (int done = 0; done < T;) {
-    const int t = std::min(T - done, std::uniform_int_distribution<int>(1, 4)(gen));
-    chunks.push_back(t);
-    done += t;
-  }
-  return chunks;
 }
 
 // The full causal forward of a layer on x, from plain loops in double
@@ -117,7 +106,7 @@ template <class Case>
 void ExpectAStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged(const Case& c, int capacity) {
   const auto layer = Layer(c);
   const int held = capacity - 2;
-  const Tensor2 x = LoadGolden<2>(Golden(c.name + "_x"));  // (T, d_model)
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, c.name + "_x"));  // (T, d_model)
   const Tensor2 full = FullForward(layer, Rows(x, 0, capacity));
   typename std::conditional<std::is_same<Case, GqaCase>::value, GqaDecoder, MlaDecoder>::type
       decoder(layer, capacity);
@@ -346,14 +335,15 @@ TEST(GqaDecoder, RandomChunkSizesGiveTheFullCausalForwardForMhaGqaAndMqa) {
   std::mt19937 gen(808);
   for (const GqaCase& c : {kMha, kGqa, kMqa}) {
     const GroupedQueryAttention layer = Layer(c);
-    const Tensor2 x = LoadGolden<2>(Golden(c.name + "_x"));
+    const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, c.name + "_x"));
     for (int round = 0; round < 4; ++round) {
       const std::vector<int> chunks = RandomChunks(c.T, gen);
       SCOPED_TRACE(c.name + ", " + ChunksString(chunks));
       GqaDecoder decoder(layer, c.T);
       const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
       ASSERT_TRUE(rows.has_value());
-      EXPECT_TRUE(MatchesGolden(*rows, Golden(c.name + "_forward"), kLayer, {"token", "column"}));
+      EXPECT_TRUE(MatchesGolden(*rows, GoldenFile(kGolden, c.name + "_forward"), kLayer,
+                                {"token", "column"}));
     }
   }
 }
@@ -368,13 +358,15 @@ TEST(GqaDecoder, TheCacheHoldsTheKeysAndValuesOfTheKvHeadsOnly) {
 TEST(GqaDecoder, MultiQueryAttentionCachesOneKvHead) {
   const GroupedQueryAttention layer = Layer(kMqa);  // 3 query heads, 1 kv head, d_head 6
   GqaDecoder decoder(layer, /*capacity=*/7);
-  ASSERT_TRUE(Decode(decoder, LoadGolden<2>(Golden("mqa_x")), kMqa.chunks).has_value());
+  ASSERT_TRUE(
+      Decode(decoder, LoadGolden<2>(GoldenFile(kGolden, "mqa_x")), kMqa.chunks).has_value());
   const Tensor3 keys = decoder.cache().keys();
   ASSERT_EQ(keys.shape(0), 1u)
       << "the cache holds " << keys.shape(0) << " heads, expected n_kv_heads=1"
       << LooksLikeIf(keys.shape(0) == 3, "repeated_kv_heads", "; ");
   EXPECT_EQ(decoder.cache().bytes(), 2u * 1 * 7 * 6 * sizeof(float));
-  EXPECT_TRUE(MatchesGolden(keys, Golden("mqa_keys"), kAttention, {"kv head", "position", "feature"}));
+  EXPECT_TRUE(MatchesGolden(keys, GoldenFile(kGolden, "mqa_keys"), kAttention,
+                            {"kv head", "position", "feature"}));
 }
 
 TEST(GqaDecoder, AStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
@@ -384,7 +376,7 @@ TEST(GqaDecoder, AStepBeyondCapacityThrowsAndLeavesTheCacheUnchanged) {
 TEST(GqaDecoder, AnInputOfTheWrongWidthThrowsAndLeavesTheCacheUnchanged) {
   const GroupedQueryAttention layer = Layer(kGqa);  // d_model 32
   GqaDecoder decoder(layer, /*capacity=*/6);
-  decoder.step(Rows(LoadGolden<2>(Golden("gqa_x")), 0, 2));
+  decoder.step(Rows(LoadGolden<2>(GoldenFile(kGolden, "gqa_x")), 0, 2));
   EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(xt::zeros<float>({1, 30})); }, {"30", "32"}));
   EXPECT_EQ(decoder.cache().length(), 2)
       << kCacheMistakes.LooksLike("failed_step_changes");
@@ -399,7 +391,7 @@ TEST(GqaDecoder, ReadsTheLayersWeightsAtEveryStep) {
   // W_Q and W_O act on the new tokens only, so changing them between steps
   // must change the next rows exactly as it changes the full forward.
   GroupedQueryAttention layer = Layer(kGqa);
-  const Tensor2 x = LoadGolden<2>(Golden("gqa_x"));  // (10, 32)
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "gqa_x"));  // (10, 32)
   GqaDecoder decoder(layer, /*capacity=*/10);
   decoder.step(Rows(x, 0, 5));
   layer.W_Q = layer.W_Q * 1.5f;
@@ -415,7 +407,7 @@ TEST(GqaDecoder, ACopiedDecoderGoesOnOnItsOwn) {
   // Two continuations of one prefix (as in beam search): copy the decoder
   // after the prefix, feed each its own next tokens.
   const GroupedQueryAttention layer = Layer(kMha);
-  const Tensor2 x = LoadGolden<2>(Golden("mha_x"));  // (9, 12)
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "mha_x"));  // (9, 12)
   GqaDecoder first(layer, /*capacity=*/9);
   first.step(Rows(x, 0, 5));
   GqaDecoder second = first;
@@ -432,15 +424,12 @@ TEST(GqaDecoder, ACopiedDecoderGoesOnOnItsOwn) {
 }
 
 TEST(GqaDecoder, FreshRandomInputsMatchAPlainLoopReference) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937 gen(static_cast<std::uint32_t>(seed ^ (seed >> 32)));
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int n_kv_heads = pick(1, 3);
-  const int n_heads = n_kv_heads * pick(1, 3);
-  const int d_head = pick(2, 5);
+  testing::FreshDraws gen;
+  const int n_kv_heads = gen.Pick(1, 3);
+  const int n_heads = n_kv_heads * gen.Pick(1, 3);
+  const int d_head = gen.Pick(2, 5);
   const int d_model = n_heads * d_head;
-  const int T = pick(4, 12);
+  const int T = gen.Pick(4, 12);
   GroupedQueryAttention layer(d_model, n_heads, n_kv_heads);
   const std::size_t d = d_model, kv = n_kv_heads * d_head;
   const float s = 1.0f / std::sqrt(static_cast<float>(d_model));
@@ -479,7 +468,7 @@ TEST(MlaDecoderLargeScores, ChunksStayFiniteAndGiveTheFullCausalForward) {
 
 TEST(MlaDecoder, RandomChunkSizesGiveTheFullCausalForward) {
   const MultiHeadLatentAttention layer = Layer(kMla);
-  const Tensor2 x = LoadGolden<2>(Golden("mla_x"));
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "mla_x"));
   std::mt19937 gen(809);
   for (int round = 0; round < 6; ++round) {
     const std::vector<int> chunks = RandomChunks(kMla.T, gen);
@@ -487,7 +476,8 @@ TEST(MlaDecoder, RandomChunkSizesGiveTheFullCausalForward) {
     MlaDecoder decoder(layer, kMla.T);
     const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
     ASSERT_TRUE(rows.has_value());
-    EXPECT_TRUE(MatchesGolden(*rows, Golden("mla_forward"), kLayer, {"token", "column"}));
+    EXPECT_TRUE(
+        MatchesGolden(*rows, GoldenFile(kGolden, "mla_forward"), kLayer, {"token", "column"}));
   }
 }
 
@@ -503,7 +493,7 @@ TEST(MlaDecoder, NewUpProjectionsApplyToEveryCachedToken) {
   // step: a change of W_UK or W_UV reaches every token seen so far. A cache
   // of K and V would keep the old keys and values.
   MultiHeadLatentAttention layer = Layer(kMla);
-  const Tensor2 x = LoadGolden<2>(Golden("mla_x"));  // (9, 24)
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "mla_x"));  // (9, 24)
   MlaDecoder decoder(layer, /*capacity=*/9);
   decoder.step(Rows(x, 0, 5));
   layer.W_UK = layer.W_UK * -0.5f;
@@ -528,15 +518,12 @@ TEST(MlaDecoder, AnInputOfTheWrongWidthThrowsAndLeavesTheCacheUnchanged) {
 }
 
 TEST(MlaDecoder, FreshRandomInputsMatchAPlainLoopReference) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937 gen(static_cast<std::uint32_t>(seed ^ (seed >> 32)));
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int n_heads = pick(1, 4);
-  const int d_head = pick(2, 5);
+  testing::FreshDraws gen;
+  const int n_heads = gen.Pick(1, 4);
+  const int d_head = gen.Pick(2, 5);
   const int d_model = n_heads * d_head;
-  const int kv_rank = pick(2, 12);
-  const int T = pick(4, 12);
+  const int kv_rank = gen.Pick(2, 12);
+  const int T = gen.Pick(4, 12);
   MultiHeadLatentAttention layer(d_model, n_heads, kv_rank);
   const std::size_t d = d_model, r = kv_rank;
   const float sd = 1.0f / std::sqrt(static_cast<float>(d_model));

@@ -139,14 +139,12 @@ TEST(AttentionTiled, ScoresInTheHundredsMatchAtOtherBlockShapes) {
 // Fresh random shapes, block sizes, inputs and mask, against plain loops in
 // double (tests/common/naive.h): no file can hold the answer.
 TEST(AttentionTiled, MatchesAPlainLoopReferenceOnFreshRandomInputs) {
-  const std::uint64_t seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
-  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  testing::FreshDraws gen;
   for (int round = 0; round < 4; ++round) {
-    const std::size_t H = uniform(1, 3), T = uniform(1, 40), S = uniform(1, 60), d = uniform(1, 9);
-    const int bq = uniform(1, 2 * static_cast<int>(T) + 1);
-    const int bk = uniform(1, 2 * static_cast<int>(S) + 1);
+    const std::size_t H = gen.Pick(1, 3), T = gen.Pick(1, 40), S = gen.Pick(1, 60),
+                      d = gen.Pick(1, 9);
+    const int bq = gen.Pick(1, 2 * static_cast<int>(T) + 1);
+    const int bk = gen.Pick(1, 2 * static_cast<int>(S) + 1);
     SCOPED_TRACE("H=" + std::to_string(H) + " T=" + std::to_string(T) + " S=" +
                  std::to_string(S) + " d_head=" + std::to_string(d) + " " +
                  BlocksString({bq, bk}));
@@ -157,7 +155,7 @@ TEST(AttentionTiled, MatchesAPlainLoopReferenceOnFreshRandomInputs) {
     Tensor2 mask = xt::zeros<float>({T, S});                          // (T, S)
     std::bernoulli_distribution hidden(0.3);
     for (float& m : mask) m = hidden(gen) ? -kInf : 0.0f;
-    const std::size_t empty_row = static_cast<std::size_t>(uniform(0, static_cast<int>(T) - 1));
+    const std::size_t empty_row = static_cast<std::size_t>(gen.Pick(0, static_cast<int>(T) - 1));
     for (std::size_t j = 0; j < S; ++j) mask(empty_row, j) = -kInf;
     const Tensor3 expected = naive::ScaledDotProduct(q, k, v, mask).output;
     EXPECT_TRUE(testing::AllClose(attention_tiled(q, k, v, mask, bq, bk), expected, kAttention,
@@ -199,14 +197,11 @@ TEST(AttentionTiledCausal, EveryBlockShapeGivesTheSameNumbersInSelfAttention) {
 }
 
 TEST(AttentionTiledCausal, MatchesAPlainLoopReferenceOnFreshRandomInputs) {
-  const std::uint64_t seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
-  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  testing::FreshDraws gen;
   for (int round = 0; round < 4; ++round) {
-    const int T = uniform(1, 40), S = T + uniform(0, 30);
-    const std::size_t H = uniform(1, 3), d = uniform(1, 9);
-    const int bq = uniform(1, 2 * T + 1), bk = uniform(1, 2 * S + 1);
+    const int T = gen.Pick(1, 40), S = T + gen.Pick(0, 30);
+    const std::size_t H = gen.Pick(1, 3), d = gen.Pick(1, 9);
+    const int bq = gen.Pick(1, 2 * T + 1), bk = gen.Pick(1, 2 * S + 1);
     SCOPED_TRACE("H=" + std::to_string(H) + " T=" + std::to_string(T) + " S=" +
                  std::to_string(S) + " d_head=" + std::to_string(d) + " " +
                  BlocksString({bq, bk}));

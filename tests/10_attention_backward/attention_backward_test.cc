@@ -37,14 +37,15 @@ namespace {
 using testing::AllClose;
 using testing::AttentionCase;
 using testing::ExpectAttentionCaseMatchesTorch;
-using testing::LayerCase;
-using testing::KnownMistake;
+using testing::GoldenFile;
 using testing::kAttentionBackwardMistakes;
+using testing::kExact;
+using testing::kLayer;
+using testing::KnownMistake;
+using testing::LayerCase;
 using testing::LoadGolden;
 using testing::MatchesGolden;
 using testing::ThrowsInvalidArgument;
-using testing::kExact;
-using testing::kLayer;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr int kDModel = 12;
@@ -52,8 +53,6 @@ constexpr int kHeads = 3;
 constexpr std::uint64_t kSeed = 7;
 
 const std::string kGolden = "tests/10_attention_backward/golden/";
-
-std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
 const char kSeeDoc[] = "; see docs/10_attention_backward.md, \"Classic mistakes\"";
 
@@ -97,8 +96,8 @@ TEST(AttentionBackward, AQueryThatSeesNoKeyGetsZeroGradientAndTheRestMatchesTorc
 TEST(AttentionBackward, AQueryThatSeesNoKeyGetsAnExactlyZeroDqRowNotNaN) {
   const testing::AttentionInputs in =
       testing::LoadAttentionInputs(kGolden, "empty_row", "empty_row");
-  const AttentionGrads g = attention_backward(in.q, in.k, in.v, in.mask,
-                                              LoadGolden<3>(Golden("empty_row_d_output")));
+  const AttentionGrads g = attention_backward(
+      in.q, in.k, in.v, in.mask, LoadGolden<3>(GoldenFile(kGolden, "empty_row_d_output")));
   const Tensor3 zeros = xt::zeros<float>({in.q.shape(0), std::size_t{1}, in.q.shape(2)});
   EXPECT_TRUE(AllClose(xt::view(g.dq, xt::all(), xt::range(0, 1), xt::all()), zeros, kExact,
                        {"head", "query", "column"}))
@@ -148,34 +147,38 @@ TEST(MhaBackward, MatchesTorchAutogradWithoutAMask) {
 
 TEST(MhaBackward, MatchesTorchAutogradWithACausalMask) {
   const MultiHeadAttention layer(kDModel, kHeads, kSeed);
-  ExpectLayerCaseMatchesTorch(layer, "mha_causal", LoadGolden<2>(Golden("mha_mask_causal")));
+  ExpectLayerCaseMatchesTorch(layer, "mha_causal",
+                              LoadGolden<2>(GoldenFile(kGolden, "mha_mask_causal")));
 }
 
 TEST(MhaBackward, MatchesTorchWhenAQuerySeesNoKey) {
   const MultiHeadAttention layer(kDModel, kHeads, kSeed);
   ExpectLayerCaseMatchesTorch(layer, "mha_empty_row",
-                              LoadGolden<2>(Golden("mha_mask_empty_row")));
+                              LoadGolden<2>(GoldenFile(kGolden, "mha_mask_empty_row")));
 }
 
 TEST(MhaBackward, OneHeadMatchesTorchAutograd) {
   const MultiHeadAttention layer(kDModel, 1, kSeed);
-  ExpectLayerCaseMatchesTorch(layer, "mha_one_head", LoadGolden<2>(Golden("mha_mask_causal")));
+  ExpectLayerCaseMatchesTorch(layer, "mha_one_head",
+                              LoadGolden<2>(GoldenFile(kGolden, "mha_mask_causal")));
 }
 
 TEST(MhaBackward, UsesWeightsOverwrittenAfterAFirstCall) {
   MultiHeadAttention layer(kDModel, kHeads, kSeed);
-  const Tensor2 x = LoadGolden<2>(Golden("mha_x"));
-  const Tensor2 d_y = LoadGolden<2>(Golden("mha_d_y"));
-  const Tensor2 mask = LoadGolden<2>(Golden("mha_mask_causal"));
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "mha_x"));
+  const Tensor2 d_y = LoadGolden<2>(GoldenFile(kGolden, "mha_d_y"));
+  const Tensor2 mask = LoadGolden<2>(GoldenFile(kGolden, "mha_mask_causal"));
   mha_backward(layer, x, mask, d_y);  // a first call, so caching on first use is caught too
-  layer.W_V = LoadGolden<2>(Golden("mha_new_w_v"));
+  layer.W_V = LoadGolden<2>(GoldenFile(kGolden, "mha_new_w_v"));
   const MhaGrads g = mha_backward(layer, x, mask, d_y);
   const std::string stale = kOwnMistakes.Message("w_v_cached");
   const testing::Misconception cached = kOwnMistakes.Mistake("w_v_cached");
-  EXPECT_TRUE(MatchesGolden(g.dx, Golden("mha_overwrite_w_v_dx"), kLayer, {"token", "column"},
-                            {{Golden("mha_causal_dx"), stale, cached}}));
-  EXPECT_TRUE(MatchesGolden(g.dW_O, Golden("mha_overwrite_w_v_dW_O"), kLayer,
-                            {"row", "column"}, {{Golden("mha_causal_dW_O"), stale, cached}}));
+  EXPECT_TRUE(MatchesGolden(g.dx, GoldenFile(kGolden, "mha_overwrite_w_v_dx"), kLayer,
+                            {"token", "column"},
+                            {{GoldenFile(kGolden, "mha_causal_dx"), stale, cached}}));
+  EXPECT_TRUE(MatchesGolden(g.dW_O, GoldenFile(kGolden, "mha_overwrite_w_v_dW_O"), kLayer,
+                            {"row", "column"},
+                            {{GoldenFile(kGolden, "mha_causal_dW_O"), stale, cached}}));
 }
 
 // ---------------------------------------------------------------- finite differences
@@ -283,15 +286,12 @@ TEST(MhaBackward, MatchesFiniteDifferencesInDouble) {
 // Fresh random sizes and inputs that no file can predict (replay a failure
 // with MHA_TEST_SEED=<seed>).
 TEST(AttentionBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const std::size_t H = pick(1, 4), T = pick(1, 7), d = pick(1, 6);
-  const std::size_t S = T + pick(0, 4);
+  testing::FreshDraws gen;
+  const std::size_t H = gen.Pick(1, 4), T = gen.Pick(1, 7), d = gen.Pick(1, 6);
+  const std::size_t S = T + gen.Pick(0, 4);
   const auto s = static_cast<std::uint32_t>(gen());
   std::optional<Tensor2> mask;
-  if (pick(0, 1)) mask = naive::CausalMask(int(T), int(S));
+  if (gen.Pick(0, 1)) mask = naive::CausalMask(int(T), int(S));
   SCOPED_TRACE("H=" + std::to_string(H) + " T=" + std::to_string(T) + " S=" + std::to_string(S) +
                " d_head=" + std::to_string(d) + (mask ? " causal" : " no mask"));
   ExpectAttentionMatchesFiniteDifferences(
@@ -300,16 +300,13 @@ TEST(AttentionBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
 }
 
 TEST(MhaBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int H = pick(1, 4), d_head = pick(1, 4), T = pick(1, 7);
+  testing::FreshDraws gen;
+  const int H = gen.Pick(1, 4), d_head = gen.Pick(1, 4), T = gen.Pick(1, 7);
   const int d_model = H * d_head;
   MultiHeadAttention layer(d_model, H, gen());
   const auto s = static_cast<std::uint32_t>(gen());
   std::optional<Tensor2> mask;
-  if (pick(0, 1)) mask = naive::CausalMask(int(T), int(T));
+  if (gen.Pick(0, 1)) mask = naive::CausalMask(int(T), int(T));
   SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(H) +
                " T=" + std::to_string(T) + (mask ? " causal" : " no mask"));
   ExpectLayerMatchesFiniteDifferences(layer, testing::RandomTensor2(T, d_model, s), mask,

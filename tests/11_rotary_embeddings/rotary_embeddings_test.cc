@@ -40,6 +40,7 @@ namespace {
 using testing::AllClose;
 using testing::Decode;
 using testing::ExpectDecodes;
+using testing::GoldenFile;
 using testing::kExact;
 using testing::kLayer;
 using testing::kRopeMistakes;
@@ -47,12 +48,11 @@ using testing::kRotationAxes;
 using testing::kRowOp;
 using testing::LoadGolden;
 using testing::MatchesGolden;
+using testing::RandomChunks;
 using testing::RotaryCase;
 using testing::ThrowsInvalidArgument;
 
 const std::string kGolden = "tests/11_rotary_embeddings/golden/";
-
-std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
 // The golden layer cases of the grading tests: the public tests' cases
 // (labs/11_rotary_embeddings/rotary_embeddings_test_util.h) run on them, and
@@ -62,17 +62,6 @@ const RotaryCase kLlama3Case{kGolden, "llama3", 24, 4, 500000.0, /*T=*/10, {5, 1
 
 RotaryAttention LayerCase() { return kLayerCase.Layer(); }
 RotaryAttention Llama3Case() { return kLlama3Case.Layer(); }
-
-// Chunk sizes that add up to T, drawn from `gen`: 1 to 4 tokens each.
-std::vector<int> RandomChunks(int T, std::mt19937& gen) {
-  std::vector<int> chunks;
-  for (int done = 0; done < T;) {
-    const int t = std::min(T - done, std::uniform_int_distribution<int>(1, 4)(gen));
-    chunks.push_back(t);
-    done += t;
-  }
-  return chunks;
-}
 
 std::string ChunksString(const std::vector<int>& chunks) {
   std::string s = "chunks";
@@ -206,7 +195,7 @@ TEST(RotaryAttention, DrawsTheWeightsOfMultiHeadAttentionFromTheSameSeed) {
 
 TEST(RotaryAttention, ForwardDoesNotDependOnWhereTheSequenceStarts) {
   const RotaryAttention layer = Llama3Case();
-  const Tensor2 x = LoadGolden<2>(Golden("llama3_x"));
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "llama3_x"));
   for (const bool causal : {true, false}) {
     const std::optional<Tensor2> mask =
         causal ? std::optional<Tensor2>(causal_mask(10)) : std::nullopt;
@@ -221,7 +210,7 @@ TEST(RotaryAttention, ForwardDoesNotDependOnWhereTheSequenceStarts) {
 
 TEST(RotaryAttention, ReadsTheWeightsAtEveryCall) {
   RotaryAttention layer = LayerCase();
-  const Tensor2 x = LoadGolden<2>(Golden("layer_x"));
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "layer_x"));
   const Tensor2 before = layer.forward(x, causal_mask(9));
   layer.W_V = xt::zeros<float>({24, 24});
   EXPECT_TRUE(AllClose(layer.forward(x, causal_mask(9)), xt::zeros<float>({9, 24}), kExact,
@@ -265,7 +254,7 @@ TEST(RotaryDecoder, UnevenChunksGiveTheFullCausalForward) {
 
 TEST(RotaryDecoder, RandomChunkingsGiveTheFullCausalForward) {
   const RotaryAttention layer = Llama3Case();
-  const Tensor2 x = LoadGolden<2>(Golden("llama3_x"));
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "llama3_x"));
   std::mt19937 gen(1126);
   for (int trial = 0; trial < 4; ++trial) {
     const std::vector<int> chunks = RandomChunks(10, gen);
@@ -273,7 +262,8 @@ TEST(RotaryDecoder, RandomChunkingsGiveTheFullCausalForward) {
     RotaryDecoder decoder(layer, 10);
     const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
     ASSERT_TRUE(rows.has_value());
-    EXPECT_TRUE(MatchesGolden(*rows, Golden("llama3_forward"), kLayer, {"token", "column"},
+    EXPECT_TRUE(MatchesGolden(*rows, GoldenFile(kGolden, "llama3_forward"), kLayer,
+                              {"token", "column"},
                               testing::DecoderMistakes(kGolden + "llama3", "chunks")));
   }
 }
@@ -287,7 +277,7 @@ TEST(RotaryDecoder, CachedKeysAreRotatedAtTheirOwnPositions) {
 
 TEST(RotaryDecoder, AStepOverCapacityThrowsAndLeavesTheCacheUnchanged) {
   const RotaryAttention layer = LayerCase();
-  const Tensor2 x = LoadGolden<2>(Golden("layer_x"));
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "layer_x"));
   RotaryDecoder decoder(layer, 5);
   ASSERT_TRUE(Decode(decoder, xt::view(x, xt::range(0, 4), xt::all()), {2, 2}).has_value());
   const Tensor3 keys = decoder.cache().keys(), values = decoder.cache().values();
@@ -298,7 +288,7 @@ TEST(RotaryDecoder, AStepOverCapacityThrowsAndLeavesTheCacheUnchanged) {
   EXPECT_TRUE(AllClose(decoder.cache().values(), values, kExact, {"head", "position", "feature"}));
   // The one position left is still usable, and gives row 4 of the full forward.
   const Tensor2 row = decoder.step(xt::view(x, xt::range(4, 5), xt::all()));
-  const Tensor2 full = LoadGolden<2>(Golden("layer_forward"));
+  const Tensor2 full = LoadGolden<2>(GoldenFile(kGolden, "layer_forward"));
   EXPECT_TRUE(AllClose(row, xt::view(full, xt::range(4, 5), xt::all()), kLayer,
                        {"token", "column"}));
 }
@@ -317,13 +307,10 @@ TEST(RotaryDecoder, RejectsBadStepsNamingThemAndLeavesTheCacheUnchanged) {
 // ------------------------------------------------------- fresh random inputs
 
 TEST(FreshRandomInputs, ApplyRopeMatchesADoubleReference) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937 gen(static_cast<std::uint32_t>(seed ^ (seed >> 32)));
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int H = pick(1, 3), T = pick(1, 6), d_head = 2 * pick(1, 8);
-  const int start = pick(0, 2000000);
-  const double base = pick(0, 1) ? 10000.0 : 500000.0;
+  testing::FreshDraws gen;
+  const int H = gen.Pick(1, 3), T = gen.Pick(1, 6), d_head = 2 * gen.Pick(1, 8);
+  const int start = gen.Pick(0, 2000000);
+  const double base = gen.Pick(0, 1) ? 10000.0 : 500000.0;
   SCOPED_TRACE("H=" + std::to_string(H) + " T=" + std::to_string(T) + " d_head=" +
                std::to_string(d_head) + " start=" + std::to_string(start) + " base=" +
                std::to_string(base));
@@ -333,13 +320,10 @@ TEST(FreshRandomInputs, ApplyRopeMatchesADoubleReference) {
 }
 
 TEST(FreshRandomInputs, LayerAndDecoderMatchADoubleReference) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937 gen(static_cast<std::uint32_t>(seed ^ (seed >> 32)));
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int n_heads = pick(1, 4), d_head = 2 * pick(1, 4), d_model = n_heads * d_head;
-  const int T = pick(3, 12);
-  const double base = pick(0, 1) ? 10000.0 : 500000.0;
+  testing::FreshDraws gen;
+  const int n_heads = gen.Pick(1, 4), d_head = 2 * gen.Pick(1, 4), d_model = n_heads * d_head;
+  const int T = gen.Pick(3, 12);
+  const double base = gen.Pick(0, 1) ? 10000.0 : 500000.0;
   RotaryAttention layer(d_model, n_heads, gen(), base);
   const std::size_t d = d_model;
   const float s = 1.0f / std::sqrt(static_cast<float>(d_model));
@@ -349,7 +333,7 @@ TEST(FreshRandomInputs, LayerAndDecoderMatchADoubleReference) {
   layer.W_O = testing::RandomTensor2(d, d, gen(), s);
   const Tensor2 x = testing::RandomTensor2(T, d, gen(), 2.0f);
   const std::vector<int> chunks = RandomChunks(T, gen);
-  const int start = pick(0, 100000);
+  const int start = gen.Pick(0, 100000);
   SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(n_heads) +
                " T=" + std::to_string(T) + " base=" + std::to_string(base) + " start=" +
                std::to_string(start) + ", " + ChunksString(chunks));

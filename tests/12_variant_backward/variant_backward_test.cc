@@ -35,15 +35,16 @@ namespace {
 
 using reference::D2;
 using testing::AllClose;
-using testing::kTokenAxes;
-using testing::kWeightAxes;
-using testing::VariantCase;
-using testing::KnownMistake;
+using testing::GoldenFile;
 using testing::kLayer;
+using testing::KnownMistake;
+using testing::kTokenAxes;
 using testing::kVariantBackwardMistakes;
+using testing::kWeightAxes;
 using testing::LoadGolden;
 using testing::MatchesGolden;
 using testing::ThrowsInvalidArgument;
+using testing::VariantCase;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr std::uint64_t kSeed = 7;
@@ -51,11 +52,9 @@ constexpr std::uint64_t kSeed = 7;
 const std::string kGolden = "tests/12_variant_backward/golden/";
 const char kSeeDoc[] = "; see docs/12_variant_backward.md, \"Classic mistakes\"";
 
-std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
-
 std::optional<Tensor2> Mask(const std::string& name) {
   if (name.empty()) return std::nullopt;
-  return LoadGolden<2>(Golden("mask_" + name));
+  return LoadGolden<2>(GoldenFile(kGolden, "mask_" + name));
 }
 
 // ---------------------------------------------------------------- GQA goldens
@@ -79,18 +78,20 @@ void ExpectUsesWeightOverwrittenAfterAFirstCall(
     Tensor2 Grads::*grad, const std::string& grad_name) {
   std::string w = weight_name;  // "W_K" -> "w_k"
   for (char& ch : w) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  const Tensor2 x = LoadGolden<2>(Golden("x")), d_y = LoadGolden<2>(Golden("d_y"));
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "x")),
+                d_y = LoadGolden<2>(GoldenFile(kGolden, "d_y"));
   backward(layer, x, Mask("causal"), d_y);  // a first call: caching on first use is caught
-  layer.*weight = LoadGolden<2>(Golden(c + "_new_" + w));
+  layer.*weight = LoadGolden<2>(GoldenFile(kGolden, c + "_new_" + w));
   const Grads g = backward(layer, x, Mask("causal"), d_y);
   const std::string stale = "overwriting " + weight_name +
                             " had no effect: something derived from the weights was cached" +
                             kSeeDoc;
   const std::string overwrite = c + "_overwrite_" + w + "_";
-  EXPECT_TRUE(MatchesGolden(g.dx, Golden(overwrite + "dx"), kLayer, kTokenAxes,
-                            {{Golden(c + "_causal_dx"), stale}}));
-  EXPECT_TRUE(MatchesGolden(g.*grad, Golden(overwrite + grad_name), kLayer, kWeightAxes,
-                            {{Golden(c + "_causal_" + grad_name), stale}}));
+  EXPECT_TRUE(MatchesGolden(g.dx, GoldenFile(kGolden, overwrite + "dx"), kLayer, kTokenAxes,
+                            {{GoldenFile(kGolden, c + "_causal_dx"), stale}}));
+  EXPECT_TRUE(MatchesGolden(g.*grad, GoldenFile(kGolden, overwrite + grad_name), kLayer,
+                            kWeightAxes,
+                            {{GoldenFile(kGolden, c + "_causal_" + grad_name), stale}}));
 }
 
 // shared: the layer has 1 < n_kv_heads < n_heads (both summation mistakes
@@ -164,7 +165,8 @@ TEST(MlaBackward, UsesWeightsOverwrittenAfterAFirstCall) {
 // must reach nothing.
 TEST(GqaBackward, TheUpstreamGradientOfAQueryThatSeesNoKeyReachesNoWeight) {
   const GroupedQueryAttention layer(12, 4, 2, kSeed);
-  const Tensor2 x = LoadGolden<2>(Golden("x")), d_y = LoadGolden<2>(Golden("d_y"));
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "x")),
+                d_y = LoadGolden<2>(GoldenFile(kGolden, "d_y"));
   Tensor2 d_y0 = d_y;
   xt::view(d_y0, 0, xt::all()) = 0.0f;  // query 0 sees nothing in mask_empty_row
   const GqaGrads a = gqa_backward(layer, x, Mask("empty_row"), d_y);
@@ -179,7 +181,8 @@ TEST(GqaBackward, TheUpstreamGradientOfAQueryThatSeesNoKeyReachesNoWeight) {
 
 TEST(MlaBackward, TheUpstreamGradientOfAQueryThatSeesNoKeyReachesNoWeight) {
   const MultiHeadLatentAttention layer(12, 3, 5, kSeed);
-  const Tensor2 x = LoadGolden<2>(Golden("x")), d_y = LoadGolden<2>(Golden("d_y"));
+  const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "x")),
+                d_y = LoadGolden<2>(GoldenFile(kGolden, "d_y"));
   Tensor2 d_y0 = d_y;
   xt::view(d_y0, 0, xt::all()) = 0.0f;
   const MlaGrads a = mla_backward(layer, x, Mask("empty_row"), d_y);
@@ -271,16 +274,14 @@ TEST(MlaBackward, MatchesFiniteDifferencesInDouble) {
 // Fresh random sizes and inputs that no file can predict (replay a failure
 // with MHA_TEST_SEED=<seed>).
 TEST(GqaBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int n_kv = pick(1, 3), group = pick(1, 3), d_head = pick(1, 3), T = pick(1, 7);
+  testing::FreshDraws gen;
+  const int n_kv = gen.Pick(1, 3), group = gen.Pick(1, 3), d_head = gen.Pick(1, 3),
+            T = gen.Pick(1, 7);
   const int H = n_kv * group, d_model = H * d_head;
   const GroupedQueryAttention layer(d_model, H, n_kv, gen());
   const auto s = static_cast<std::uint32_t>(gen());
   std::optional<Tensor2> mask;
-  if (pick(0, 1)) mask = Causal(T);
+  if (gen.Pick(0, 1)) mask = Causal(T);
   SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(H) +
                " n_kv_heads=" + std::to_string(n_kv) + " T=" + std::to_string(T) +
                (mask ? " causal" : " no mask"));
@@ -289,16 +290,13 @@ TEST(GqaBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
 }
 
 TEST(MlaBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int H = pick(1, 4), d_head = pick(1, 3), rank = pick(1, 6), T = pick(1, 7);
+  testing::FreshDraws gen;
+  const int H = gen.Pick(1, 4), d_head = gen.Pick(1, 3), rank = gen.Pick(1, 6), T = gen.Pick(1, 7);
   const int d_model = H * d_head;
   const MultiHeadLatentAttention layer(d_model, H, rank, gen());
   const auto s = static_cast<std::uint32_t>(gen());
   std::optional<Tensor2> mask;
-  if (pick(0, 1)) mask = Causal(T);
+  if (gen.Pick(0, 1)) mask = Causal(T);
   SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(H) +
                " kv_rank=" + std::to_string(rank) + " T=" + std::to_string(T) +
                (mask ? " causal" : " no mask"));

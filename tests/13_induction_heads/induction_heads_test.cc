@@ -33,17 +33,16 @@ namespace mha {
 namespace {
 
 using testing::AllClose;
-using testing::KnownMistake;
+using testing::GoldenFile;
 using testing::kInductionHeadsMistakes;
 using testing::kLayer;
+using testing::KnownMistake;
 using testing::kRowColumn;
 using testing::MatchesGolden;
 using testing::ThrowsInvalidArgument;
 
 const std::string kGolden = "tests/13_induction_heads/golden/";
 const std::string kSeeDoc = "; see docs/13_induction_heads.md";
-
-std::string Golden(const std::string& name) { return kGolden + name + ".npy"; }
 
 struct Case {
   std::string name;
@@ -75,13 +74,13 @@ std::vector<KnownMistake> Mistakes(const Case& c, const std::string& what) {
 void ExpectForwardMatchesTorch(const Case& c) {
   SCOPED_TRACE(c.name);
   const AttentionOnlyTransformer model = c.Model();
-  EXPECT_TRUE(MatchesGolden(model.logits(c.inputs), Golden(c.name + "_logits"), kLayer,
+  EXPECT_TRUE(MatchesGolden(model.logits(c.inputs), GoldenFile(kGolden, c.name + "_logits"), kLayer,
                             {"token", "logit"}, Mistakes(c, "logits")));
   const std::vector<Tensor3> w = model.attention_weights(c.inputs);
   ASSERT_EQ(w.size(), static_cast<std::size_t>(c.n_layers)) << "one tensor per layer";
   for (int l = 0; l < c.n_layers; ++l) {
     const std::string name = c.name + "_weights_" + std::to_string(l);
-    EXPECT_TRUE(MatchesGolden(w[l], Golden(name), kLayer, {"head", "query", "key"},
+    EXPECT_TRUE(MatchesGolden(w[l], GoldenFile(kGolden, name), kLayer, {"head", "query", "key"},
                               Mistakes(c, "weights_" + std::to_string(l))))
         << "layer " << l;
   }
@@ -90,13 +89,14 @@ void ExpectForwardMatchesTorch(const Case& c) {
 void ExpectLossAndGradsMatchTorch(const Case& c) {
   SCOPED_TRACE(c.name);
   const LossAndGrads r = loss_and_grads(c.Model(), c.inputs, c.targets);
-  EXPECT_TRUE(MatchesGolden(Tensor1{static_cast<float>(r.loss)}, Golden(c.name + "_loss"), kLayer,
-                            {"loss"}, Mistakes(c, "loss")));
-  EXPECT_TRUE(MatchesGolden(r.grads.d_unembed, Golden(c.name + "_d_unembed"), kLayer, kRowColumn,
-                            Mistakes(c, "d_unembed")));
-  EXPECT_TRUE(MatchesGolden(r.grads.d_pos, Golden(c.name + "_d_pos"), kLayer,
+  EXPECT_TRUE(MatchesGolden(Tensor1{static_cast<float>(r.loss)},
+                            GoldenFile(kGolden, c.name + "_loss"), kLayer, {"loss"},
+                            Mistakes(c, "loss")));
+  EXPECT_TRUE(MatchesGolden(r.grads.d_unembed, GoldenFile(kGolden, c.name + "_d_unembed"), kLayer,
+                            kRowColumn, Mistakes(c, "d_unembed")));
+  EXPECT_TRUE(MatchesGolden(r.grads.d_pos, GoldenFile(kGolden, c.name + "_d_pos"), kLayer,
                             {"position", "column"}, Mistakes(c, "d_pos")));
-  EXPECT_TRUE(MatchesGolden(r.grads.d_embed, Golden(c.name + "_d_embed"), kLayer,
+  EXPECT_TRUE(MatchesGolden(r.grads.d_embed, GoldenFile(kGolden, c.name + "_d_embed"), kLayer,
                             {"token", "column"}, Mistakes(c, "d_embed")));
   ASSERT_EQ(r.grads.layers.size(), static_cast<std::size_t>(c.n_layers)) << "one per layer";
   for (int l = c.n_layers - 1; l >= 0; --l) {
@@ -257,17 +257,14 @@ TEST(CompositionScores, OfAllZeroLayersAreZeroNotNaN) {
 // Fresh random sizes, weights and tokens that no file can predict (replay a
 // failure with MHA_TEST_SEED=<seed>).
 TEST(FreshRandomInputs, LogitsWeightsAndGradientsMatchTheDoubleReference) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int H = pick(1, 3), d_head = pick(1, 3), vocab = pick(2, 6), L = pick(1, 3);
-  const int T = pick(1, 6), max_len = T + pick(0, 2);
+  testing::FreshDraws gen;
+  const int H = gen.Pick(1, 3), d_head = gen.Pick(1, 3), vocab = gen.Pick(2, 6), L = gen.Pick(1, 3);
+  const int T = gen.Pick(1, 6), max_len = T + gen.Pick(0, 2);
   const AttentionOnlyTransformer model(vocab, max_len, H * d_head, H, L, gen());
   std::vector<int> inputs(T), targets(T);
-  for (int& t : inputs) t = pick(0, vocab - 1);
-  for (int& t : targets) t = pick(-1, vocab - 1);
-  targets[pick(0, T - 1)] = pick(0, vocab - 1);  // at least one scored
+  for (int& t : inputs) t = gen.Pick(0, vocab - 1);
+  for (int& t : targets) t = gen.Pick(-1, vocab - 1);
+  targets[gen.Pick(0, T - 1)] = gen.Pick(0, vocab - 1);  // at least one scored
   SCOPED_TRACE("vocab=" + std::to_string(vocab) + " d_model=" + std::to_string(H * d_head) +
                " n_heads=" + std::to_string(H) + " n_layers=" + std::to_string(L) +
                " T=" + std::to_string(T));
@@ -286,12 +283,9 @@ TEST(FreshRandomInputs, LogitsWeightsAndGradientsMatchTheDoubleReference) {
 }
 
 TEST(FreshRandomInputs, CompositionScoresMatchTheDirectComputation) {
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  std::mt19937_64 gen(seed);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
-  const int d_model = 12, A = std::vector<int>{1, 2, 3, 4, 6}[pick(0, 4)],
-            B = std::vector<int>{1, 2, 3, 4, 6}[pick(0, 4)];
+  testing::FreshDraws gen;
+  const int d_model = 12, A = std::vector<int>{1, 2, 3, 4, 6}[gen.Pick(0, 4)],
+            B = std::vector<int>{1, 2, 3, 4, 6}[gen.Pick(0, 4)];
   SCOPED_TRACE("earlier heads=" + std::to_string(A) + " later heads=" + std::to_string(B));
   const MultiHeadAttention earlier(d_model, A, gen()), later(d_model, B, gen());
   const Composition c = composition_scores(earlier, later);

@@ -12,6 +12,26 @@ def sha256(data):
     return hashlib.sha256(data).hexdigest()
 
 
+class _Named:
+    """A read-only name of a Lab (a path or a Bazel label), spelled from a
+    template of the lab's fields {dir} and {target}; `doc` says what it names."""
+
+    def __init__(self, template, doc=""):
+        self.template = template
+        self.__doc__ = doc
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, lab, owner=None):
+        if lab is None:
+            return self
+        return self.template.format(dir=lab.dir, target=lab.target)
+
+    def __set__(self, lab, value):
+        raise AttributeError("Lab.%s is derived from the registry; it cannot be set" % self.name)
+
+
 class Lab:
     def __init__(self, entry, root=ROOT):
         self.root = root
@@ -47,107 +67,51 @@ class Lab:
     def nn(self):
         return "%02d" % self.number
 
-    @property
-    def learner_file(self):
-        """Relative path of the one file the learner edits."""
-        return "labs/%s/%s.cc" % (self.dir, self.target)
-
-    @property
-    def header_file(self):
-        return "labs/%s/%s.h" % (self.dir, self.target)
-
-    @property
-    def public_test_file(self):
-        return "labs/%s/%s_public_test.cc" % (self.dir, self.target)
-
-    @property
-    def test_util_file(self):
-        return "labs/%s/%s_test_util.h" % (self.dir, self.target)
-
-    @property
-    def hints_file(self):
-        return "labs/%s/hints.txt" % self.dir
-
-    @property
-    def lesson_file(self):
-        return "docs/%s.md" % self.dir
-
-    @property
-    def solution_file(self):
-        return "solutions/%s/%s.cc" % (self.dir, self.target)
-
-    @property
-    def hidden_test_file(self):
-        return "tests/%s/%s_test.cc" % (self.dir, self.target)
-
-    @property
-    def remote_file(self):
-        return "tests/%s/remote.cc" % self.dir
-
-    @property
-    def goldens_generator(self):
-        return "tests/%s/gen_goldens.py" % self.dir
-
-    @property
-    def mutants_dir(self):
-        return "tests/%s/mutants" % self.dir
+    learner_file = _Named("labs/{dir}/{target}.cc",
+                          "Relative path of the one file the learner edits.")
+    header_file = _Named("labs/{dir}/{target}.h")
+    public_test_file = _Named("labs/{dir}/{target}_public_test.cc")
+    test_util_file = _Named("labs/{dir}/{target}_test_util.h")
+    hints_file = _Named("labs/{dir}/hints.txt")
+    lesson_file = _Named("docs/{dir}.md")
+    solution_file = _Named("solutions/{dir}/{target}.cc")
+    hidden_test_file = _Named("tests/{dir}/{target}_test.cc")
+    remote_file = _Named("tests/{dir}/remote.cc")
+    goldens_generator = _Named("tests/{dir}/gen_goldens.py")
+    mutants_dir = _Named("tests/{dir}/mutants")
 
     @property
     def build_files(self):
         """The BUILD files of the lab's three mirrored folders: public, solution, hidden tests."""
-        return ["labs/%s/BUILD" % self.dir, "solutions/%s/BUILD" % self.dir,
-                "tests/%s/BUILD" % self.dir]
+        return [path.format(dir=self.dir)
+                for path in ("labs/{dir}/BUILD", "solutions/{dir}/BUILD", "tests/{dir}/BUILD")]
 
-    @property
-    def package(self):
-        """The lab's public Bazel package (its labels start with package + ":")."""
-        return "//labs/%s" % self.dir
-
-    @property
-    def library(self):
-        """The lab's library: the learner's file behind its header."""
-        return "//labs/%s:%s" % (self.dir, self.target)
-
-    @property
-    def public_test(self):
-        """The lab's main public test (the package may hold more: lab 8's
-        configurator test, the programs' quick tests)."""
-        return "//labs/%s:%s_public_test" % (self.dir, self.target)
-
-    @property
-    def public_tests(self):
-        """Every public test of the lab: what `bazel test` runs for a learner."""
-        return "//labs/%s/..." % self.dir
-
-    @property
-    def header_library(self):
-        """The lab's header alone (what a library that only needs the declarations links)."""
-        return "//labs/%s:%s_header" % (self.dir, self.target)
-
-    @property
-    def hidden_tests(self):
-        """Every hidden test of the lab (the instructors' repository)."""
-        return "//tests/%s/..." % self.dir
-
-    @property
-    def hidden_test(self):
-        return "//tests/%s:%s_test" % (self.dir, self.target)
-
-    @property
-    def public_test_remote(self):
-        """The public tests built against a client of the learner's process."""
-        return self.public_test + "_remote"
-
-    @property
-    def hidden_test_remote(self):
-        """The grading tests built against a client of the learner's process."""
-        return self.hidden_test + "_remote"
+    package = _Named("//labs/{dir}",
+                     "The lab's public Bazel package (its labels start with package + \":\").")
+    library = _Named("//labs/{dir}:{target}",
+                     "The lab's library: the learner's file behind its header.")
+    public_test = _Named("//labs/{dir}:{target}_public_test",
+                         "The lab's main public test (the package may hold more: lab 8's "
+                         "configurator test, the programs' quick tests).")
+    public_tests = _Named("//labs/{dir}/...",
+                          "Every public test of the lab: what `bazel test` runs for a learner.")
+    header_library = _Named("//labs/{dir}:{target}_header",
+                            "The lab's header alone (what a library that only needs the "
+                            "declarations links).")
+    hidden_tests = _Named("//tests/{dir}/...",
+                          "Every hidden test of the lab (the instructors' repository).")
+    hidden_test = _Named("//tests/{dir}:{target}_test")
+    public_test_remote = _Named("//labs/{dir}:{target}_public_test_remote",
+                                "The public tests built against a client of the learner's process.")
+    hidden_test_remote = _Named("//tests/{dir}:{target}_test_remote",
+                                "The grading tests built against a client of the learner's "
+                                "process.")
 
     def learner_runtime(self, mode):
         """What a learner's object is linked with: mode "isolated" or "cumulative"."""
         if mode not in ("isolated", "cumulative"):
             raise ValueError("learner runtime mode %r: expected isolated or cumulative" % (mode,))
-        return "//tests/%s:learner_runtime_%s" % (self.dir, mode)
+        return "//tests/{dir}:learner_runtime_{mode}".format(dir=self.dir, mode=mode)
 
     # ------------------------------------------------------------------ the stub
 

@@ -16,9 +16,13 @@ medians over repetitions when the JSON has them. Needs Debian's
 python3-matplotlib (tools/setup.sh).
 """
 import argparse
-import json
 import os
 import sys
+
+# The Google Benchmark JSON reader of ./lab bench (tools/lab/course/bench.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "lab"))
+from course.bench import medians  # noqa: E402
 
 VARIANTS = ["MHA", "GQA", "MLA"]
 LABELS = {"MHA": "MHA (8 kv heads)", "GQA": "GQA (2 kv heads)", "MLA": "MLA (rank 64)"}
@@ -27,20 +31,14 @@ COLOURS = {"MHA": "#0072B2", "GQA": "#E69F00", "MLA": "#009E73"}  # Okabe-Ito
 
 def load(path):
     """{(kind, variant, S): entry}: medians when there are repetitions."""
-    with open(path) as f:
-        data = json.load(f)
+    entries, context = medians(path)
     out = {}
-    for b in data.get("benchmarks", []):
-        if b.get("error_occurred"):
-            raise SystemExit("%s: %s failed: %s" % (path, b["name"], b.get("error_message")))
-        run = b.get("run_name", b["name"])
-        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
-            continue
+    for run, b in entries.items():
+        if "error" in b:
+            raise SystemExit("%s: %s failed: %s" % (path, run, b["error"]))
         kind, variant, size = run.split("/")  # BM_CachedStep/MHA/S:64
-        key = (kind[3:], variant, int(size[2:]))
-        if b.get("run_type") == "aggregate" or key not in out:
-            out[key] = b
-    return out, data.get("context", {})
+        out[(kind[3:], variant, int(size[2:]))] = b
+    return out, context
 
 
 def cpu_ms(entry):

@@ -44,7 +44,7 @@ def _bazel(args, startup, capture=False):
     return p.stdout
 
 
-def _medians(path):
+def medians(path):
     """{run_name: median aggregate entry} from one Google Benchmark JSON file."""
     with open(path) as f:
         data = json.load(f)
@@ -218,7 +218,7 @@ def main(args):
                                    for c in cmd))
         sys.stdout.flush()
         subprocess.run(cmd, env=env, check=True)
-        results[name], context = _medians(out)
+        results[name], context = medians(out)
     summary = summary_markdown(results, context)
     with open(os.path.join(OUT, "summary.md"), "w") as f:
         f.write(summary + "\n")

@@ -78,7 +78,7 @@ INSTRUCTOR_ONLY = {
     # Who may depend on common/'s packages: tests/ and bench/ too (Bazel
     # accepts a visibility to a package the kit does not have).
     "common/visibility.bzl": ("//tests:", "//tests/", "//bench:", "tests/", "bench/"),
-    "tools/lab/labs.py": ("solutions/%s/", "//tests/%s", "tests/%s/"),
+    "tools/lab/labs.py": ("solutions/{dir}/", "//tests/{dir}", "tests/{dir}/"),
     "tools/lab/main.py": ("docs/INSTRUCTORS.md", "tests/rubric.json", "tests/*/mutants/"),
     # The remote interfaces name the call surface's functions in the instructors'
     # repository; in a kit, surface.units() finds none and the kit reads the

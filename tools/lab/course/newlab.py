@@ -177,9 +177,8 @@ TEST({suite}, RejectsAnEmptyInputNamingItsShape) {{
 }}
 
 TEST(FreshRandomInputs, {suite}DoublesThem) {{
-  const auto seed = testing::FreshSeed();
-  SCOPED_TRACE("MHA_TEST_SEED=" + std::to_string(seed));
-  testing::ExpectDoubled(testing::RandomTensor2(4, 6, static_cast<std::uint32_t>(seed)));
+  testing::FreshDraws gen;
+  testing::ExpectDoubled(testing::RandomTensor2(4, 6, static_cast<std::uint32_t>(gen())));
 }}
 
 }}  // namespace
