@@ -1,14 +1,27 @@
 """pytest set-up for the grader's unit tests: tools/lab on the import path,
 and temporary files in memory where the machine offers it (/dev/shm): the
 tests write and remove hundreds of small trees, which a container's overlay
-disk makes the slowest part of the run (TMPDIR, if set, wins)."""
+disk makes the slowest part of the run. Not where /dev/shm is mounted noexec
+(Docker's default): the fakes run the scripts they write. TMPDIR, if set,
+wins."""
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-if "TMPDIR" not in os.environ and os.access("/dev/shm", os.W_OK | os.X_OK):
-    os.environ["TMPDIR"] = "/dev/shm"
+
+def _memory_tmpdir(path="/dev/shm"):
+    try:
+        flags = os.statvfs(path).f_flag
+    except OSError:
+        return None
+    if flags & (os.ST_NOEXEC | os.ST_RDONLY) or not os.access(path, os.W_OK | os.X_OK):
+        return None
+    return path
+
+
+if "TMPDIR" not in os.environ and _memory_tmpdir():
+    os.environ["TMPDIR"] = _memory_tmpdir()
 
 import pathlib  # noqa: E402
 import shutil  # noqa: E402
