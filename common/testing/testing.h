@@ -28,9 +28,11 @@
 
 #include <gtest/gtest.h>
 #include <xtensor/xarray.hpp>
+#include <xtensor/xview.hpp>
 
-#include "common/testing/misconception.h"
+#include "common/core/shape_string.h"
 #include "common/core/tensor.h"
+#include "common/testing/misconception.h"
 #include "common/testing/tolerance.h"
 
 namespace mha {
@@ -250,6 +252,42 @@ std::vector<int> RandomChunks(int T, Gen& gen) {
     done += t;
   }
   return chunks;
+}
+
+// No note: what DecodeInChunks adds to a step's exception when the lab names
+// no mistake for it.
+inline MistakeNote NoNote(const std::string&) { return MistakeNote({}, ""); }
+
+// Feeds x (T, d_model) to a decoder (anything with `Tensor2 step(const
+// Tensor2&)`: labs 8 and 11) in chunks of the given sizes and stacks the rows
+// the steps return: (T, d_model). A step that throws on these valid inputs,
+// or returns the wrong shape, is reported and gives no rows; `why` turns the
+// exception's words into the note of the mistake they suggest.
+template <class Decoder>
+std::optional<Tensor2> DecodeInChunks(Decoder& decoder, const Tensor2& x,
+                                      const std::vector<int>& chunks,
+                                      MistakeNote (*why)(const std::string&) = NoNote) {
+  Tensor2 rows = xt::zeros<float>(x.shape());  // (T, d_model)
+  int P = 0;
+  for (int t : chunks) {
+    const Tensor2 x_new = xt::view(x, xt::range(P, P + t), xt::all());  // (t, d_model)
+    Tensor2 y;
+    try {
+      y = decoder.step(x_new);
+    } catch (const std::invalid_argument& e) {
+      ADD_FAILURE() << "step threw std::invalid_argument on a valid input (" << t
+                    << " new tokens after " << P << "): " << e.what() << why(e.what());
+      return std::nullopt;
+    }
+    if (y.shape(0) != static_cast<std::size_t>(t) || y.shape(1) != x.shape(1)) {
+      ADD_FAILURE() << "step of " << t << " tokens after " << P << " returned shape "
+                    << shape_string(y) << ", expected (" << t << ", " << x.shape(1) << ")";
+      return std::nullopt;
+    }
+    xt::view(rows, xt::range(P, P + t), xt::all()) = y;
+    P += t;
+  }
+  return rows;
 }
 
 }  // namespace testing

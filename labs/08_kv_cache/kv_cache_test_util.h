@@ -100,33 +100,12 @@ inline MistakeNote WhyItThrew(const std::string& what) {
   return MistakeNote({}, "");
 }
 
-// Feeds x (T, d_model) to the decoder in chunks of the given sizes and stacks
-// the rows the steps return: (T, d_model). A step that throws on these valid
-// inputs, or returns the wrong shape, is reported and gives no rows.
+// Feeds x (T, d_model) to the decoder in chunks of the given sizes
+// (testing::DecodeInChunks); a step that throws names the mistake its words
+// suggest (WhyItThrew).
 template <class Decoder>
 std::optional<Tensor2> Decode(Decoder& decoder, const Tensor2& x, const std::vector<int>& chunks) {
-  Tensor2 rows = xt::zeros<float>(x.shape());
-  int P = 0;
-  for (int t : chunks) {
-    const Tensor2 x_new = xt::view(x, xt::range(P, P + t), xt::all());  // (t, d_model)
-    Tensor2 y;
-    try {
-      y = decoder.step(x_new);
-    } catch (const std::invalid_argument& e) {
-      ADD_FAILURE() << "step threw std::invalid_argument on a valid input (" << t
-                    << " new tokens after " << P << "): " << e.what() << WhyItThrew(e.what());
-      return std::nullopt;
-    }
-    if (y.shape(0) != static_cast<std::size_t>(t) || y.shape(1) != x.shape(1)) {
-      ADD_FAILURE() << "step of " << t << " tokens after " << P << " returned shape "
-                    << shape_string(y) << ", expected (" << t
-                    << ", " << x.shape(1) << ")";
-      return std::nullopt;
-    }
-    xt::view(rows, xt::range(P, P + t), xt::all()) = y;
-    P += t;
-  }
-  return rows;
+  return DecodeInChunks(decoder, x, chunks, WhyItThrew);
 }
 
 // A golden case's layer: built with the public constructor, then given the

@@ -28,7 +28,7 @@ namespace mha {
 namespace {
 
 using testing::AllClose;
-using testing::Decode;
+using testing::DecodeInChunks;
 using testing::kExact;
 using testing::kLayer;
 using testing::kRopeMistakes;
@@ -170,7 +170,8 @@ TEST(RotaryDecoderPublic, AStepOverCapacityThrowsAndLeavesTheCacheUnchanged) {
   const RotaryAttention layer = Layer();
   RotaryDecoder decoder(layer, /*capacity=*/4);
   const Tensor2 x = kLayerCase.X();
-  ASSERT_TRUE(Decode(decoder, xt::view(x, xt::range(0, 3), xt::all()), {3}).has_value());
+  ASSERT_TRUE(
+      DecodeInChunks(decoder, xt::view(x, xt::range(0, 3), xt::all()), {3}).has_value());
   const Tensor3 keys = decoder.cache().keys();
   EXPECT_TRUE(ThrowsInvalidArgument(
       [&] { decoder.step(xt::view(x, xt::range(3, 5), xt::all())); }, {"capacity=4"}));

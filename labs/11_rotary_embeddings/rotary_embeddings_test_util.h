@@ -7,7 +7,7 @@
 //
 //   const RotaryAttention layer = LoadRotaryLayer(dir + "layer", 16, 2, 10000.0);
 //   RotaryDecoder decoder(layer, /*capacity=*/8);
-//   const std::optional<Tensor2> rows = Decode(decoder, x, {3, 1, 4});
+//   const std::optional<Tensor2> rows = DecodeInChunks(decoder, x, {3, 1, 4});
 //   EXPECT_TRUE(MatchesGolden(*rows, dir + "layer_forward.npy", kLayer, axes,
 //                             DecoderMistakes(dir + "layer", "chunks")));
 #ifndef MHA_LABS_11_ROTARY_EMBEDDINGS_ROTARY_EMBEDDINGS_TEST_UTIL_H_
@@ -108,34 +108,6 @@ inline RotaryAttention LoadRotaryLayer(const std::string& golden, int d_model, i
   return layer;
 }
 
-// Feeds x (T, d_model) to the decoder in chunks of the given sizes and stacks
-// the rows the steps return: (T, d_model). A step that throws on these valid
-// inputs, or returns the wrong shape, is reported and gives no rows.
-inline std::optional<Tensor2> Decode(RotaryDecoder& decoder, const Tensor2& x,
-                                     const std::vector<int>& chunks) {
-  Tensor2 rows = xt::zeros<float>(x.shape());
-  int P = 0;
-  for (int t : chunks) {
-    const Tensor2 x_new = xt::view(x, xt::range(P, P + t), xt::all());  // (t, d_model)
-    Tensor2 y;
-    try {
-      y = decoder.step(x_new);
-    } catch (const std::invalid_argument& e) {
-      ADD_FAILURE() << "step threw std::invalid_argument on a valid input (" << t
-                    << " new tokens after " << P << "): " << e.what();
-      return std::nullopt;
-    }
-    if (y.shape(0) != static_cast<std::size_t>(t) || y.shape(1) != x.shape(1)) {
-      ADD_FAILURE() << "step of " << t << " tokens after " << P << " returned shape "
-                    << shape_string(y) << ", expected (" << t << ", " << x.shape(1) << ")";
-      return std::nullopt;
-    }
-    xt::view(rows, xt::range(P, P + t), xt::all()) = y;
-    P += t;
-  }
-  return rows;
-}
-
 // (H, T, d) holding the pairs' squared norms: (H, T, d/2), entry i is
 // x[i]^2 + x[i + d/2]^2 (half-split pairs).
 inline Tensor3 PairNorms(const Tensor3& x) {
@@ -227,7 +199,7 @@ inline void ExpectCausalForwardMatchesPyTorch(const RotaryCase& c) {
 inline void ExpectDecodes(const RotaryCase& c, const std::string& schedule) {
   const RotaryAttention layer = c.Layer();
   RotaryDecoder decoder(layer, c.T);
-  const std::optional<Tensor2> rows = Decode(decoder, c.X(), c.Schedule(schedule));
+  const std::optional<Tensor2> rows = DecodeInChunks(decoder, c.X(), c.Schedule(schedule));
   ASSERT_TRUE(rows.has_value());
   EXPECT_TRUE(MatchesGolden(*rows, c.File("forward"), kLayer, {"token", "column"},
                             DecoderMistakes(c.dir + c.name, schedule)));
@@ -239,7 +211,7 @@ inline void ExpectDecodes(const RotaryCase& c, const std::string& schedule) {
 inline void ExpectCachedKeysAreRotatedAtTheirOwnPositions(const RotaryCase& c, int capacity) {
   const RotaryAttention layer = c.Layer();
   RotaryDecoder decoder(layer, capacity);
-  ASSERT_TRUE(Decode(decoder, c.X(), c.chunks).has_value());
+  ASSERT_TRUE(DecodeInChunks(decoder, c.X(), c.chunks).has_value());
   EXPECT_EQ(decoder.cache().length(), c.T);
   EXPECT_EQ(decoder.cache().capacity(), capacity);
   EXPECT_TRUE(MatchesGolden(decoder.cache().keys(), c.File("keys"), kLayer,

@@ -38,7 +38,7 @@ namespace mha {
 namespace {
 
 using testing::AllClose;
-using testing::Decode;
+using testing::DecodeInChunks;
 using testing::ExpectDecodes;
 using testing::GoldenFile;
 using testing::kExact;
@@ -260,7 +260,7 @@ TEST(RotaryDecoder, RandomChunkingsGiveTheFullCausalForward) {
     const std::vector<int> chunks = RandomChunks(10, gen);
     SCOPED_TRACE(ChunksString(chunks));
     RotaryDecoder decoder(layer, 10);
-    const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
+    const std::optional<Tensor2> rows = DecodeInChunks(decoder, x, chunks);
     ASSERT_TRUE(rows.has_value());
     EXPECT_TRUE(MatchesGolden(*rows, GoldenFile(kGolden, "llama3_forward"), kLayer,
                               {"token", "column"},
@@ -279,7 +279,8 @@ TEST(RotaryDecoder, AStepOverCapacityThrowsAndLeavesTheCacheUnchanged) {
   const RotaryAttention layer = LayerCase();
   const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "layer_x"));
   RotaryDecoder decoder(layer, 5);
-  ASSERT_TRUE(Decode(decoder, xt::view(x, xt::range(0, 4), xt::all()), {2, 2}).has_value());
+  ASSERT_TRUE(
+      DecodeInChunks(decoder, xt::view(x, xt::range(0, 4), xt::all()), {2, 2}).has_value());
   const Tensor3 keys = decoder.cache().keys(), values = decoder.cache().values();
   EXPECT_TRUE(ThrowsInvalidArgument([&] { decoder.step(xt::view(x, xt::range(4, 7), xt::all())); },
                                     {"capacity=5"}));
@@ -343,7 +344,7 @@ TEST(FreshRandomInputs, LayerAndDecoderMatchADoubleReference) {
   EXPECT_TRUE(AllClose(layer.forward(x, causal_mask(T), start), expected, kLayer,
                        {"token", "column"}));
   RotaryDecoder decoder(layer, T);
-  const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
+  const std::optional<Tensor2> rows = DecodeInChunks(decoder, x, chunks);
   ASSERT_TRUE(rows.has_value());
   EXPECT_TRUE(AllClose(*rows, expected, kLayer, {"token", "column"}));
 }
