@@ -222,6 +222,24 @@ inline void ExpectCachedKeysAreRotatedAtTheirOwnPositions(const RotaryCase& c, i
                             CacheMistakes(c.dir + c.name, "values")));
 }
 
+// A layer of (d_model, n_heads) rejects, naming the bad value: an x of
+// d_model - 1 columns, a mask of T + 1 columns for T tokens, and a negative
+// start (`bad_start`).
+inline void ExpectForwardRejectsBadArguments(int d_model, int n_heads, int T, int bad_start) {
+  const RotaryAttention layer(d_model, n_heads);
+  const auto shape = [](int rows, int cols) {
+    return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
+  };
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { layer.forward(xt::zeros<float>({T, d_model - 1})); },
+                                    {shape(T, d_model - 1)}));
+  const Tensor2 wide_mask = xt::zeros<float>({T, T + 1});  // (T, T + 1)
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] { layer.forward(xt::zeros<float>({T, d_model}), wide_mask); }, {shape(T, T + 1)}));
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] { layer.forward(xt::zeros<float>({T, d_model}), {}, bad_start); },
+      {"start=" + std::to_string(bad_start)}));
+}
+
 }  // namespace testing
 }  // namespace mha
 

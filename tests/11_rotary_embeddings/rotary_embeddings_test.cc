@@ -40,6 +40,7 @@ namespace {
 using testing::AllClose;
 using testing::DecodeInChunks;
 using testing::ExpectDecodes;
+using testing::ExpectForwardRejectsBadArguments;
 using testing::GoldenFile;
 using testing::kExact;
 using testing::kLayer;
@@ -225,14 +226,7 @@ TEST(RotaryAttention, RejectsEveryBadArgumentNamingIt) {
   EXPECT_TRUE(ThrowsInvalidArgument([] { RotaryAttention(12, 5); }, {"d_model=12", "n_heads=5"}));
   EXPECT_TRUE(ThrowsInvalidArgument([] { RotaryAttention(15, 3); }, {"d_head=5"}));
   EXPECT_TRUE(ThrowsInvalidArgument([] { RotaryAttention(8, 2, 0, 0.5); }, {"base=0.5"}));
-  const RotaryAttention layer(12, 3);
-  EXPECT_TRUE(ThrowsInvalidArgument([&] { layer.forward(xt::zeros<float>({4, 11})); },
-                                    {"(4, 11)"}));
-  EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] { layer.forward(xt::zeros<float>({4, 12}), Tensor2(xt::zeros<float>({4, 5}))); },
-      {"(4, 5)"}));
-  EXPECT_TRUE(ThrowsInvalidArgument([&] { layer.forward(xt::zeros<float>({4, 12}), {}, -1); },
-                                    {"start=-1"}));
+  ExpectForwardRejectsBadArguments(/*d_model=*/12, /*n_heads=*/3, /*T=*/4, /*bad_start=*/-1);
 }
 
 // ------------------------------------------------------------- RotaryDecoder
