@@ -27,7 +27,7 @@
 #include <utility>
 
 #include "bench/bench_inputs.h"
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 #include "labs/04_causal_mask/causal_mask.h"
 
 namespace mha {

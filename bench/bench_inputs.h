@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 
 namespace mha {
 namespace bench {

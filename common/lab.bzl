@@ -45,8 +45,8 @@ load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
 
 # What a learner's file may use besides the labs: linked into its process.
 _LEARNER_SUPPORT = [
-    "//common/core:rng",
-    "//common/core:tensor",
+    "//common:rng",
+    "//common:tensor",
     "//common/core:vector_math",
     "@system//:xtensor_blas",
 ]
@@ -110,14 +110,14 @@ def lab_library(deps = [], name = None, **kwargs):
     cc_library(
         name = name + "_header",
         hdrs = [name + ".h"],
-        deps = [d + "_header" for d in labs] + others + ["//common/core:tensor"],
+        deps = [d + "_header" for d in labs] + others + ["//common:tensor"],
         visibility = ["//visibility:public"],
     )
 
     # The non-lab libraries the implementation uses (linked with a learner's file).
     cc_library(
         name = name + "_support",
-        deps = others + ["//common/core:tensor"],
+        deps = others + ["//common:tensor"],
         visibility = ["//visibility:public"],
     )
     cc_library(
@@ -132,7 +132,7 @@ def lab_library(deps = [], name = None, **kwargs):
             "//common:solutions": [],
             "//conditions:default": ["-Wextra", "-Wshadow"],
         }),
-        deps = [":" + name + "_header"] + deps + ["//common/core:tensor"],
+        deps = [":" + name + "_header"] + deps + ["//common:tensor"],
         visibility = ["//visibility:public"],
         **kwargs
     )
@@ -234,7 +234,7 @@ def graded_test(deps = [], data = None, size = "small", reference = False, refer
             testonly = True,
             srcs = ["reference.cc"],
             hdrs = ["reference.h"],
-            deps = ["//common/core:tensor"] + reference_deps,
+            deps = ["//common:tensor"] + reference_deps,
         )
         deps = [":reference"] + deps
     _lab_test(lab, lab.target + "_test", deps, data, size,

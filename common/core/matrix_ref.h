@@ -27,7 +27,7 @@
 
 #include <cstddef>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 
 namespace mha {
 

@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 
 namespace mha {
 namespace remote {
@@ -138,7 +138,7 @@ class Arena {
 Arena& CallArena();
 DecodeMode& CurrentDecodeMode();
 
-// Friend of every lab class with private state (see common/core/tensor.h).
+// Friend of every lab class with private state (see common/tensor.h).
 struct Access {
   template <class T>
   static T Blank() {

@@ -31,7 +31,7 @@
 #include <xtensor/xview.hpp>
 
 #include "common/core/shape_string.h"
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 #include "common/testing/misconception.h"
 #include "common/testing/tolerance.h"
 

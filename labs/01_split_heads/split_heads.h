@@ -15,7 +15,7 @@
 #ifndef MHA_LABS_01_SPLIT_HEADS_SPLIT_HEADS_H_
 #define MHA_LABS_01_SPLIT_HEADS_SPLIT_HEADS_H_
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 
 namespace mha {
 

@@ -25,7 +25,7 @@
 
 #include <optional>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 
 namespace mha {
 

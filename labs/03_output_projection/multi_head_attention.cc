@@ -5,9 +5,9 @@
 
 #include <stdexcept>
 
-// You may call your own earlier labs, and common/core/rng.h for the seeded weights:
+// You may call your own earlier labs, and common/rng.h for the seeded weights:
 // #include <xtensor-blas/xlinalg.hpp>         // xt::linalg::dot, the matrix product
-// #include "common/core/rng.h"                     // NumpyRng
+// #include "common/rng.h"                     // NumpyRng
 // #include "labs/01_split_heads/split_heads.h"  // split_heads, combine_heads
 // (lab 2's attention_batched comes with the header above.)
 

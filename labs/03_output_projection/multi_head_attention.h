@@ -10,7 +10,7 @@
 // a single head of full width, whatever the number of heads.
 //
 // Seeded weights: NumpyRng(seed) draws W_Q, W_K, W_V, W_O in that order,
-// each (d_model, d_model) with fan-in d_model (see common/core/rng.h), so that
+// each (d_model, d_model) with fan-in d_model (see common/rng.h), so that
 // np.random.default_rng(seed) in NumPy (docs/numpy/mha.py) gives the same layer.
 // The weights are public: a test may overwrite them, and every later call
 // must use the new values (do not cache anything derived from them).
@@ -27,7 +27,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 #include "labs/02_batched_attention/attention.h"
 
 namespace mha {

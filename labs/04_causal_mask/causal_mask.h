@@ -18,7 +18,7 @@
 
 #include <vector>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 
 namespace mha {
 

@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 
 namespace mha {
 

@@ -21,7 +21,7 @@
 #include <cstdio>
 
 #include "common/programs/lab_program.h"
-#include "common/core/rng.h"
+#include "common/rng.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 #include "labs/04_causal_mask/causal_mask.h"
 #include "labs/05_grouped_query_attention/grouped_query_attention.h"

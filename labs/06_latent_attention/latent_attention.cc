@@ -5,7 +5,7 @@
 
 #include <stdexcept>
 
-// You may call your own earlier labs, and common/core/rng.h for the seeded weights.
+// You may call your own earlier labs, and common/rng.h for the seeded weights.
 
 namespace mha {
 

@@ -29,7 +29,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 
 namespace mha {
 

@@ -42,8 +42,8 @@
 #include <xtensor/xview.hpp>
 
 #include "common/programs/chart_spec.h"
-#include "common/core/rng.h"
-#include "common/core/tensor.h"
+#include "common/rng.h"
+#include "common/tensor.h"
 #include "common/programs/lab_program.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 #include "labs/04_causal_mask/causal_mask.h"

@@ -42,7 +42,7 @@
 #include <cstddef>
 #include <optional>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 
 namespace mha {
 

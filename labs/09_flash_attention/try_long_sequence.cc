@@ -36,8 +36,8 @@
 
 #include "common/programs/lab_program.h"
 #include "common/programs/process_memory.h"
-#include "common/core/rng.h"
-#include "common/core/tensor.h"
+#include "common/rng.h"
+#include "common/tensor.h"
 #include "labs/09_flash_attention/flash_attention.h"
 
 namespace {

@@ -40,7 +40,7 @@
 
 #include <optional>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 #include "labs/02_batched_attention/attention.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 

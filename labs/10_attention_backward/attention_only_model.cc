@@ -7,7 +7,7 @@
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/core/rng.h"
+#include "common/rng.h"
 
 namespace mha {
 namespace training {

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "common/programs/optimizer.h"
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 #include "labs/10_attention_backward/attention_backward.h"
 #include "labs/10_attention_backward/token_model.h"

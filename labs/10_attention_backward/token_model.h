@@ -20,7 +20,7 @@
 #include <random>
 #include <vector>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 
 namespace mha {
 namespace training {

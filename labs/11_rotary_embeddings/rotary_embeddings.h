@@ -43,7 +43,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 #include "labs/08_kv_cache/kv_cache.h"
 
 namespace mha {

@@ -42,7 +42,7 @@
 
 #include <optional>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 #include "labs/05_grouped_query_attention/grouped_query_attention.h"
 #include "labs/06_latent_attention/latent_attention.h"
 

@@ -9,7 +9,7 @@
 #include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xmanipulation.hpp>
 
-#include "common/core/rng.h"
+#include "common/rng.h"
 
 namespace mha {
 namespace variants {

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "common/programs/optimizer.h"
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 #include "labs/10_attention_backward/token_model.h"
 #include "labs/12_variant_backward/variant_backward.h"
 

@@ -51,7 +51,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 
 namespace mha {

@@ -16,7 +16,7 @@
 
 #include <xtensor-blas/xlinalg.hpp>
 
-#include "common/core/rng.h"
+#include "common/rng.h"
 #include "common/core/shape_string.h"
 #include "labs/01_split_heads/split_heads.h"
 

@@ -31,7 +31,7 @@
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/core/rng.h"
+#include "common/rng.h"
 #include "common/core/shape_string.h"
 #include "labs/01_split_heads/split_heads.h"
 #include "labs/02_batched_attention/attention.h"

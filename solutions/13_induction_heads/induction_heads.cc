@@ -21,7 +21,7 @@
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
-#include "common/core/rng.h"
+#include "common/rng.h"
 #include "labs/04_causal_mask/causal_mask.h"
 #include "labs/10_attention_backward/attention_backward.h"
 

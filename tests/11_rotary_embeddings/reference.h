@@ -4,7 +4,7 @@
 #ifndef MHA_TESTS_11_ROTARY_EMBEDDINGS_REFERENCE_H_
 #define MHA_TESTS_11_ROTARY_EMBEDDINGS_REFERENCE_H_
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 
 namespace mha {
 namespace reference {

@@ -23,7 +23,7 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xtensor.hpp>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 
 namespace mha {
 namespace naive {

@@ -6,7 +6,7 @@
 #      reference solutions (what a finished lab looks like), with Debian's
 #      aarch64 cross compiler;
 #   2. with --run, links the public tests of labs 1-3 against the reference
-#      solutions, and common/core/rng_test (NumpyRng against NumPy's draws), and
+#      solutions, and common/rng_test (NumpyRng against NumPy's draws), and
 #      runs them under qemu-user-static.
 #
 # Set-up (root): dpkg --add-architecture arm64 && apt-get update &&
@@ -44,7 +44,7 @@ compile_one() {  # $1: a .cc file of the kit; writes obj/<path>.o or a .err
   # The one file whose BUILD flags change its numbers: NumpyRng must not fuse
   # multiply-adds (aarch64 would by default), to match NumPy bit for bit.
   local extra=()
-  [[ "$1" == ./common/core/rng.cc ]] && extra=(-ffp-contract=off)
+  [[ "$1" == ./common/rng.cc ]] && extra=(-ffp-contract=off)
   local sides=("")
   if grep -q "MHA_REMOTE_\(FUNCTION\|CONSTRUCTOR\|METHOD\|CONST_METHOD\)(" "$1"; then
     sides=(-DMHA_REMOTE_CLIENT -DMHA_REMOTE_SERVER)
@@ -76,7 +76,7 @@ file "$work/obj/labs/01_split_heads/split_heads_public_test.cc.o" | sed 's|^.*: 
 
 # 2. labs 1-3: public tests, reference solutions, run under qemu.
 o="$work/obj"
-common_objs=("$o/common/testing/testing.cc.o" "$o/common/testing/misconception.cc.o" "$o/common/core/rng.cc.o"
+common_objs=("$o/common/testing/testing.cc.o" "$o/common/testing/misconception.cc.o" "$o/common/rng.cc.o"
              "$o/common/core/vector_math.cc.o"
              "$o/common/core/vector_math_baseline.cc.o")
 declare -A target=([01_split_heads]=split_heads [02_batched_attention]=attention
@@ -98,9 +98,9 @@ for lab in 01_split_heads 02_batched_attention 03_output_projection; do
   tail -n 3 "$work/$t.log"
 done
 # NumpyRng's draws bit for bit against NumPy's (every seeded weight rests on them).
-"$cxx" -pthread -o "$work/rng_test" "$o/common/core/rng_test.cc.o" "$o/common/core/rng.cc.o" \
+"$cxx" -pthread -o "$work/rng_test" "$o/common/rng_test.cc.o" "$o/common/rng.cc.o" \
   -lgtest_main -lgtest -lpthread
-echo "== common/core/rng_test under qemu-aarch64-static"
+echo "== common/rng_test under qemu-aarch64-static"
 qemu-aarch64-static -L /usr/aarch64-linux-gnu "$work/rng_test" --gtest_brief=1 \
   > "$work/rng_test.log" 2>&1 || status=1
 tail -n 2 "$work/rng_test.log"

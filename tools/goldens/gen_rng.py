@@ -1,26 +1,26 @@
 #!/usr/bin/env python3
 """Writes the golden files that pin mha::NumpyRng to NumPy's random stream.
 
-The C++ class NumpyRng (common/core/rng.h) promises to reproduce
+The C++ class NumpyRng (common/rng.h) promises to reproduce
 
     np.random.default_rng(seed).standard_normal(...)
 
 bit for bit, and to build weight matrices exactly like the NumPy lessons do.
-This script records what NumPy actually produces so that common/core/rng_test.cc
+This script records what NumPy actually produces so that common/rng_test.cc
 can compare against it.
 
 Run it with Debian's NumPy (1.x), from the repository root:
 
     /usr/bin/python3 tools/goldens/gen_rng.py
 
-It uses only NumPy and writes .npy files into common/core/testdata/.
+It uses only NumPy and writes .npy files into common/testdata/.
 """
 
 import os
 
 import numpy as np
 
-OUT_DIR = os.path.join("common", "core", "testdata")
+OUT_DIR = os.path.join("common", "testdata")
 
 # Seeds for the raw-stream goldens. 2**64 - 1 is the largest seed the C++
 # API accepts; it exercises SeedSequence with two 32-bit entropy words.

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 
 namespace mha {
 namespace toy {

@@ -43,7 +43,7 @@ def _files(number, lab_dir, target, title):
 #ifndef {guard}
 #define {guard}
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 
 namespace mha {{
 

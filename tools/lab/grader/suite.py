@@ -45,7 +45,7 @@ LDFLAGS = ["-fno-use-linker-plugin", "-fno-lto", "-pthread"]
 # of these still compiles here; in the learner's own Bazel build it would not.
 PCH_HEADERS = ["cmath", "optional", "stdexcept", "string", "vector", "xtensor/xtensor.hpp",
                "xtensor/xarray.hpp", "xtensor/xview.hpp", "xtensor/xmath.hpp",
-               "xtensor/xmanipulation.hpp", "common/core/tensor.h"]
+               "xtensor/xmanipulation.hpp", "common/tensor.h"]
 
 
 class BuildError(RuntimeError):

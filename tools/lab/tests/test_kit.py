@@ -24,7 +24,7 @@ KIT = {
     "labs/01_split_heads/split_heads.cc": "int x;\n",
     "labs/01_split_heads/BUILD": 'lab_library(name = "split_heads")\n',
     "docs/01_split_heads.md": "# Lab 1\n",
-    "common/core/tensor.h": "// tensors\n",
+    "common/tensor.h": "// tensors\n",
 }
 
 
@@ -37,7 +37,7 @@ def with_file(path, text):
 # --------------------------------------------------------------------------- the scan
 
 def test_a_path_the_kit_has_is_fine():
-    assert scan(with_file("docs/02.md", "Read docs/01_split_heads.md and common/core/tensor.h.\n")) == []
+    assert scan(with_file("docs/02.md", "Read docs/01_split_heads.md and common/tensor.h.\n")) == []
 
 
 def test_a_hidden_test_path_is_reported_with_file_and_line():
@@ -80,7 +80,7 @@ def test_a_bazel_target_counts_as_a_path():
 
 
 def test_markdown_links_resolve_from_the_file():
-    ok = "[lesson 1](01_split_heads.md) and [tensor](../common/core/tensor.h#L3)\n"
+    ok = "[lesson 1](01_split_heads.md) and [tensor](../common/tensor.h#L3)\n"
     assert scan(with_file("docs/x.md", ok)) == []
     problems = scan(with_file("docs/x.md", "[manual](INSTRUCTORS.md)\n"))
     assert problems == ["docs/x.md:1: `INSTRUCTORS.md` is not in the kit"]

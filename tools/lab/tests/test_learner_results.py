@@ -38,7 +38,7 @@ labs/03_output_projection/multi_head_attention.cc:24:10: error: 'outt' was not d
 
 TEMPLATE_ERROR = """\
 In file included from /usr/include/xtensor/xbuilder.hpp:32,
-                 from ./common/core/tensor.h:15,
+                 from ./common/tensor.h:15,
                  from labs/03_output_projection/multi_head_attention.cc:4:
 /usr/include/xtensor/xoperation.hpp: In instantiation of 'constexpr auto xt::detail::plus::operator()(T1&&, T2&&) const [with T1 = float; T2 = std::string]':
 /usr/include/xtensor/xfunction.hpp:145:83:   required from 'struct xt::xcontainer_inner_types<xt::xfunction<xt::detail::plus> >'

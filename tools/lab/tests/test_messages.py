@@ -31,7 +31,7 @@ def test_summary_puts_the_streamed_message_before_the_values():
 
 
 def test_compile_error_prefers_the_learners_file():
-    out = ("inc/common/core/tensor.h:3:1: error: something in a header\n"
+    out = ("inc/common/tensor.h:3:1: error: something in a header\n"
            "labs/01_split_heads/split_heads.cc:7:5: error: 'x' was not declared\n")
     assert messages.compile_error(out, "labs/01_split_heads/split_heads.cc") == (
         "does not compile: labs/01_split_heads/split_heads.cc:7: 'x' was not declared")
@@ -65,7 +65,7 @@ def test_compile_error_follows_the_template_trail_to_the_learners_line():
 
 
 def test_compile_error_and_first_error_agree_on_the_error():
-    out = ("inc/common/core/tensor.h:3:1: error: something in a header\n"
+    out = ("inc/common/tensor.h:3:1: error: something in a header\n"
            "a.cc:7:5: fatal error: x.h: No such file or directory\n")
     assert messages.first_error(out, "a.cc") == "a.cc:7: fatal error: x.h: No such file or directory"
     assert messages.compile_error(out, "a.cc") == (

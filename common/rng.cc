@@ -1,4 +1,4 @@
-#include "common/core/rng.h"
+#include "common/rng.h"
 
 #include <array>
 #include <cmath>
@@ -11,7 +11,7 @@ namespace mha {
 namespace {
 
 // The ziggurat tables kKi, kWi and kFi (3 x 256 values copied from NumPy).
-#include "common/core/ziggurat_tables.inc"
+#include "common/ziggurat_tables.inc"
 
 using u128 = unsigned __int128;
 

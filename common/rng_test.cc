@@ -1,9 +1,9 @@
 // Pins mha::NumpyRng to NumPy bit for bit.
 //
-// The goldens in common/core/testdata/rng_*.npy come from NumPy 1.x, through
+// The goldens in common/testdata/rng_*.npy come from NumPy 1.x, through
 // tools/goldens/gen_rng.py in the instructors' repository. Paths are relative to the workspace
 // root, which is the working directory under `bazel test`.
-#include "common/core/rng.h"
+#include "common/rng.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -18,7 +18,7 @@ namespace mha {
 namespace {
 
 std::string TestData(const std::string& name) {
-  return "common/core/testdata/" + name;
+  return "common/testdata/" + name;
 }
 
 // The IEEE-754 bit pattern, so that EXPECT_EQ tells -0.0 from 0.0 and shows

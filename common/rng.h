@@ -35,7 +35,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "common/core/tensor.h"
+#include "common/tensor.h"
 
 namespace mha {
 
