@@ -10,7 +10,10 @@
 // Rotate the query at position m and the key at m + n: the score becomes
 // mean_i cos(n theta_i), a function of the distance n alone. It prints that
 // score at a few distances for base 10000 (Llama 2) and 500000 (Llama 3),
-// checks that it does not depend on m (m = 0 against m = 1000), and writes
+// checks that it does not depend on m (m = 0 against m = 1000). The curve
+// swings by up to about 0.2 between neighbouring distances (the fast pairs),
+// so beside each single score it prints the mean over the distances
+// [n/2, 2n), the trend to quote. It writes
 // the two curves as a CSV and a chart under out/score_by_distance/ in the
 // repository (score_by_distance.json, drawn as score_by_distance.png by
 // tools/plot/draw_chart.py). A larger base keeps the score high over longer
@@ -72,12 +75,31 @@ std::vector<double> scores(int d_head, int N, int m, double base) {
   return out;
 }
 
-// The chart: the two curves of score against distance.
+// The mean of score[k] over the distances k in [n/2, 2n) (at least n, at
+// most the last one): the trend, without the swings of single distances.
+double local_mean(const std::vector<double>& score, int n) {
+  const int lo = std::max(1, (n + 1) / 2);
+  const int hi = std::min(static_cast<int>(score.size()), 2 * n);
+  double sum = 0.0;
+  for (int k = lo; k < hi; ++k) sum += score[static_cast<std::size_t>(k)];
+  return sum / std::max(1, hi - lo);
+}
+
+// The chart: the two curves of score against distance, distance on a log
+// axis (from 1), so that the first tens of tokens, where most of the decay
+// happens, get as much room as the thousands.
 mha::Json chart(const Options& o, const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> x, ya, yb;
+  for (int n = 1; n < o.distance; ++n) {
+    x.push_back(n);
+    ya.push_back(a[static_cast<std::size_t>(n)]);
+    yb.push_back(b[static_cast<std::size_t>(n)]);
+  }
   return mha::LinesChart("RoPE: score of q with itself, n tokens apart",
                          "d_head " + std::to_string(o.d_head) + ", mean_i cos(n theta_i)",
-                         "distance n (tokens)", "score",
-                         {{"base 10000", {}, a}, {"base 500000 (Llama 3)", {}, b}});
+                         "distance n (tokens, log scale)", "score",
+                         {{"base 10000", x, ya}, {"base 500000 (Llama 3)", x, yb}})
+      .Set("x_scale", "log");
 }
 
 int run(const Options& o) {
@@ -95,9 +117,11 @@ int run(const Options& o) {
   std::printf("query at m = 1000 instead of 0: largest change of a score %.2g (float rounding)\n",
               worst);
 
-  std::printf("%10s %12s %12s\n", "distance", "base 10000", "base 500000");
+  std::printf("%10s %12s %12s   %s\n", "distance", "base 10000", "base 500000",
+              "mean over [n/2, 2n): base 10000, base 500000");
   for (int n = 1; n < o.distance; n *= 4) {
-    std::printf("%10d %12.4f %12.4f\n", n, llama2[n], llama3[n]);
+    std::printf("%10d %12.4f %12.4f   %12.4f %12.4f\n", n, llama2[n], llama3[n],
+                local_mean(llama2, n), local_mean(llama3, n));
   }
   std::ofstream csv(out / "score_by_distance.csv");
   csv << "distance,base_10000,base_500000\n";
