@@ -449,6 +449,27 @@ mha::Json ablation_report(const AttentionOnlyTransformer& m, const Options& o,
                         "repeated-half loss (nats per token)", groups);
 }
 
+// The best expected first-half loss (targets 1 .. L-1, L uniform in
+// [min_len, max_len]). After t distinct tokens the next one is one of the
+// vocab - t not yet seen. A predictor that knows L spreads its guess over
+// them; the model does not know L, and training also scores the repeat's
+// first token (a token already seen), so the best it can do keeps the
+// probability P(L = t | L >= t) for "the block ends here".
+void first_half_floors(const Options& o, double* knows_len, double* not_knowing) {
+  double a = 0, b = 0;
+  long n = 0;
+  for (int L = o.min_len; L <= o.max_len; ++L) {
+    for (int t = 1; t < L; ++t) {
+      const double p_end = t < o.min_len ? 0.0 : 1.0 / (o.max_len - t + 1);
+      a += std::log(double(o.vocab - t));
+      b += std::log(double(o.vocab - t)) - std::log(1.0 - p_end);
+      ++n;
+    }
+  }
+  *knows_len = a / n;
+  *not_knowing = b / n;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -523,6 +544,10 @@ int run(const Options& o) {
 
   const double ln_v = std::log(double(o.vocab));
   std::printf("\nheld-out loss (nats per token; ln %d = %.3f is a uniform guess)\n", o.vocab, ln_v);
+  double floor_known, floor_unknown;
+  first_half_floors(o, &floor_known, &floor_unknown);
+  std::printf("the first half's best: %.3f for a model that does not know L (%.3f if it knew L)\n",
+              floor_unknown, floor_known);
   std::printf("%8s  %12s %14s  %12s %14s\n", "step", "1L first", "1L repeated", "2L first",
               "2L repeated");
   const std::size_t n = eval_steps.size();
