@@ -94,7 +94,7 @@ Json BarsChart(const std::string& title, const std::string& subtitle, const std:
 
 // kind "heatmaps": one panel a matrix of weights in [0, 1], `columns` panels
 // a row. HeatmapPanel makes a panel of the rows x cols values at `values`
-// (row-major); add "row_labels", "col_labels", "mask_zero", "outline" or
+// (row-major); add "row_labels", "col_labels", "mask_future", "mask_zero", "outline" or
 // "hline" to it with Set.
 Json HeatmapPanel(const std::string& title, const float* values, std::size_t rows,
                   std::size_t cols);

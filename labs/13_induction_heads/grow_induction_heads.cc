@@ -5,6 +5,7 @@
 //   bazel run -c opt //labs/13_induction_heads:grow_induction_heads
 //   bazel run -c opt //labs/13_induction_heads:grow_induction_heads -- --steps 4000 --seed 1
 //   bazel run -c opt //labs/13_induction_heads:grow_induction_heads -- --quick
+//   bazel run -c opt //labs/13_induction_heads:grow_induction_heads -- --positions rope
 //
 // The data: a block of L distinct random tokens (L drawn from
 // [--min-len, --max-len] per sequence) followed by the same block again,
@@ -21,14 +22,27 @@
 // 1 .. L-1) and on the repeated half (targets L+1 .. 2L-1). At the end it
 // prints each layer-2 head's induction score and each layer-1 head's
 // previous-token score (lab 7, averaged over held-out sequences of length
-// 2 * --max-len), the K-composition matrix of the two layers, and writes
-// under out/grow_induction_heads/ in the repository (each chart a .json that
-// tools/plot/draw_chart.py draws as the .png of the same name):
+// 2 * --max-len). Then it asks which circuit does the induction
+// (circuits.h): the Q-, K- and V-composition scores of every layer-1 head
+// into every layer-2 head, beside the level of random heads, and path
+// ablations: the repeated-half loss when one layer-1 head's output (all of
+// it, or only its position part, or only its token part) is removed from
+// what the layer-2 queries, keys or values read, the residual untouched.
+// It writes under out/grow_induction_heads/ in the repository (each chart a
+// .json that tools/plot/draw_chart.py draws as the .png of the same name):
 //   loss_curves.csv, loss_curves.json   the four curves by step
 //   heads.json                          every head's attention on one sequence
+//   composition.json                    the three composition matrices
+//   ablations.json                      the path ablations
+//
+// --positions rope trains the same models with no `pos`: every layer rotates
+// its queries and keys with your lab 11's apply_rope instead, so a position
+// can never be copied into the residual stream.
 //
 // Deterministic: the same flags give the same numbers, bit for bit, on the
-// same machine.
+// same machine. On another CPU (another BLAS kernel, another summation
+// order) the first steps agree to the printed digits and, after the phase
+// change amplifies the rounding, the table drifts in the 2nd or 3rd digit.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -48,6 +62,7 @@
 #include "common/programs/lab_program.h"
 #include "common/programs/optimizer.h"
 #include "labs/07_head_analysis/head_analysis.h"
+#include "labs/13_induction_heads/circuits.h"
 #include "labs/13_induction_heads/induction_heads.h"
 
 namespace {
@@ -70,6 +85,7 @@ struct Options {
   int eval_every = 50;
   int eval_sequences = 64;
   std::uint64_t seed = 0;
+  std::string positions = "learned";  // or "rope" (circuits.h)
   std::string out;  // empty: out/grow_induction_heads in the repository
 };
 
@@ -87,6 +103,9 @@ mha::FlagSet flags_of(Options& o) {
       .Int("--eval-every", &o.eval_every, 1, 1000000,
            "steps between two measurements of the held-out losses (default 50)")
       .Seed("--seed", &o.seed, "weights and data (default 0)")
+      .Choice("--positions", &o.positions, {"learned", "rope"},
+              "learned: x_0 = embed + pos (lab 13, the default); rope: no pos, every\n"
+              "layer rotates its queries and keys (your lab 11)")
       .Out(&o.out)
       .Switch("--quick", [&o] {
         o.steps = 60;
@@ -110,6 +129,11 @@ void check(Options& o) {
   if (o.min_len > o.max_len) {
     throw std::invalid_argument("--min-len " + std::to_string(o.min_len) +
                                 " is larger than --max-len " + std::to_string(o.max_len));
+  }
+  if (o.positions == "rope" && (o.d_model / o.heads) % 2 != 0) {
+    throw std::invalid_argument("--positions rope needs an even d_head, not d_model " +
+                                std::to_string(o.d_model) + " / " + std::to_string(o.heads) +
+                                " heads = " + std::to_string(o.d_model / o.heads));
   }
   if (o.vocab < o.max_len) {
     throw std::invalid_argument("--vocab " + std::to_string(o.vocab) +
@@ -166,9 +190,11 @@ void zero_like(mha::TransformerGrads& g, const AttentionOnlyTransformer& m) {
   }
 }
 
-std::vector<mha::Param> parameters(AttentionOnlyTransformer& m, const mha::TransformerGrads& g) {
-  std::vector<mha::Param> p = {mha::param(m.embed, g.d_embed), mha::param(m.pos, g.d_pos),
-                               mha::param(m.unembed, g.d_unembed)};
+// With rotary positions `pos` is not read, and not trained.
+std::vector<mha::Param> parameters(AttentionOnlyTransformer& m, const mha::TransformerGrads& g,
+                                   mha::Positions positions) {
+  std::vector<mha::Param> p = {mha::param(m.embed, g.d_embed), mha::param(m.unembed, g.d_unembed)};
+  if (positions == mha::Positions::kLearned) p.push_back(mha::param(m.pos, g.d_pos));
   for (std::size_t l = 0; l < m.layers.size(); ++l) {
     p.push_back(mha::param(m.layers[l].W_Q, g.layers[l].dW_Q));
     p.push_back(mha::param(m.layers[l].W_K, g.layers[l].dW_K));
@@ -192,13 +218,15 @@ void add(mha::TransformerGrads& sum, const mha::TransformerGrads& g, float w) {
 }
 
 // Mean cross-entropy per half on held-out sequences: first half = inputs
-// 0 .. L-2 (targets 1 .. L-1), repeated half = inputs L .. 2L-2.
-void evaluate(const AttentionOnlyTransformer& m, const std::vector<Sequence>& held_out,
-              double* first, double* repeated) {
+// 0 .. L-2 (targets 1 .. L-1), repeated half = inputs L .. 2L-2. `logits_of`
+// is the model's forward, or an ablated one.
+template <class LogitsOf>
+void evaluate_with(LogitsOf logits_of, const std::vector<Sequence>& held_out, double* first,
+                   double* repeated) {
   double f = 0, r = 0;
   long nf = 0, nr = 0;
   for (const Sequence& s : held_out) {
-    const mha::Tensor2 logits = m.logits(s.inputs);  // (T, vocab)
+    const mha::Tensor2 logits = logits_of(s.inputs);  // (T, vocab)
     const int L = s.block_len, V = static_cast<int>(logits.shape(1));
     for (int t = 0; t < 2 * L - 1; ++t) {
       if (t == L - 1) continue;  // the second block's first token: unpredictable, and not "first half"
@@ -220,31 +248,52 @@ void evaluate(const AttentionOnlyTransformer& m, const std::vector<Sequence>& he
   *repeated = r / nr;
 }
 
+void evaluate(const AttentionOnlyTransformer& m, mha::Positions positions,
+              const std::vector<Sequence>& held_out, double* first, double* repeated) {
+  evaluate_with([&](const std::vector<int>& x) { return mha::model_logits(m, x, positions); },
+                held_out, first, repeated);
+}
+
 // Head scores of a trained model on held-out sequences of length 2 * block.
 struct HeadScores {
   std::vector<double> previous_token;  // layer 1's heads
   std::vector<double> induction;       // the last layer's heads
+  // Layer 1's heads, by half: mean p_{i,i-1} over the first half's queries
+  // 1 .. L-1 (where the keys an induction head needs are), and mean
+  // p_{i,i-L} over the repeated half's queries L .. 2L-1 (the earlier copy of
+  // the current token: a duplicate-token head).
+  std::vector<double> previous_token_first_half, duplicate_token;
 };
 
-HeadScores score_heads(const AttentionOnlyTransformer& m, const std::vector<Sequence>& probes) {
+HeadScores score_heads(const AttentionOnlyTransformer& m, mha::Positions positions,
+                       const std::vector<Sequence>& probes) {
   const std::size_t H = static_cast<std::size_t>(m.n_heads);
-  HeadScores s{std::vector<double>(H, 0.0), std::vector<double>(H, 0.0)};
+  const std::vector<double> zeros(H, 0.0);
+  HeadScores s{zeros, zeros, zeros, zeros};
   for (const Sequence& p : probes) {
-    const std::vector<mha::Tensor3> w = m.attention_weights(p.inputs);  // per layer (H, T, T)
+    // per layer (H, T, T)
+    const std::vector<mha::Tensor3> w = mha::model_attention_weights(m, p.inputs, positions);
     const std::vector<mha::HeadProfile> first = mha::profile_heads(w.front());  // lab 7
+    const std::size_t L = static_cast<std::size_t>(p.block_len);
     for (std::size_t h = 0; h < H; ++h) {
       s.previous_token[h] += first[h].previous_token / probes.size();
       const mha::Tensor2 head = xt::view(w.back(), h, xt::all(), xt::all());  // (T, T)
       s.induction[h] += mha::induction_score(head, p.block_len) / probes.size();  // lab 7
+      double prev = 0, dup = 0;
+      for (std::size_t i = 1; i < L; ++i) prev += w.front()(h, i, i - 1) / (L - 1);
+      for (std::size_t i = L; i < 2 * L; ++i) dup += w.front()(h, i, i - L) / L;
+      s.previous_token_first_half[h] += prev / probes.size();
+      s.duplicate_token[h] += dup / probes.size();
     }
   }
   return s;
 }
 
 // Every head's attention on one sequence: a row of heatmaps per layer.
-mha::Json heads_chart(const AttentionOnlyTransformer& m, const Sequence& seq,
-                      const HeadScores& scores, const std::string& subtitle) {
-  const std::vector<mha::Tensor3> w = m.attention_weights(seq.inputs);  // per layer (H, T, T)
+mha::Json heads_chart(const AttentionOnlyTransformer& m, mha::Positions positions,
+                      const Sequence& seq, const HeadScores& scores, const std::string& subtitle) {
+  // per layer (H, T, T)
+  const std::vector<mha::Tensor3> w = mha::model_attention_weights(m, seq.inputs, positions);
   const std::size_t T = seq.inputs.size();
   mha::Json panels = mha::Json::Array();
   for (int l = 0; l < m.n_layers; ++l) {
@@ -260,10 +309,11 @@ mha::Json heads_chart(const AttentionOnlyTransformer& m, const Sequence& seq,
         std::snprintf(label, sizeof label, "layer %d, head %d", l + 1, h);
       }
       const mha::Tensor2 head = xt::view(w[l], h, xt::all(), xt::all());  // (T, T)
-      // The white line: the first query of the repeated half.
+      // The white line: the first query of the repeated half. Grey: the keys
+      // the causal mask removes (a weight that rounds to 0 keeps its colour).
       panels.Add(mha::HeatmapPanel(label, head.data(), T, T)
                      .Set("hline", seq.block_len)
-                     .Set("mask_zero", true));
+                     .Set("mask_future", true));
     }
   }
   return mha::HeatmapsChart("Attention of every head on one repeated sequence", subtitle,
@@ -273,6 +323,153 @@ mha::Json heads_chart(const AttentionOnlyTransformer& m, const Sequence& seq,
                      "white line starts the repeated half.");
 }
 
+// ------------------------------------------------------------ which circuit?
+// The Q-, K- and V-composition of every layer-1 head (column a) into every
+// layer-2 head (row b), from the weights alone, beside the level of random
+// heads of the same shape; and their chart.
+mha::Json composition_report(const AttentionOnlyTransformer& m, const Options& o) {
+  const int H = m.n_heads;
+  const mha::Composition c = mha::composition_scores(m.layers[0], m.layers[1]);  // lab 13
+  const int pairs = 50;
+  const mha::CompositionBaseline base = mha::random_composition_baseline(m.d_model, H, pairs);
+  std::printf("\ncomposition scores (Elhage et al. 2021), from the weights alone: row = layer-2 "
+              "head b,\ncolumn = layer-1 head a\n");
+  std::printf("random level (two independent random layers of this shape, mean over %d pairs of "
+              "layers):\n  q %.3f, k %.3f, v %.3f. Elhage et al. report a score minus this level; "
+              "the tables below\n  are the raw scores (subtract the level to compare with theirs)."
+              "\n", pairs, base.q, base.k, base.v);
+  if (o.positions == "rope") {
+    std::printf("  (with RoPE a score is x_i W_Q R(j - i) W_K^T x_j^T: the QK circuit here is "
+                "the one at distance 0)\n");
+  }
+  const mha::Tensor2* kinds[3] = {&c.q, &c.k, &c.v};
+  const char* names[3] = {"Q-composition q(b, a)", "K-composition k(b, a)",
+                          "V-composition v(b, a)"};
+  std::printf("\n      ");
+  for (const char* n : names) std::printf("  %-*s", 6 * H, n);
+  std::printf("\n      ");
+  for (int k = 0; k < 3; ++k) {
+    std::printf("  ");
+    for (int a = 0; a < H; ++a) std::printf("   a=%d", a);
+  }
+  std::printf("\n");
+  for (int b = 0; b < H; ++b) {
+    std::printf("  b=%d ", b);
+    for (int k = 0; k < 3; ++k) {
+      std::printf("  ");
+      for (int a = 0; a < H; ++a) std::printf(" %5.2f", (*kinds[k])(b, a));
+    }
+    std::printf("\n");
+  }
+  mha::Json panels = mha::Json::Array();
+  const double levels[3] = {base.q, base.k, base.v};
+  mha::Json labels_a = mha::Json::Array(), labels_b = mha::Json::Array();
+  for (int h = 0; h < H; ++h) {
+    labels_a.Add("a=" + std::to_string(h));
+    labels_b.Add("b=" + std::to_string(h));
+  }
+  for (int k = 0; k < 3; ++k) {
+    char note[80];
+    std::snprintf(note, sizeof note, "random heads: %.2f", levels[k]);
+    panels.Add(mha::HeatmapPanel(names[k], kinds[k]->data(), H, H)
+                   .Set("note", note)
+                   .Set("row_labels", labels_b)
+                   .Set("col_labels", labels_a));
+  }
+  char subtitle[200];
+  std::snprintf(subtitle, sizeof subtitle,
+                "the 2-layer model after %d steps (seed %llu, %s positions); rows: layer-2 "
+                "head b, columns: layer-1 head a",
+                o.steps, static_cast<unsigned long long>(o.seed), o.positions.c_str());
+  return mha::HeatmapsChart("How strongly each layer-2 head reads each layer-1 head", subtitle,
+                            3, std::move(panels))
+      .Set("colorbar_label", "composition score")
+      .Set("footer", "Each score is a normalised Frobenius norm in [0, 1] computed from the "
+                     "weights alone; the note under each panel is the mean score of random "
+                     "heads of this shape.");
+}
+
+// Path ablations: the repeated-half loss when one layer-1 head's output (or
+// one part of it) is removed from one input of layer 2, the residual
+// untouched; and their chart.
+mha::Json ablation_report(const AttentionOnlyTransformer& m, const Options& o,
+                          const std::vector<Sequence>& held_out, double intact) {
+  const mha::Positions positions = mha::parse_positions(o.positions);
+  const bool rope = positions == mha::Positions::kRope;
+  // With RoPE nothing of a position is in the stream: the token part is the whole.
+  std::vector<mha::Part> parts = {mha::Part::kWhole};
+  if (!rope) parts = {mha::Part::kWhole, mha::Part::kPosition, mha::Part::kToken};
+  const mha::Path paths[3] = {mha::Path::kQuery, mha::Path::kKey, mha::Path::kValue};
+  const auto loss = [&](int head, mha::Path path, mha::Part part) {
+    double first, repeated;
+    evaluate_with(
+        [&](const std::vector<int>& x) {
+          return mha::ablated_logits(m, x, positions, head, path, part);
+        },
+        held_out, &first, &repeated);
+    return repeated;
+  };
+  std::printf("\npath ablations: the 2-layer model's repeated-half loss (held-out, nats) with "
+              "layer-1 head a's\noutput removed from what the layer-2 queries, keys or values "
+              "read; the residual stream\n(and so the unembedding) keeps it. intact %.3f (this "
+              "program's own forward: %.3f)\n",
+              intact, loss(-1, mha::Path::kQuery, mha::Part::kWhole));
+  if (!rope) {
+    std::printf("position part: A_a (pos W_V^a) W_O^a; token part: A_a (embed[tokens] W_V^a) "
+                "W_O^a; A_a is the\nintact pattern, so the two parts add up to the whole\n");
+  }
+  std::printf("  %-22s %8s %8s %8s\n", "removed", "queries", "keys", "values");
+  std::vector<mha::BarGroup> groups;
+  for (mha::Path path : paths) {
+    groups.push_back({std::string("removed from the layer-2 ") + mha::path_name(path), {}});
+  }
+  for (int a = 0; a < m.n_heads; ++a) {
+    for (mha::Part part : parts) {
+      char row[40];
+      std::snprintf(row, sizeof row, "head %d, %s", a,
+                    part == mha::Part::kWhole ? "all of it" : mha::part_name(part));
+      std::printf("  %-22s", row);
+      for (int k = 0; k < 3; ++k) {
+        const double v = loss(a, paths[k], part);
+        std::printf(" %8.3f", v);
+        char note[16];
+        std::snprintf(note, sizeof note, "%.2f", v);
+        groups[k].bars.push_back({std::string("L1 ") + row, v, note});
+      }
+      std::printf("\n");
+    }
+  }
+  char subtitle[200];
+  std::snprintf(subtitle, sizeof subtitle,
+                "the 2-layer model after %d steps (seed %llu, %s positions); intact: %.3f nats; "
+                "%zu held-out sequences",
+                o.steps, static_cast<unsigned long long>(o.seed), o.positions.c_str(), intact,
+                held_out.size());
+  return mha::BarsChart("Repeated-half loss with one path from layer 1 to layer 2 cut", subtitle,
+                        "repeated-half loss (nats per token)", groups);
+}
+
+// The best expected first-half loss (targets 1 .. L-1, L uniform in
+// [min_len, max_len]). After t distinct tokens the next one is one of the
+// vocab - t not yet seen. A predictor that knows L spreads its guess over
+// them; the model does not know L, and training also scores the repeat's
+// first token (a token already seen), so the best it can do keeps the
+// probability P(L = t | L >= t) for "the block ends here".
+void first_half_floors(const Options& o, double* knows_len, double* not_knowing) {
+  double a = 0, b = 0;
+  long n = 0;
+  for (int L = o.min_len; L <= o.max_len; ++L) {
+    for (int t = 1; t < L; ++t) {
+      const double p_end = t < o.min_len ? 0.0 : 1.0 / (o.max_len - t + 1);
+      a += std::log(double(o.vocab - t));
+      b += std::log(double(o.vocab - t)) - std::log(1.0 - p_end);
+      ++n;
+    }
+  }
+  *knows_len = a / n;
+  *not_knowing = b / n;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -280,8 +477,11 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 int run(const Options& o) {
   std::printf("data: L distinct random tokens of %d, L in [%d, %d], then the same L again (T = 2L)\n",
               o.vocab, o.min_len, o.max_len);
-  std::printf("models: attention-only, d_model=%d, %d heads, 1 and 2 layers, seed %llu\n",
-              o.d_model, o.heads, static_cast<unsigned long long>(o.seed));
+  std::printf("models: attention-only, d_model=%d, %d heads, 1 and 2 layers, seed %llu, %s\n",
+              o.d_model, o.heads, static_cast<unsigned long long>(o.seed),
+              o.positions == "rope" ? "rotary positions (lab 11) instead of pos"
+                                    : "learned positions (pos)");
+  const mha::Positions positions = mha::parse_positions(o.positions);
   std::printf("training: Adam lr %g (warm-up %d steps), %d steps of %d sequences\n", o.lr,
               std::max(1, o.steps / 20), o.steps, o.batch);
 #ifndef NDEBUG
@@ -312,7 +512,7 @@ int run(const Options& o) {
       eval_steps.push_back(step);
       for (Trainee& t : models) {
         double f, r;
-        evaluate(t.model, held_out, &f, &r);
+        evaluate(t.model, positions, held_out, &f, &r);
         t.first_half.push_back(f);
         t.repeated_half.push_back(r);
       }
@@ -332,10 +532,11 @@ int run(const Options& o) {
       const auto t0 = std::chrono::steady_clock::now();
       zero_like(t.sum, t.model);
       for (const Sequence& s : batch) {
-        add(t.sum, mha::loss_and_grads(t.model, s.inputs, s.targets).grads, 1.0f / o.batch);
+        add(t.sum, mha::model_loss_and_grads(t.model, s.inputs, s.targets, positions).grads,
+            1.0f / o.batch);
       }
       t.adam.set_learning_rate(lr);
-      t.adam.step(parameters(t.model, t.sum));
+      t.adam.step(parameters(t.model, t.sum, positions));
       t.seconds += seconds_since(t0);
     }
   }
@@ -343,6 +544,10 @@ int run(const Options& o) {
 
   const double ln_v = std::log(double(o.vocab));
   std::printf("\nheld-out loss (nats per token; ln %d = %.3f is a uniform guess)\n", o.vocab, ln_v);
+  double floor_known, floor_unknown;
+  first_half_floors(o, &floor_known, &floor_unknown);
+  std::printf("the first half's best: %.3f for a model that does not know L (%.3f if it knew L)\n",
+              floor_unknown, floor_known);
   std::printf("%8s  %12s %14s  %12s %14s\n", "step", "1L first", "1L repeated", "2L first",
               "2L repeated");
   const std::size_t n = eval_steps.size();
@@ -370,25 +575,23 @@ int run(const Options& o) {
                 drop, eval_steps[drop_at - 1], eval_steps[drop_at]);
   }
 
-  const HeadScores two = score_heads(models[1].model, probes);
-  const HeadScores one = score_heads(models[0].model, probes);
+  const HeadScores two = score_heads(models[1].model, positions, probes);
+  const HeadScores one = score_heads(models[0].model, positions, probes);
   std::printf("\nhead scores (lab 7), mean over %zu sequences of T = %d:\n", probes.size(), max_T);
   std::printf("  2 layers, layer 1, previous-token:");
   for (double v : two.previous_token) std::printf(" %.2f", v);
+  std::printf("\n    previous-token, first half only: ");
+  for (double v : two.previous_token_first_half) std::printf(" %.2f", v);
+  std::printf("\n    duplicate-token, repeated half:  ");
+  for (double v : two.duplicate_token) std::printf(" %.2f", v);
   std::printf("\n  2 layers, layer 2, induction:     ");
   for (double v : two.induction) std::printf(" %.2f", v);
   std::printf("\n  1 layer,  induction:              ");
   for (double v : one.induction) std::printf(" %.2f", v);
-  const mha::Composition comp =
-      mha::composition_scores(models[1].model.layers[0], models[1].model.layers[1]);
-  std::printf("\n\nK-composition k(b, a): row = layer-2 head b, column = layer-1 head a\n      ");
-  for (int a = 0; a < o.heads; ++a) std::printf("   a=%d", a);
   std::printf("\n");
-  for (int b = 0; b < o.heads; ++b) {
-    std::printf("  b=%d ", b);
-    for (int a = 0; a < o.heads; ++a) std::printf(" %5.2f", comp.k(b, a));
-    std::printf("\n");
-  }
+  const mha::Json composition = composition_report(models[1].model, o);
+  const mha::Json ablations =
+      ablation_report(models[1].model, o, held_out, models[1].repeated_half.back());
   std::printf("\ntraining wall-clock time (grows with the machine's load): 1 layer %.1f s, "
               "2 layers %.1f s\n",
               models[0].seconds, models[1].seconds);
@@ -427,7 +630,10 @@ int run(const Options& o) {
   mha::WriteAndDrawCharts(
       {csv_path},
       {{dir / "loss_curves.json", curves},
-       {dir / "heads.json", heads_chart(models[1].model, probes.front(), two, heads_subtitle)}});
+       {dir / "heads.json",
+        heads_chart(models[1].model, positions, probes.front(), two, heads_subtitle)},
+       {dir / "composition.json", composition},
+       {dir / "ablations.json", ablations}});
   return 0;
 }
 

@@ -86,8 +86,9 @@ RotationTable rotation_table(std::size_t T, int start, int d_head, double base) 
   for (std::size_t t = 0; t < T; ++t) {
     const long long p = static_cast<long long>(start) + static_cast<long long>(t);
     for (std::size_t i = 0; i < half; ++i) {
-      // In double: near p = 10^6 a float angle is off by up to ~0.03 rad (a
-      // float has 24 bits, and 10^6 takes 20 of them before the point).
+      // In double: near p = 10^6 a float angle is off by up to 0.02 rad
+      // (d_head 16) to 0.06 rad (d_head 128): a float has 24 bits, 10^6 takes
+      // 20 of them before the point, and theta_i rounded to float adds more.
       const double angle = static_cast<double>(p) * theta[i];
       table.cos(t, i) = static_cast<float>(std::cos(angle));  // rounded to float once
       table.sin(t, i) = static_cast<float>(std::sin(angle));

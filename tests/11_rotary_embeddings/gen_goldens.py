@@ -220,7 +220,7 @@ def main():
 
     # Public. Small positions: d_head 8, start 3.
     rotation_case(PUBLIC, "rope", H=2, T=6, d=8, start=3, base=10000.0, x_seed=1101)
-    # Positions near 10^6, where a float angle is off by up to ~0.03 rad.
+    # Positions near 10^6, where a float angle is off by up to ~0.06 rad (d_head 128).
     rotation_case(PUBLIC, "far", H=1, T=4, d=16, start=999_998, base=10000.0, x_seed=1102)
     angles_case(PUBLIC, "small", n=6, d=8, base=10000.0)
     # The layer: d_model 16, 2 heads of d_head 8; decoder chunks 3, 1, 4.

@@ -22,11 +22,14 @@ A spec is one JSON object; "kind" says which chart, and every kind takes
   "bars"      "x_label" and "groups": [{"title", "bars": [{"label", "value",
               "note"}]}], one panel of horizontal bars per group
   "heatmaps"  "panels": [{"title", "note", "values" (rows of numbers in
-              [0, 1]), "row_labels", "col_labels", optional "mask_zero"
-              (grey where a weight is exactly 0: a masked key), "outline"
+              [0, 1]), "row_labels", "col_labels", optional "mask_future"
+              (grey above the diagonal, where a causal mask removed the key;
+              a weight that rounds to 0 elsewhere keeps its colour), "mask_zero"
+              (grey where a weight is exactly 0), "outline"
               ([[row, col], ...]: red boxes), "hline" (a white line above
               that row)}], optional "columns" (panels per row, default 2),
-              "row_title" and "col_title" (axis names), "footer"
+              "row_title" and "col_title" (axis names), "footer",
+              "colorbar_label" (default "attention weight")
 
 Exit status 0 when every chart was drawn; 1 on a bad spec (the message names
 the file and the key); 2 when matplotlib is missing (the message says how to
@@ -208,8 +211,11 @@ def draw_heatmaps(plt, spec):
         matrix = np.array([numbers(r, where + " row") for r in values], dtype=float)
         if matrix.ndim != 2:
             raise SpecError("%s: \"values\" should be rows of equal length" % where)
+        if panel.get("mask_future"):
+            future = np.triu(np.ones(matrix.shape, dtype=bool), k=1)  # key j > query i
+            matrix = np.ma.masked_where(future, matrix)
         if panel.get("mask_zero"):
-            matrix = np.ma.masked_where(matrix == 0.0, matrix)
+            matrix = np.ma.masked_where(np.ma.getdata(matrix) == 0.0, matrix)
         image = ax.imshow(matrix, cmap=cmap, vmin=0.0, vmax=1.0, interpolation="nearest")
         n_rows, n_cols = matrix.shape
         small = n_rows <= 12
@@ -217,7 +223,7 @@ def draw_heatmaps(plt, spec):
             for i in range(n_rows):
                 for j in range(n_cols):
                     v = float(np.ma.getdata(matrix)[i, j])
-                    if v != 0.0 or not panel.get("mask_zero"):
+                    if not np.ma.is_masked(matrix[i, j]):
                         text = "1" if v >= 0.995 else ("%.2f" % v)[1:]
                         ax.text(j, i, text, ha="center", va="center", fontsize=7,
                                 color="black" if v > 0.6 else "white")
@@ -246,7 +252,8 @@ def draw_heatmaps(plt, spec):
             ax.set_ylabel(spec["row_title"])
     for p in range(len(panels), rows * columns):
         axes[p // columns, p % columns].axis("off")
-    fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.7, label="attention weight")
+    fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.7,
+                 label=spec.get("colorbar_label", "attention weight"))
     if spec.get("footer"):
         fig.text(0.01, 0.01, spec["footer"], fontsize=8, color="#555555")
     return fig

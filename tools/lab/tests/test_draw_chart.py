@@ -28,7 +28,7 @@ SPECS = {
                  "footer": "grey: masked",
                  "panels": [{"title": "head %d" % h, "note": "entropy 0.5",
                              "values": [[1, 0], [0.4, 0.6]], "row_labels": ["0 a", "1 b"],
-                             "col_labels": ["0 a", "1 b"], "mask_zero": True,
+                             "col_labels": ["0 a", "1 b"], "mask_zero": h == 0, "mask_future": h == 1,
                              "outline": [[1, 0]], "hline": 1} for h in range(3)]},
 }
 
