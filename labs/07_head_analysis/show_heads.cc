@@ -246,7 +246,7 @@ std::vector<std::pair<std::filesystem::path, mha::Json>> charts_of(
   return charts;
 }
 
-// The data of the course reader's head viewer (./lab read, docs/READER.md):
+// The data of the course reader's head viewer (./lab read):
 // the tokens, and per head its (T, T) weights, class and lab 7 scores.
 mha::Json heads_view(const mha::Tensor3& weights, const std::vector<std::string>& tokens,
                      const std::vector<Head>& heads, const std::string& title) {

@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import sys
 import threading
@@ -458,6 +459,10 @@ def cmd_read(args):
         return FAILED
     print("reading at http://127.0.0.1:%d/  (Ctrl-C stops)" % server.server_address[1],
           flush=True)
+    # Ctrl-C stops it even where the shell started it with SIGINT ignored (in
+    # the background), and so does SIGTERM.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         threading.Event().wait()
     except KeyboardInterrupt:
