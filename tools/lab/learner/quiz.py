@@ -137,7 +137,7 @@ def translated(data, lang, root=ROOT):
         for q in data["questions"]]}
 
 
-def _ask(prompt, n, read):
+def _ask(prompt, n, read, write):
     while True:
         try:
             answer = read(prompt).strip().lower()
@@ -147,7 +147,7 @@ def _ask(prompt, n, read):
             return None
         if len(answer) == 1 and "a" <= answer < chr(ord("a") + n):
             return ord(answer) - ord("a")
-        print("  answer with a letter from a to %s (q stops)" % chr(ord("a") + n - 1))
+        write("  answer with a letter from a to %s (q stops)" % chr(ord("a") + n - 1))
 
 
 def run_quiz(lab, data, read=input, write=print):
@@ -164,7 +164,7 @@ def run_quiz(lab, data, read=input, write=print):
             write("  %s) %s" % (chr(ord("a") + j), o["text"]))
         tries = 0
         while True:
-            k = _ask("your answer: ", len(q["options"]), read)
+            k = _ask("your answer: ", len(q["options"]), read, write)
             if k is None:
                 write("")
                 write("stopped: %d of %d answered, %d right at the first try"
