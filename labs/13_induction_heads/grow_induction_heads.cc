@@ -284,7 +284,6 @@ mha::Json heads_view(const AttentionOnlyTransformer& m, const Sequence& seq,
                      const std::vector<std::vector<double>>& induction_by_step,
                      const std::string& title) {
   const std::vector<mha::Tensor3> w = m.attention_weights(seq.inputs);  // per layer (H, T, T)
-  const std::size_t T = seq.inputs.size();
   auto matrix = [](const mha::Tensor2& a) {  // (rows, cols) as rows of numbers
     mha::Json rows = mha::Json::Array();
     for (std::size_t i = 0; i < a.shape(0); ++i) {

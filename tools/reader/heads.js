@@ -72,15 +72,23 @@
     return row;
   }
 
-  // The (T, T) weights as a grid of cells, rows queries, columns keys.
+  // The (T, T) weights as a grid of cells, rows queries, columns keys, each
+  // row labelled with its token.
   function heatmap(weights, tokens, blockLen) {
     const T = weights.length, c = Math.max(8, Math.min(26, Math.floor(420 / T)));
-    const g = svg("svg", {width: T * c + 2, height: T * c + 2, class: "heatmap",
+    const left = c >= 12 ? 76 : 0;
+    const g = svg("svg", {width: left + T * c + 2, height: T * c + 2, class: "heatmap",
                           role: "img", "aria-label": "attention weights, rows queries"});
     for (let i = 0; i < T; ++i) {
+      if (left) {
+        const label = svg("text", {x: left - 6, y: 1 + i * c + c * 0.7, "text-anchor": "end",
+                                   "font-size": Math.min(12, c - 2)});
+        label.textContent = i + " " + tokens[i];
+        g.appendChild(label);
+      }
       for (let j = 0; j < T; ++j) {
         const w = weights[i][j] || 0;
-        const r = svg("rect", {x: 1 + j * c, y: 1 + i * c, width: c, height: c,
+        const r = svg("rect", {x: left + 1 + j * c, y: 1 + i * c, width: c, height: c,
                                fill: j > i ? "#e5e7eb" : "rgb(" + Math.round(255 - 218 * w) +
                                "," + Math.round(255 - 156 * w) + "," + Math.round(255 - 20 * w) +
                                ")"});
@@ -92,10 +100,15 @@
       }
     }
     if (blockLen) {
-      g.appendChild(svg("line", {x1: 0, x2: T * c + 2, y1: 1 + blockLen * c, y2: 1 + blockLen * c,
-                                 stroke: "#dc2626", "stroke-width": 1}));
+      g.appendChild(svg("line", {x1: left, x2: left + T * c + 2, y1: 1 + blockLen * c,
+                                 y2: 1 + blockLen * c, stroke: "#dc2626", "stroke-width": 1}));
     }
-    return g;
+    const fig = el("figure");
+    fig.appendChild(g);
+    fig.appendChild(el("figcaption", {}, "rows: queries, columns: keys; dark = weight 1, grey: " +
+                                         "masked (future key)" +
+                                         (blockLen ? "; red line: the repeated half starts" : "")));
+    return fig;
   }
 
   function table(title, rowName, colName, m) {

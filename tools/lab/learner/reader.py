@@ -68,7 +68,7 @@ def translation_of(lab, lang, root=ROOT):
     return None
 
 
-def _link_rewriter(markdown, labs, images):
+def _link_rewriter(markdown, labs, images, base):
     """A treeprocessor: links to lessons go to their pages; images to the site's
     copy; any other relative link names a file of the repository and becomes
     plain text that says so (the site has only the lessons)."""
@@ -89,15 +89,15 @@ def _link_rewriter(markdown, labs, images):
                     if re.match(r"^(https?:|mailto:|#)", href):
                         continue
                     path, _, anchor = href.partition("#")
-                    base = os.path.basename(path)
-                    if base in lesson:
-                        el.set("href", base[:-3] + ".html" + ("#" + anchor if anchor else ""))
+                    name = os.path.basename(path)
+                    if name in lesson:
+                        el.set("href", name[:-3] + ".html" + ("#" + anchor if anchor else ""))
                         continue
                     el.tag = "span"
                     el.attrib.pop("href", None)
                     el.set("class", "repo-path")
                     el.set("title", "in the repository: " + os.path.normpath(
-                        os.path.join("docs", path)))
+                        os.path.join(base, path)))
 
     class Ext(markdown.extensions.Extension):
         def extendMarkdown(self, md):
@@ -106,11 +106,13 @@ def _link_rewriter(markdown, labs, images):
     return Ext()
 
 
-def render(text, labs, images):
+def render(text, labs, images, base="docs"):
+    """(HTML, table of contents) of a lesson; base: its folder in the
+    repository (relative links are read from there)."""
     markdown = _markdown()
     md = markdown.Markdown(extensions=[
         "tables", "fenced_code", "codehilite", "toc", "sane_lists", "attr_list",
-        _link_rewriter(markdown, labs, images)],
+        _link_rewriter(markdown, labs, images, base)],
         extension_configs={"codehilite": {"guess_lang": False, "css_class": "hl"},
                            "toc": {"permalink": False}})
     body = md.convert(text)
@@ -289,7 +291,27 @@ def _views(root, extra_views):
         label = "%s: %s" % (data.get("program", "?"), os.path.relpath(path, root)
                             if not os.path.isabs(rel) else os.path.basename(rel))
         out.append((vid, label, data, os.path.getmtime(path)))
+    _add_ablation([v[2] for v in out])
     return out
+
+
+def _add_ablation(views):
+    """ablate_heads silences the heads of the model show_heads --trained draws,
+    on the same sentence: its loss increases join that view's heads."""
+    losses = [v for v in views if v.get("program") == "ablate_heads"]
+    for v in views:
+        if v.get("program") != "show_heads" or not losses:
+            continue
+        a = losses[0]
+        try:
+            ours, theirs = v["layers"][0]["heads"], a["layers"][0]["heads"]
+            if v["tokens"] != a["tokens"] or len(ours) != len(theirs):
+                continue
+            for h, t in zip(ours, theirs):
+                if isinstance(t.get("loss_increase"), (int, float)):
+                    h["loss_increase"] = t["loss_increase"]
+        except (KeyError, IndexError, TypeError):
+            continue
 
 
 def _heads_page(labs, views, site):
@@ -353,7 +375,9 @@ def build(site, root=ROOT, translations=None, extra_views=None):
             with open(path, encoding="utf-8") as f:
                 text = f.read()
             images = set()
-            body, toc = render(text, labs, images)
+            rel = os.path.relpath(os.path.dirname(path), root)
+            body, toc = render(text, labs, images, "docs/" + lang if rel.startswith("..")
+                               else rel)
             all_images |= images
             from markdown.extensions.toc import slugify
             for heading, words in sections(text):
