@@ -64,7 +64,7 @@ def add_commands(sub, labs):
     q = sub.add_parser("quiz", help=_WHAT["quiz"])
     q.add_argument("lab", nargs="?", help=numbers)
     q.add_argument("--lang", metavar="LANG", help="the quiz in LANG (es, pt-BR) where a "
-                   "catalogue docs/locale/LANG/LC_MESSAGES/quiz.mo translates it")
+                   "quiz catalogue translates it (tools/lab/learner/quiz.py)")
     q.set_defaults(func=cmd_quiz)
 
 

@@ -17,7 +17,8 @@ to the wording.
 
 Translation: every string is a message of the gettext domain "quiz", its
 English text the msgid (Python's gettext, standard library). A catalogue
-docs/locale/LANG/LC_MESSAGES/quiz.mo, when it exists, translates the quiz
+quiz.mo in docs' locale folder (locale/LANG/LC_MESSAGES), when it exists,
+translates the quiz
 for ./lab read's page in LANG and for ./lab quiz N --lang LANG; without one,
 the English text is shown.
 """

@@ -1,7 +1,7 @@
 """./lab read: the course as a static site in out/site/, served on 127.0.0.1.
 
-The lessons (docs/NN_name.md, and their translations docs/LANG/NN_name.md or
-docs/LANG/NN.md where they exist) are rendered by Debian's python3-markdown
+The lessons (docs/NN_name.md, and their translations where they exist: in
+docs, the folders es and pt-BR, as NN_name.md or NN.md) are rendered by Debian's python3-markdown
 with python3-pygments for the code; the page's script and style are ours
 (tools/reader/), nothing comes from a network. Each lab's page has the lesson,
 previous/next, the language switch, a search over every lesson, the lab's
@@ -57,7 +57,8 @@ def _markdown():
 
 
 def translation_of(lab, lang, root=ROOT):
-    """The path of lab's lesson in `lang` (docs/LANG/NN_name.md or docs/LANG/NN.md), or None."""
+    """The path of lab's lesson in `lang` (in docs, the folder `lang`: NN_name.md or NN.md),
+    or None."""
     if lang == "en":
         path = os.path.join(root, lab.lesson_file)
         return path if os.path.isfile(path) else None
@@ -345,7 +346,7 @@ def _heads_page(labs, views, site):
 
 def build(site, root=ROOT, translations=None, extra_views=None):
     """Writes the site into `site`. translations: {lang: directory} to read
-    lessons from instead of docs/LANG (a test's fixtures); extra_views: more
+    lessons from instead of docs' own (a test's fixtures); extra_views: more
     view.json files for the head viewer. Returns the number of pages."""
     from pygments.formatters import HtmlFormatter
     labs = load_labs(root)
