@@ -166,6 +166,7 @@ def status_of(lab, labs, runs):
         if r.get("detail"):
             lines.append("first failure: %s" % r["detail"])
         lines += [n for n in r.get("notes", []) + r.get("warnings", []) if isinstance(n, str)]
+        lines.append("stuck? ./lab hint %d, and the lesson's Classic mistakes" % lab.number)
         return ("failing", lines, "./lab watch %d" % lab.number)
     later = [l for l in labs if l.number > lab.number and
              (runs.get(str(l.number)) or {}).get("state") != "passing"]
@@ -348,6 +349,7 @@ def build(site, root=ROOT, translations=None, extra_views=None):
     """Writes the site into `site`. translations: {lang: directory} to read
     lessons from instead of docs' own (a test's fixtures); extra_views: more
     view.json files for the head viewer. Returns the number of pages."""
+    _markdown()   # MissingLibrary, named, before anything is written
     from pygments.formatters import HtmlFormatter
     labs = load_labs(root)
     translations = translations or {}

@@ -226,3 +226,25 @@ def test_the_learners_pictures_sit_beside_the_lessons(workdir):
     assert reader.program_folders(lab) == ["heads"]
     assert reader.program_folders([l for l in load_labs() if l.number == 10][0]) == \
         ["heads_sweep", "ablate_heads"]
+
+
+def test_without_the_markdown_library_read_says_what_to_install(monkeypatch, capsys):
+    import builtins
+    real = builtins.__import__
+
+    def no_markdown(name, *args, **kwargs):
+        if name == "markdown":
+            raise ImportError("No module named 'markdown'")
+        return real(name, *args, **kwargs)
+    monkeypatch.setattr(builtins, "__import__", no_markdown)
+    monkeypatch.setattr(reader, "ROOT", "/nonexistent-root")
+    args = type("A", (), {"port": None, "build_only": True})()
+    assert reader.cmd_read(args) == 1
+    err = capsys.readouterr().err
+    assert "python3-markdown" in err and "tools/setup.sh" in err
+
+
+def test_a_port_out_of_range_is_a_usage_error(capsys):
+    args = type("A", (), {"port": 70000, "build_only": False})()
+    assert reader.cmd_read(args) == 2
+    assert "--port 70000 is not a port" in capsys.readouterr().err
