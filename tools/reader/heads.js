@@ -149,10 +149,11 @@
       t.textContent = s.label;
       g.appendChild(t);
     });
-    for (const [v, x, y, anchor] of [[x0, L, H - 10, "start"], [x1, W - 10, H - 10, "end"],
-                                     [y1, L - 4, 16, "end"], [0, L - 4, H - B, "end"]]) {
+    for (const [v, x, y, anchor, isStep] of [[x0, L, H - 10, "start", 1],
+                                             [x1, W - 10, H - 10, "end", 1],
+                                             [y1, L - 4, 16, "end", 0], [0, L - 4, H - B, "end", 0]]) {
       const t = svg("text", {x, y, "font-size": 11, "text-anchor": anchor});
-      t.textContent = fmt(v);
+      t.textContent = isStep ? "step " + v : fmt(v);
       g.appendChild(t);
     }
     const fig = el("figure");
