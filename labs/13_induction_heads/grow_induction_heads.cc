@@ -25,10 +25,10 @@
 // under out/grow_induction_heads/ in the repository (each chart a .json that
 // tools/plot/draw_chart.py draws as the .png of the same name):
 //   loss_curves.csv, loss_curves.json   the four curves by step
+//   view.json                           the heads, their scores, the composition scores and
+//                                       the induction score over training, for the course
+//                                       reader's head viewer (./lab read)
 //   heads.json                          every head's attention on one sequence
-//   view.json                           the same, with the head scores, composition
-//                                       scores and induction score over training,
-//                                       for the course reader's head viewer (./lab read)
 //
 // Deterministic: the same flags give the same numbers, bit for bit, on the
 // same machine.
@@ -244,38 +244,6 @@ HeadScores score_heads(const AttentionOnlyTransformer& m, const std::vector<Sequ
   return s;
 }
 
-// Every head's attention on one sequence: a row of heatmaps per layer.
-mha::Json heads_chart(const AttentionOnlyTransformer& m, const Sequence& seq,
-                      const HeadScores& scores, const std::string& subtitle) {
-  const std::vector<mha::Tensor3> w = m.attention_weights(seq.inputs);  // per layer (H, T, T)
-  const std::size_t T = seq.inputs.size();
-  mha::Json panels = mha::Json::Array();
-  for (int l = 0; l < m.n_layers; ++l) {
-    for (int h = 0; h < m.n_heads; ++h) {
-      char label[64];
-      if (l == 0) {
-        std::snprintf(label, sizeof label, "layer 1, head %d: prev %.2f", h,
-                      scores.previous_token[h]);
-      } else if (l == m.n_layers - 1) {
-        std::snprintf(label, sizeof label, "layer %d, head %d: ind %.2f", l + 1, h,
-                      scores.induction[h]);
-      } else {
-        std::snprintf(label, sizeof label, "layer %d, head %d", l + 1, h);
-      }
-      const mha::Tensor2 head = xt::view(w[l], h, xt::all(), xt::all());  // (T, T)
-      // The white line: the first query of the repeated half.
-      panels.Add(mha::HeatmapPanel(label, head.data(), T, T)
-                     .Set("hline", seq.block_len)
-                     .Set("mask_zero", true));
-    }
-  }
-  return mha::HeatmapsChart("Attention of every head on one repeated sequence", subtitle,
-                            m.n_heads, std::move(panels))
-      .Set("row_title", "query")
-      .Set("footer", "rows: queries (tokens in order), columns: keys; bright = weight 1. The "
-                     "white line starts the repeated half.");
-}
-
 // The data of the course reader's head viewer (./lab read): every head's
 // weights on one sequence, its lab 7 score, the composition scores of the two
 // layers, and each layer-2 head's induction score at every evaluation.
@@ -329,6 +297,38 @@ mha::Json heads_view(const AttentionOnlyTransformer& m, const Sequence& seq,
                               .Set("k", matrix(c.k))
                               .Set("v", matrix(c.v)))
       .Set("induction_over_training", std::move(curves));
+}
+
+// Every head's attention on one sequence: a row of heatmaps per layer.
+mha::Json heads_chart(const AttentionOnlyTransformer& m, const Sequence& seq,
+                      const HeadScores& scores, const std::string& subtitle) {
+  const std::vector<mha::Tensor3> w = m.attention_weights(seq.inputs);  // per layer (H, T, T)
+  const std::size_t T = seq.inputs.size();
+  mha::Json panels = mha::Json::Array();
+  for (int l = 0; l < m.n_layers; ++l) {
+    for (int h = 0; h < m.n_heads; ++h) {
+      char label[64];
+      if (l == 0) {
+        std::snprintf(label, sizeof label, "layer 1, head %d: prev %.2f", h,
+                      scores.previous_token[h]);
+      } else if (l == m.n_layers - 1) {
+        std::snprintf(label, sizeof label, "layer %d, head %d: ind %.2f", l + 1, h,
+                      scores.induction[h]);
+      } else {
+        std::snprintf(label, sizeof label, "layer %d, head %d", l + 1, h);
+      }
+      const mha::Tensor2 head = xt::view(w[l], h, xt::all(), xt::all());  // (T, T)
+      // The white line: the first query of the repeated half.
+      panels.Add(mha::HeatmapPanel(label, head.data(), T, T)
+                     .Set("hline", seq.block_len)
+                     .Set("mask_zero", true));
+    }
+  }
+  return mha::HeatmapsChart("Attention of every head on one repeated sequence", subtitle,
+                            m.n_heads, std::move(panels))
+      .Set("row_title", "query")
+      .Set("footer", "rows: queries (tokens in order), columns: keys; bright = weight 1. The "
+                     "white line starts the repeated half.");
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
