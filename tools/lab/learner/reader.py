@@ -107,6 +107,18 @@ def _link_rewriter(markdown, labs, images, base):
     return Ext()
 
 
+# A fence with no language that holds commands is shell; the others (maths,
+# shapes, diagrams) stay plain text.
+_FENCE_RE = re.compile(r"^```\n(.*?)^```", re.S | re.M)
+_COMMAND_RE = re.compile(r"^\s*(bazel|\./lab|/usr/bin/python3|python3|git|docker|sudo|apt-get)\b",
+                         re.M)
+
+
+def tag_fences(text):
+    return _FENCE_RE.sub(lambda m: ("```sh\n" if _COMMAND_RE.search(m.group(1)) else "```\n") +
+                         m.group(1) + "```", text)
+
+
 def render(text, labs, images, base="docs"):
     """(HTML, table of contents) of a lesson; base: its folder in the
     repository (relative links are read from there)."""
@@ -116,7 +128,7 @@ def render(text, labs, images, base="docs"):
         _link_rewriter(markdown, labs, images, base)],
         extension_configs={"codehilite": {"guess_lang": False, "css_class": "hl"},
                            "toc": {"permalink": False}})
-    body = md.convert(text)
+    body = md.convert(tag_fences(text))
     return body, md.toc_tokens
 
 

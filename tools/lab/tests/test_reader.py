@@ -248,3 +248,12 @@ def test_a_port_out_of_range_is_a_usage_error(capsys):
     args = type("A", (), {"port": 70000, "build_only": False})()
     assert reader.cmd_read(args) == 2
     assert "--port 70000 is not a port" in capsys.readouterr().err
+
+
+def test_command_fences_are_highlighted_as_shell_and_maths_stays_plain():
+    text = "```\nbazel test //labs/01_split_heads/...\n```\n\n```\nQ = x W_Q   (T, d)\n```\n"
+    tagged = reader.tag_fences(text)
+    assert tagged.startswith("```sh\nbazel test") and "```\nQ = x W_Q" in tagged
+    html, _ = reader.render(text, load_labs(), set())
+    assert 'bazel<span class="w"> </span>test' in html      # lexed as shell, not as text
+    assert "Q = x W_Q   (T, d)" in html
