@@ -257,11 +257,11 @@ def _pictures_html(lab, ref_images, root, site):
     for rel, mtime in mine:
         name = rel.replace("/", "__")
         shutil.copyfile(os.path.join(root, rel), os.path.join(site, "yours", name))
-        cells.append('<figure><img loading="lazy" src="../yours/%s" alt="%s"><figcaption>'
+        cells.append('<figure><img src="../yours/%s" alt="%s"><figcaption>'
                      '<code>%s</code>, made %s</figcaption></figure>'
                      % (_esc(name), _esc(rel), _esc(rel), datetime.datetime.fromtimestamp(
                          mtime).strftime("%Y-%m-%d %H:%M")))
-    refs = "".join('<figure><img loading="lazy" src="../images/%s" alt="%s"><figcaption>'
+    refs = "".join('<figure><img src="../images/%s" alt="%s"><figcaption>'
                    'the course: <code>docs/images/%s</code></figcaption></figure>'
                    % (_esc(n), _esc(n), _esc(n)) for n in sorted(ref_images))
     folders = ", ".join("out/%s/" % f for f in program_folders(lab, root))
