@@ -7,12 +7,16 @@
 #                             python3-matplotlib, which draws every chart (the
 #                             lab programs' through tools/plot/draw_chart.py,
 #                             the benchmarks' and the class report's),
+#                             python3-markdown and python3-pygments, with which
+#                             ./lab read renders the lessons,
 #                             python3-pytest and git for ./lab test (mutants are
 #                             applied with git apply; export-kit reads committed stubs).
 #                             The learner kit runs this same list.
 #   tools/setup.sh --dev      also what regenerates goldens (Debian's python3-numpy
 #                             and python3-torch), and chromium, in which a
-#                             test opens the class report
+#                             test opens the class report, with chromium-driver
+#                             and python3-selenium, which drive it through the
+#                             course reader (./lab test's reader check)
 #
 # Idempotent: when everything is present it prints nothing and exits 0.
 set -euo pipefail
@@ -26,9 +30,10 @@ packages=(
   inotify-tools
   similarity-tester python3-pytest git
   python3-matplotlib
+  python3-markdown python3-pygments
 )
 if [[ "${1:-}" == "--dev" ]]; then
-  packages+=(python3-numpy python3-torch chromium)
+  packages+=(python3-numpy python3-torch chromium chromium-driver python3-selenium)
 fi
 
 missing=()

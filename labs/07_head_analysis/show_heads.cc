@@ -11,7 +11,9 @@
 // (d_model = 32, 4 heads) with your lab 4 causal mask, profiles each head
 // with your lab 7 functions, prints a table and writes one heatmap chart per
 // head plus a grid of all of them under out/heads/ (head_0.json ... and
-// heads.json, drawn as head_0.png ... heads.png by tools/plot/draw_chart.py).
+// heads.json, drawn as head_0.png ... heads.png by tools/plot/draw_chart.py),
+// and the same weights and scores as view.json for the head viewer of the
+// course reader (./lab read).
 //
 // The layer is untrained: its weights are random, so the patterns are what a
 // random bilinear form makes of these embeddings, not learned linguistics.
@@ -244,6 +246,39 @@ std::vector<std::pair<std::filesystem::path, mha::Json>> charts_of(
   return charts;
 }
 
+// The data of the course reader's head viewer (./lab read):
+// the tokens, and per head its (T, T) weights, class and lab 7 scores.
+mha::Json heads_view(const mha::Tensor3& weights, const std::vector<std::string>& tokens,
+                     const std::vector<Head>& heads, const std::string& title) {
+  const std::size_t T = tokens.size();
+  mha::Json layer = mha::Json::Array();
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    mha::Json rows = mha::Json::Array();
+    for (std::size_t i = 0; i < T; ++i) {
+      rows.Add(std::vector<double>(&weights(h, i, 0), &weights(h, i, 0) + T));  // row i: (T,)
+    }
+    const mha::HeadProfile& p = heads[h].profile;
+    mha::Json scores = mha::Json::Object()
+                           .Set("entropy", p.entropy)
+                           .Set("mean distance", p.mean_distance)
+                           .Set("previous token", p.previous_token)
+                           .Set("self", p.self)
+                           .Set("first token", p.first_token);
+    if (heads[h].induction >= 0.0f) scores.Set("induction", heads[h].induction);
+    layer.Add(mha::Json::Object()
+                  .Set("weights", std::move(rows))
+                  .Set("role", heads[h].label)
+                  .Set("scores", std::move(scores)));
+  }
+  return mha::Json::Object()
+      .Set("kind", "heads_view")
+      .Set("program", "show_heads")
+      .Set("title", title)
+      .Set("tokens", tokens)
+      .Set("layers", mha::Json::Array().Add(
+                         mha::Json::Object().Set("name", "layer 1").Set("heads", std::move(layer))));
+}
+
 // ----------------------------------------------------------------- report
 
 void print_table(const std::vector<Head>& heads, bool with_induction) {
@@ -330,9 +365,12 @@ int run(const Options& o) {
   const std::string sub = layer_name + ", causal mask; rows: queries, columns: keys";
   const std::string prefix = o.induction ? "induction_" : o.trained ? "trained_" : "";
   std::cout << "\n";
-  mha::WriteAndDrawCharts({}, charts_of(mha::OutputFolder(o.out, "heads"), prefix, r.weights,
-                                         labels, heads, heading, sub,
-                                         o.induction ? o.block_len : 0));
+  const std::filesystem::path dir = mha::OutputFolder(o.out, "heads");
+  mha::WriteChart(heads_view(r.weights, tokens, heads, heading + ", " + layer_name),
+                  dir / (prefix + "view.json"));
+  mha::WriteAndDrawCharts({dir / (prefix + "view.json")},
+                          charts_of(dir, prefix, r.weights, labels, heads, heading, sub,
+                                    o.induction ? o.block_len : 0));
   return 0;
 }
 

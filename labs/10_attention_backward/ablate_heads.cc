@@ -19,7 +19,9 @@
 //
 // It prints a table per model and writes the loss increases as a CSV and a
 // chart of bars, out/ablate_heads/ablation.csv and ablation.json (drawn as
-// ablation.png by tools/plot/draw_chart.py). Evaluation uses your
+// ablation.png by tools/plot/draw_chart.py), and view.json: the toy model's
+// heads on one sentence with each head's loss increase, for the head viewer
+// of the course reader (./lab read). Evaluation uses your
 // lab 3 forward; training the copy model uses your lab 10 backward too.
 #include <algorithm>
 #include <cmath>
@@ -39,6 +41,7 @@
 #include "common/programs/lab_program.h"
 #include "labs/07_head_analysis/trained_model.h"
 #include "labs/10_attention_backward/copy_task.h"
+#include "labs/10_attention_backward/token_model.h"
 
 namespace {
 
@@ -228,7 +231,34 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
-mha::BarGroup ablate_toy(const Options& o, std::ofstream& csv) {
+// The toy model's heads on one sentence of its grammar, each with the loss
+// increase when it is silenced: the data of the course reader's head viewer.
+mha::Json toy_view(const ToyModel& toy, const std::vector<double>& increase, double base_loss) {
+  const std::vector<std::string> tokens = {"I", "work", ",", "you", "often", "work", ",",
+                                           "he", "often", "works"};
+  std::vector<int> ids;
+  for (const std::string& w : tokens) ids.push_back(index_of(toy.vocab, w));
+  const mha::Tensor2 x = mha::training::embed_sequence(toy.model.embed, toy.model.pos, ids);
+  const mha::Tensor3 w = toy.model.layer.attend(x, mha::training::causal(ids.size())).weights;
+  mha::Json heads = mha::Json::Array();
+  for (std::size_t h = 0; h < increase.size(); ++h) {
+    mha::Json rows = mha::Json::Array();  // (T, T)
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      rows.Add(std::vector<double>(&w(h, i, 0), &w(h, i, 0) + ids.size()));
+    }
+    heads.Add(mha::Json::Object().Set("weights", std::move(rows)).Set("loss_increase", increase[h]));
+  }
+  return mha::Json::Object()
+      .Set("kind", "heads_view")
+      .Set("program", "ablate_heads")
+      .Set("title", "lab 7 toy model: loss " + fixed(base_loss, 4) +
+                        " nats with every head; the increase when one head is silenced")
+      .Set("tokens", tokens)
+      .Set("layers", mha::Json::Array().Add(
+                         mha::Json::Object().Set("name", "layer 1").Set("heads", std::move(heads))));
+}
+
+mha::BarGroup ablate_toy(const Options& o, std::ofstream& csv, mha::Json* view) {
   const auto dir = o.trained.empty() ? mha::WorkspaceRoot() / "labs/07_head_analysis/trained"
                                      : std::filesystem::path(o.trained);
   const ToyModel toy = load_toy_model(dir);
@@ -249,9 +279,11 @@ mha::BarGroup ablate_toy(const Options& o, std::ofstream& csv) {
   mha::BarGroup group{"lab 7 toy model (4 heads): loss " + fixed(base.eval.loss, 3) +
                                   " nats with every head",
                               {}};
+  std::vector<double> increase;
   for (int h = 0; h < H; ++h) {
     const ToyScores s = score_toy(mha::training::without_head(toy.model, h), toy.vocab, examples);
     row("head " + std::to_string(h), s);
+    increase.push_back(s.eval.loss - base.eval.loss);
     group.bars.push_back({"head " + std::to_string(h), s.eval.loss - base.eval.loss,
                           "agreement " + fixed(s.agreement_after_adverb, 2) + ", stem " +
                               fixed(s.stem_copied, 2)});
@@ -262,6 +294,7 @@ mha::BarGroup ablate_toy(const Options& o, std::ofstream& csv) {
   }
   std::printf("(loss: nats per predicted token; agreement: right verb form after an adverb;\n"
               "stem copied: verb predicted exactly from the second clause on)\n\n");
+  *view = toy_view(toy, increase, base.eval.loss);
   return group;
 }
 
@@ -310,11 +343,17 @@ int run(const Options& o) {
   std::ofstream csv(csv_path);
   csv << "model,silenced,loss,increase,accuracy_or_agreement,stem_copied\n";
   std::vector<mha::BarGroup> groups;
-  if (o.toy) groups.push_back(ablate_toy(o, csv));
+  mha::Json view;
+  if (o.toy) groups.push_back(ablate_toy(o, csv, &view));
   if (o.copy_model) groups.push_back(ablate_copy(o, csv));
   csv.close();
+  std::vector<std::filesystem::path> data = {csv_path};
+  if (o.toy) {
+    mha::WriteChart(view, dir / "view.json");
+    data.push_back(dir / "view.json");
+  }
   mha::WriteAndDrawCharts(
-      {csv_path}, {{dir / "ablation.json",
+      data, {{dir / "ablation.json",
                     mha::BarsChart("Loss increase when one head is silenced",
                                    "each head's rows of W_O zeroed in turn, the rest of the model "
                                    "unchanged",

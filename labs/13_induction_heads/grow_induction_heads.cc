@@ -31,6 +31,9 @@
 // It writes under out/grow_induction_heads/ in the repository (each chart a
 // .json that tools/plot/draw_chart.py draws as the .png of the same name):
 //   loss_curves.csv, loss_curves.json   the four curves by step
+//   view.json                           the heads, their scores, the composition scores and
+//                                       the induction score over training, for the course
+//                                       reader's head viewer (./lab read)
 //   heads.json                          every head's attention on one sequence
 //   composition.json                    the three composition matrices
 //   ablations.json                      the path ablations
@@ -289,6 +292,61 @@ HeadScores score_heads(const AttentionOnlyTransformer& m, mha::Positions positio
   return s;
 }
 
+// The data of the course reader's head viewer (./lab read): every head's
+// weights on one sequence, its lab 7 score, the composition scores of the two
+// layers, and each layer-2 head's induction score at every evaluation.
+mha::Json heads_view(const AttentionOnlyTransformer& m, const Sequence& seq,
+                     const HeadScores& scores, const std::vector<int>& steps,
+                     const std::vector<std::vector<double>>& induction_by_step,
+                     const std::string& title) {
+  const std::vector<mha::Tensor3> w = m.attention_weights(seq.inputs);  // per layer (H, T, T)
+  auto matrix = [](const mha::Tensor2& a) {  // (rows, cols) as rows of numbers
+    mha::Json rows = mha::Json::Array();
+    for (std::size_t i = 0; i < a.shape(0); ++i) {
+      rows.Add(std::vector<double>(&a(i, 0), &a(i, 0) + a.shape(1)));
+    }
+    return rows;
+  };
+  mha::Json layers = mha::Json::Array();
+  for (int l = 0; l < m.n_layers; ++l) {
+    mha::Json heads = mha::Json::Array();
+    for (int h = 0; h < m.n_heads; ++h) {
+      const mha::Tensor2 head = xt::view(w[l], h, xt::all(), xt::all());  // (T, T)
+      mha::Json s = mha::Json::Object();
+      if (l == 0) s.Set("previous token", scores.previous_token[h]);
+      if (l == m.n_layers - 1) s.Set("induction", scores.induction[h]);
+      heads.Add(mha::Json::Object().Set("weights", matrix(head)).Set("scores", std::move(s)));
+    }
+    layers.Add(mha::Json::Object()
+                   .Set("name", "layer " + std::to_string(l + 1))
+                   .Set("heads", std::move(heads)));
+  }
+  std::vector<std::string> tokens;
+  for (int t : seq.inputs) tokens.push_back("t" + std::to_string(t));
+  mha::Json curves = mha::Json::Array();
+  for (int h = 0; h < m.n_heads; ++h) {
+    std::vector<double> y;
+    for (const auto& at_step : induction_by_step) y.push_back(at_step[h]);
+    curves.Add(mha::Json::Object()
+                   .Set("label", "layer 2, head " + std::to_string(h))
+                   .Set("x", std::vector<double>(steps.begin(), steps.end()))
+                   .Set("y", y));
+  }
+  const mha::Composition c = mha::composition_scores(m.layers[0], m.layers[1]);
+  return mha::Json::Object()
+      .Set("kind", "heads_view")
+      .Set("program", "grow_induction_heads")
+      .Set("title", title)
+      .Set("tokens", tokens)
+      .Set("block_len", seq.block_len)
+      .Set("layers", std::move(layers))
+      .Set("composition", mha::Json::Object()
+                              .Set("q", matrix(c.q))
+                              .Set("k", matrix(c.k))
+                              .Set("v", matrix(c.v)))
+      .Set("induction_over_training", std::move(curves));
+}
+
 // Every head's attention on one sequence: a row of heatmaps per layer.
 mha::Json heads_chart(const AttentionOnlyTransformer& m, mha::Positions positions,
                       const Sequence& seq, const HeadScores& scores, const std::string& subtitle) {
@@ -506,6 +564,7 @@ int run(const Options& o) {
 
   std::mt19937_64 gen(o.seed);
   std::vector<int> eval_steps;
+  std::vector<std::vector<double>> induction_by_step;  // per evaluation, each layer-2 head's
   const int warmup = std::max(1, o.steps / 20);
   for (int step = 0; step <= o.steps; ++step) {
     if (step % o.eval_every == 0 || step == o.steps) {
@@ -516,6 +575,7 @@ int run(const Options& o) {
         t.first_half.push_back(f);
         t.repeated_half.push_back(r);
       }
+      induction_by_step.push_back(score_heads(models[1].model, probes).induction);
       char progress[160];
       std::snprintf(progress, sizeof progress,
                     "step %5d/%d   repeated-half loss: 1 layer %.3f, 2 layers %.3f   "
@@ -627,8 +687,11 @@ int run(const Options& o) {
                 "are means over %zu sequences",
                 o.steps, o.max_len, probes.size());
   std::cout << "\n";
+  mha::WriteChart(heads_view(models[1].model, probes.front(), two, eval_steps, induction_by_step,
+                             heads_subtitle),
+                  dir / "view.json");
   mha::WriteAndDrawCharts(
-      {csv_path},
+      {csv_path, dir / "view.json"},
       {{dir / "loss_curves.json", curves},
        {dir / "heads.json",
         heads_chart(models[1].model, positions, probes.front(), two, heads_subtitle)},

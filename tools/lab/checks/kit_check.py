@@ -254,7 +254,7 @@ def selftest_checks(labs, make_check):
             c.fail("./lab help: exit %d, %s" % (rc, (out + err).strip()[:200]))
         if "setup" in (out + err).lower():
             c.fail("./lab help printed: " + (out + err).strip()[:200])
-        expected = {"status", "watch", "hint", "grade", "help"}
+        expected = {"status", "watch", "hint", "read", "quiz", "grade", "help"}
         if set(listed) != expected:
             c.fail("listed %s, expected %s" % (sorted(listed), sorted(expected)))
 
@@ -302,6 +302,16 @@ def selftest_checks(labs, make_check):
                     c.fail("./lab grade: not one line per lab: " + out[:400])
                 rc, out, err = lab_cmd(["grade", "somewhere"], timeout=30)
                 judge(c, "./lab grade somewhere", rc, out, err, 2)
+            elif name == "read":
+                _check_read(c, kit_dir, env, lab1, judge, lab_cmd)
+            elif name == "quiz":
+                p = subprocess.run([os.path.join(kit_dir, "lab"), "quiz", "1"], cwd=kit_dir,
+                                   env=env, input="a\nb\nc\n" * 10, capture_output=True,
+                                   text=True, errors="replace", timeout=60)
+                judge(c, "./lab quiz 1", p.returncode, p.stdout, p.stderr, 0,
+                      ["Lab 1 quiz", "done:"])
+                rc, out, err = lab_cmd(["quiz", "99"], timeout=30)
+                judge(c, "./lab quiz 99", rc, out, err, 2, ["there is no lab '99'"])
             elif name == "watch":
                 rc, out, err = lab_cmd(["watch", "99"], timeout=30)
                 judge(c, "./lab watch 99", rc, out, err, 2, ["there is no lab '99'"])
@@ -359,6 +369,46 @@ def _unplant_answer(kit_dir):
         os.replace(build + ".before-planting", build)
     if os.path.exists(os.path.join(kit_dir, _PLANTED)):
         os.remove(os.path.join(kit_dir, _PLANTED))
+
+
+def _check_read(c, kit_dir, env, lab, judge, lab_cmd):
+    """./lab read: --build-only writes out/site/ with every lab's page and the
+    learner's last run (lab 1 passes: ./lab status ran before); without it the
+    site is served on 127.0.0.1 at the port it prints, until Ctrl-C."""
+    rc, out, err = lab_cmd(["read", "--build-only"], timeout=120)
+    judge(c, "./lab read --build-only", rc, out, err, 0, ["built"])
+    page = read_text(os.path.join(kit_dir, "out", "site", "en", lab.dir + ".html")) or ""
+    if "Your last run: passing" not in page:
+        c.fail("./lab read: lab %d's page does not show the last run (passing): %s"
+               % (lab.number, re.sub(r"\s+", " ", page)[:200]))
+    log_path = os.path.join(os.path.dirname(kit_dir), "read.log")
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([os.path.join(kit_dir, "lab"), "read"], cwd=kit_dir, env=env,
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        port, deadline = None, time.time() + 60
+        while port is None and time.time() < deadline and proc.poll() is None:
+            m = re.search(r"http://127\.0\.0\.1:(\d+)/", read_text(log_path) or "")
+            port = int(m.group(1)) if m else None
+            time.sleep(0.3)
+        if port is None:
+            c.fail("./lab read printed no address: " + (read_text(log_path) or "")[-300:])
+            return
+        import urllib.request
+        with urllib.request.urlopen("http://127.0.0.1:%d/en/%s.html" % (port, lab.dir),
+                                    timeout=10) as r:
+            if r.status != 200 or b"quiz-data" not in r.read():
+                c.fail("./lab read: lab %d's page is not served with its quiz" % lab.number)
+        os.killpg(proc.pid, signal.SIGINT)
+        if proc.wait(timeout=20) != 0:
+            c.fail("./lab read: exit %s after Ctrl-C" % proc.returncode)
+    except Exception as e:
+        c.fail("./lab read: %s: %s" % (type(e).__name__, e))
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
 
 
 def _check_watch(c, kit_dir, env, lab, judge):

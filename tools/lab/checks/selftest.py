@@ -12,9 +12,10 @@ import sys
 import time
 import traceback
 
-from checks import consistency, hostile, kit_check, mutants, newlab_check, tolerances
+from checks import browser, consistency, hostile, kit_check, mutants, newlab_check, tolerances
 from grader import grade, instructor
 from labs import ROOT, load_labs
+from learner import quiz
 from reports import report
 
 
@@ -210,6 +211,28 @@ def check_reports(state):
     return [c]
 
 
+def check_quizzes(state):
+    c = Check("every lab has a quiz (labs/NN_name/quiz.json): 5 to 8 questions before, while "
+              "and after, exactly one right answer each, an explanation for every option")
+    for problem in quiz.problems(state["labs"]):
+        c.fail(problem)
+    return [c]
+
+
+def check_reader(state):
+    """./lab read's site in headless Chromium (tools/lab/checks/browser.py)."""
+    c = Check("the course reader in headless Chromium: lab 2 in Spanish then Portuguese, a "
+              "search for RoPE, a quiz answered wrongly then rightly and kept over a reload, "
+              "the head viewer; no console error, no request beyond 127.0.0.1")
+    t0 = time.time()
+    try:
+        browser.run(c)
+    except browser.Unavailable as e:
+        c.fail("%s (tools/setup.sh --dev)" % e)
+    c.name += " (%.0f s)" % (time.time() - t0)
+    return [c]
+
+
 def check_kit(state):
     return kit_check.selftest_checks(state["labs"], Check)
 
@@ -219,7 +242,8 @@ def check_new_lab(state):
 
 
 CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_bazel, check_solutions,
-          check_stubs, check_cumulative, check_mutants, check_hostile, check_reports, check_kit, check_new_lab]
+          check_stubs, check_cumulative, check_mutants, check_hostile, check_reports, check_quizzes,
+          check_reader, check_kit, check_new_lab]
 
 
 def main(args):

@@ -3,7 +3,7 @@
 What goes in (an allow-list): the Bazel workspace files, ./lab and
 tools/setup.sh, the learner's tools (tools/lab/main.py and every module its
 learner path imports: kit_tools()), tools/plot/ (draw_chart.py: the
-programs' charts), common/,
+programs' charts), tools/reader/ (./lab read's script and style), common/,
 labs/ (headers, BUILD files, public tests and their goldens, hints, and each
 learner file as its stub), docs/ (the lessons, the tolerance policy, the
 NumPy bridge, images), third_party/, and a learner README.md.
@@ -36,7 +36,8 @@ from course.kit_references import reference_problems
 from labs import ROOT, load_labs
 
 _TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", ".gitignore", "lab"]
-_DIRS = ["common", "labs", "docs", "third_party", "tools/lab", "tools/plot", ".devcontainer"]
+_DIRS = ["common", "labs", "docs", "third_party", "tools/lab", "tools/plot", "tools/reader",
+         ".devcontainer"]
 _SKIP_FILES = {"docs/INSTRUCTORS.md", "docs/SCALING.md", "docs/PERFORMANCE.md",
                "docs/AUTHORING.md"}
 _SKIP_DIRS = {"__pycache__"}
@@ -81,6 +82,9 @@ from this folder:
     ./lab watch 1           # re-run them every time you save the file (Ctrl-C stops)
     ./lab hint 1            # a hint, when stuck (gentle first)
     ./lab grade             # a provisional scoreboard from the public tests
+    ./lab read              # the course in your browser: lessons, search, quizzes,
+                            # your status, your pictures and your heads
+    ./lab quiz 1            # lab 1's quiz in the terminal
 
 The first build takes a few minutes; later ones seconds. A failure that says
 "lab N: X is not implemented yet" means the stub is still there: that is

@@ -1,8 +1,10 @@
-"""What a learner runs from the kit: ./lab status, watch, hint, and grade.
+"""What a learner runs from the kit: ./lab status, watch, hint, read, quiz and grade.
 
     ./lab status            each lab: not started / failing (and why) / passing, and the next one
     ./lab watch [N]         re-run lab N's public tests every time you save its file
     ./lab hint N            the next hint for lab N (--all: every hint; --reset: start over)
+    ./lab read              the course in the browser (out/site/, served on 127.0.0.1)
+    ./lab quiz N            lab N's quiz in the terminal
     ./lab grade             in the learner's kit: a provisional scoreboard from the public tests
 
 status, watch and grade run the public tests, `bazel test //labs/NN_name/...`,
@@ -17,7 +19,10 @@ common/lab.bzl), one line.
 The modules, one concern each:
     cli.py                the command line (the kit's ./lab; main.py adds the instructors')
     status.py, watch.py, hint.py, provisional.py    one command each
-    public_tests.py       one `bazel test` over some labs, and where each lab stands
+    reader.py             ./lab read: the site (python3-markdown, python3-pygments), its server
+    quiz.py               the quizzes (labs/NN_name/quiz.json): their check, ./lab quiz N
+    public_tests.py       one `bazel test` over some labs, where each lab stands, and
+                          its record for the reader (.cache/last_run.json)
     results.py            Bazel's summary, GoogleTest's XML and logs, a lab's score
     compiler_warnings.py  the warnings cache (.cache/warnings.json)
     bazel.py              Bazel's server: started by a command, shut down by it

@@ -1,6 +1,6 @@
 """./lab's command line for the learner's commands, defined once.
 
-add_commands() adds status, watch and hint to a parser: main() here is ./lab
+add_commands() adds status, watch, hint, read and quiz to a parser: main() here is ./lab
 in the learner's kit (those three, grade as the provisional scoreboard, and
 help); tools/lab/main.py is ./lab in the instructors' repository and adds the
 instructors' and authors' commands around the same three.
@@ -14,6 +14,8 @@ from labs import ROOT, load_labs
 from learner.console import OK, USAGE, WIDTH, err
 from learner.hint import cmd_hint
 from learner.provisional import cmd_provisional_grade
+from learner.quiz import cmd_quiz
+from learner.reader import cmd_read
 from learner.status import cmd_status
 from learner.watch import cmd_watch
 
@@ -24,6 +26,9 @@ COMMANDS = [
      "first lab not passing); Ctrl-C stops"),
     ("hint", "N", "the next hint for lab N, gentle first (--all: every hint; --reset: start "
      "over)"),
+    ("read", "", "the course in your browser: lessons, search, quizzes, your status, "
+     "pictures and heads (serves out/site/ on 127.0.0.1; --port N, --build-only)"),
+    ("quiz", "N", "lab N's quiz in the terminal (the reader's quiz, answer by letter)"),
     ("grade", "", "a provisional scoreboard from the public tests (your instructor's hidden "
      "tests decide the grade)"),
     ("help", "", "this help"),
@@ -38,7 +43,7 @@ def is_kit(root=ROOT):
 
 
 def add_commands(sub, labs):
-    """Adds the learner's commands (status, watch, hint) to the subparsers `sub`."""
+    """Adds the learner's commands (status, watch, hint, read, quiz) to the subparsers `sub`."""
     numbers = "the lab number (%d-%d)" % (labs[0].number, labs[-1].number)
     sub.add_parser("status", help=_WHAT["status"]).set_defaults(func=cmd_status)
     w = sub.add_parser("watch", help=_WHAT["watch"])
@@ -50,6 +55,17 @@ def add_commands(sub, labs):
     h.add_argument("--all", action="store_true", help="show every hint for the lab")
     h.add_argument("--reset", action="store_true", help="start the lab's hints over")
     h.set_defaults(func=cmd_hint)
+    r = sub.add_parser("read", help=_WHAT["read"])
+    r.add_argument("--port", type=int, default=None, metavar="N",
+                   help="serve on 127.0.0.1:N (default: a free port, printed)")
+    r.add_argument("--build-only", action="store_true",
+                   help="only build out/site/ (open out/site/index.html yourself)")
+    r.set_defaults(func=cmd_read)
+    q = sub.add_parser("quiz", help=_WHAT["quiz"])
+    q.add_argument("lab", nargs="?", help=numbers)
+    q.add_argument("--lang", metavar="LANG", help="the quiz in LANG (es, pt-BR) where a "
+                   "quiz catalogue translates it (tools/lab/learner/quiz.py)")
+    q.set_defaults(func=cmd_quiz)
 
 
 def help_text(labs):

@@ -1,6 +1,6 @@
 """The files the learner's tools read and keep: a lab's learner file (the stub
 or started), its BUILD file, and the JSON state in .cache/ (hints seen,
-compiler warnings)."""
+compiler warnings, each lab's last result)."""
 import json
 import os
 import re
@@ -10,6 +10,8 @@ from labs import ROOT, sha256
 CACHE = os.path.join(ROOT, ".cache")
 HINTS_STATE = os.path.join(CACHE, "hints.json")
 WARNINGS_STATE = os.path.join(CACHE, "warnings.json")
+# Each lab's state at the learner's last status / watch / grade (./lab read shows it).
+LAST_RUN_STATE = os.path.join(CACHE, "last_run.json")
 # What every stub throws, and every test of a stub says.
 NOT_IMPLEMENTED = "is not implemented yet"
 

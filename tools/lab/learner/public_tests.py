@@ -3,6 +3,7 @@ stands: its LabResult with the compiler's warnings and the calls outside its
 call surface, and "not started" / "failing" / "passing"."""
 import os
 import subprocess
+import time
 
 from labs import ROOT, load_labs, objects_path
 from learner import compiler_warnings, files, results
@@ -81,6 +82,23 @@ def surface_warnings(lab, labs, bin_dir, root=ROOT):
     return out
 
 
+def remember(states, path=None):
+    """Keeps each lab's state, score and first failure in .cache/last_run.json
+    (with the time), for the course reader (./lab read): labs run now replace
+    their earlier entry, the others keep theirs."""
+    path = path or files.LAST_RUN_STATE
+    data = files.load_json(path)
+    labs = data.get("labs") if isinstance(data.get("labs"), dict) else {}
+    now = time.time()
+    for lab, state, r in states:
+        entry = {"state": state, "time": now}
+        if r is not None:
+            entry.update(passed=r.passed, total=r.total, detail=r.detail,
+                         notes=r.notes[:2], warnings=r.warnings[:1])
+        labs[str(lab.number)] = entry
+    files.save_json(path, {"labs": labs})
+
+
 def lab_states(labs, bazel):
     """[(lab, state, LabResult or None)], state "not started", "failing" or "passing"."""
     started = [lab for lab in labs if files.is_started(lab)]
@@ -92,6 +110,7 @@ def lab_states(labs, bazel):
         else:
             r = by_lab[lab.number]
             states.append((lab, "passing" if r.all_pass else "failing", r))
+    remember(states)
     return states
 
 

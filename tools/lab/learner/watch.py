@@ -13,7 +13,7 @@ import time
 from labs import ROOT, load_labs
 from learner.bazel import Bazel
 from learner.console import FAILED, OK, USAGE, WIDTH, err, lab_arg
-from learner.public_tests import lab_states, next_lab, run_public_tests
+from learner.public_tests import lab_states, next_lab, remember, run_public_tests
 from learner.results import count_text
 
 _NOISE = re.compile(r"^(Loading:|Analyzing:|\[[\d,]+ / [\d,]+\] |Starting local Bazel server|"
@@ -58,7 +58,9 @@ def _watch_report(lab, result, rc, out, max_lines=60):
 def _run_tests_once(lab, bz):
     print("\n[%s] bazel test %s ..." % (time.strftime("%H:%M:%S"), lab.public_tests), flush=True)
     results, rc, out = run_public_tests([lab], bz, test_output="errors")
-    _watch_report(lab, results[lab.number], rc, out)
+    r = results[lab.number]
+    remember([(lab, "passing" if r.all_pass else "failing", r)])
+    _watch_report(lab, r, rc, out)
     return rc
 
 

@@ -115,8 +115,8 @@ def test_status_lines_say_what_fails_and_what_a_lab_builds_on(monkeypatch):
 
 def test_the_kit_help_lists_exactly_the_learner_commands():
     text = cli.help_text(load_labs())
-    assert re.findall(r"^\s+\./lab (\w+)", text, re.M) == ["status", "watch", "hint", "grade",
-                                                           "help"]
+    assert re.findall(r"^\s+\./lab (\w+)", text, re.M) == ["status", "watch", "hint", "read",
+                                                           "quiz", "grade", "help"]
 
 
 def test_a_bad_lab_number_is_a_usage_error(capsys):

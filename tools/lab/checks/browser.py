@@ -1,0 +1,259 @@
+"""./lab test's browser check of the course reader (./lab read): the site is
+built into a temporary directory, served on 127.0.0.1, and used in headless
+Chromium (Debian's chromium and chromium-driver, driven by python3-selenium)
+as a learner would: lab 2's page in Spanish, the switch to Portuguese, a
+search for "RoPE" and its first hit, a quiz question answered wrongly then
+rightly with both explanations shown, a reload that keeps the progress, and
+the head viewer on a small committed data file (tools/reader/testdata/) with
+a token hovered. Chromium's own log must hold no console error, and its
+performance log (the DevTools protocol's Network events) no request to any
+host but 127.0.0.1. screenshots() takes the pictures of a closing note.
+"""
+import json
+import os
+import shutil
+import tempfile
+import time
+import urllib.parse
+
+from labs import ROOT
+from learner import reader
+
+FIXTURES = os.path.join(ROOT, "tools", "reader", "testdata")
+CHROMEDRIVER = "/usr/bin/chromedriver"
+# As root Chromium needs --no-sandbox; the rest keep it off Google's servers
+# (unreachable on a closed network, where its attempts would only fail).
+FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run",
+         "--disable-default-apps", "--disable-extensions", "--disable-dev-shm-usage",
+         "--metrics-recording-only", "--disable-domain-reliability", "--no-pings",
+         "--window-size=1280,1000"]
+
+
+class Unavailable(RuntimeError):
+    pass
+
+
+def start_browser(profile):
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        raise Unavailable("python3-selenium is not installed (tools/setup.sh installs it)")
+    if not os.path.exists(CHROMEDRIVER):
+        raise Unavailable("%s is missing (Debian's chromium-driver; tools/setup.sh installs it)"
+                          % CHROMEDRIVER)
+    options = webdriver.ChromeOptions()
+    for f in FLAGS + ["--user-data-dir=" + profile]:
+        options.add_argument(f)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+def build_test_site(site):
+    """The site with the fixtures: lab 2 in es and pt-BR where docs/ has no
+    translation of it yet, and the small head-viewer file."""
+    translations = {}
+    for lang in ("es", "pt-BR"):
+        if reader.translation_of(_lab2(), lang) is None:
+            translations[lang] = os.path.join(FIXTURES, "i18n", lang)
+    reader.build(site, translations=translations,
+                 extra_views=[os.path.join(FIXTURES, "view_small.json")])
+
+
+def _lab2():
+    from labs import load_labs
+    return [l for l in load_labs() if l.number == 2][0]
+
+
+def foreign_requests(perf_log, port):
+    """The URLs of requests to anything but this server (127.0.0.1:port)."""
+    bad = []
+    for entry in perf_log:
+        try:
+            msg = json.loads(entry["message"])["message"]
+        except (KeyError, ValueError, TypeError):
+            continue
+        if msg.get("method") != "Network.requestWillBeSent":
+            continue
+        url = msg.get("params", {}).get("request", {}).get("url", "")
+        u = urllib.parse.urlsplit(url)
+        if u.scheme in ("data", "about", "blob", "chrome", "devtools"):
+            continue
+        if u.hostname != "127.0.0.1" or u.port != port:
+            bad.append(url)
+    return bad
+
+
+def run(check):
+    """Runs the whole scenario; each failure goes to check.fail()."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    tmp = tempfile.mkdtemp(prefix="mha-reader-")
+    server = driver = None
+    try:
+        site = os.path.join(tmp, "site")
+        build_test_site(site)
+        server = reader.serve(site)
+        port = server.server_address[1]
+        base = "http://127.0.0.1:%d/" % port
+        driver = start_browser(os.path.join(tmp, "profile"))
+        driver.set_page_load_timeout(20)
+        wait = WebDriverWait(driver, 10)
+
+        def click(e):   # in the middle of the window, not under the sticky header
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", e)
+            e.click()
+
+        def step(what, ok):
+            if not ok:
+                check.fail(what)
+            return ok
+
+        # Lab 2 in Spanish, then Portuguese by the switch.
+        driver.get(base + "es/02_batched_attention.html")
+        step("lab 2's Spanish page is not in Spanish (html lang %r)"
+             % driver.find_element(By.TAG_NAME, "html").get_attribute("lang"),
+             driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "es")
+        driver.find_element(By.CSS_SELECTOR, '.langs a[data-lang="pt-BR"]').click()
+        wait.until(EC.url_contains("/pt-BR/"))
+        step("the language switch did not open the Portuguese page: " + driver.current_url,
+             driver.current_url.endswith("/pt-BR/02_batched_attention.html") and
+             "atenção" in driver.find_element(By.TAG_NAME, "main").text)
+
+        # Search "RoPE" and follow the first hit.
+        box = driver.find_element(By.ID, "search")
+        box.send_keys("RoPE")
+        hit = wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#hits a.hit")))
+        target = hit.get_attribute("href")
+        hit.click()
+        wait.until(lambda d: d.current_url == target)
+        step("the first hit for RoPE (%s) is not a lesson that says RoPE" % target,
+             "RoPE" in driver.find_element(By.TAG_NAME, "main").text)
+
+        # The quiz: a wrong answer, then the right one; both explanations stay.
+        driver.get(base + "en/02_batched_attention.html")
+        q = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#quiz .question")))
+        data = json.loads(driver.find_element(By.ID, "quiz-data").get_attribute("textContent"))
+        first = data["questions"][0]
+        wrong = next(k for k, o in enumerate(first["options"]) if not o["correct"])
+        right = next(k for k, o in enumerate(first["options"]) if o["correct"])
+        buttons = q.find_elements(By.CSS_SELECTOR, "button.option")
+        whys = q.find_elements(By.CSS_SELECTOR, "p.why")
+        click(buttons[wrong])
+        step("a wrong answer does not show its explanation",
+             whys[wrong].is_displayed() and first["options"][wrong]["why"] in whys[wrong].text
+             and "wrong" in buttons[wrong].get_attribute("class"))
+        click(buttons[right])
+        step("the right answer does not show its explanation next to the wrong one's",
+             whys[right].is_displayed() and whys[wrong].is_displayed() and
+             "right" in buttons[right].get_attribute("class"))
+        progress = driver.find_element(By.CSS_SELECTOR, "#quiz .progress").text
+        step("the quiz's progress does not count the answer: %r" % progress,
+             progress.startswith("1 of "))
+        driver.refresh()
+        q = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#quiz .question")))
+        buttons = q.find_elements(By.CSS_SELECTOR, "button.option")
+        whys = q.find_elements(By.CSS_SELECTOR, "p.why")
+        step("after a reload the answers are gone (localStorage)",
+             "wrong" in buttons[wrong].get_attribute("class") and
+             "right" in buttons[right].get_attribute("class") and whys[right].is_displayed())
+        step("after a reload the progress is gone",
+             driver.find_element(By.CSS_SELECTOR, "#quiz .progress").text == progress)
+
+        # The head viewer on the fixture: hover a token.
+        driver.get(base + "heads/index.html#view-small-json")
+        tok = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, ".tok[data-i='1']")))
+        ActionChains(driver).move_to_element(tok).perform()
+        said = driver.find_element(By.ID, "attends").text
+        step("hovering a token does not say where it attends: %r" % said,
+             "attends most to key 0" in said)
+        step("the head viewer does not show the fixture's role and loss change",
+             "previous-token" in driver.find_element(By.TAG_NAME, "main").text and
+             "+0.500 nats" in driver.find_element(By.TAG_NAME, "main").text)
+
+        errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+        step("console errors: %s" % "; ".join(e.get("message", "")[:200] for e in errors[:3]),
+             not errors)
+        foreign = foreign_requests(driver.get_log("performance"), port)
+        step("requests to hosts other than 127.0.0.1:%d: %s" % (port, ", ".join(foreign[:5])),
+             not foreign)
+    finally:
+        if driver is not None:
+            driver.quit()
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def screenshots(dest, site=None):
+    """Pictures of the reader for a closing note: lab 2's lesson in the three
+    languages, lab 2's quiz answered, and the head viewer on the learner's
+    runs (out/heads, out/grow_induction_heads, ...). Returns the paths."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    os.makedirs(dest, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="mha-reader-")
+    site = site or os.path.join(tmp, "site")
+    build_test_site(site)
+    server = reader.serve(site)
+    base = "http://127.0.0.1:%d/" % server.server_address[1]
+    driver = start_browser(os.path.join(tmp, "profile"))
+    out = []
+
+    def shot(name):
+        path = os.path.join(dest, name)
+        driver.save_screenshot(path)
+        out.append(path)
+
+    try:
+        for lang in ("en", "es", "pt-BR"):
+            driver.get(base + "%s/02_batched_attention.html" % lang)
+            shot("lesson_%s.png" % lang)
+        driver.get(base + "en/07_head_analysis.html")
+        driver.execute_script("document.querySelector('.hl').scrollIntoView()")
+        shot("lesson_code.png")
+        driver.get(base + "en/02_batched_attention.html")
+        q = driver.find_elements(By.CSS_SELECTOR, "#quiz .question")
+        data = json.loads(driver.find_element(By.ID, "quiz-data").get_attribute("textContent"))
+        for i in range(2):
+            opts = data["questions"][i]["options"]
+            buttons = q[i].find_elements(By.CSS_SELECTOR, "button.option")
+            wrong = next(k for k, o in enumerate(opts) if not o["correct"])
+            for k in (wrong, next(k for k, o in enumerate(opts) if o["correct"])):
+                driver.execute_script("arguments[0].scrollIntoView({block: 'center'})",
+                                      buttons[k])
+                buttons[k].click()
+        driver.execute_script("document.getElementById('quiz').scrollIntoView()")
+        shot("quiz_answered.png")
+        driver.get(base + "heads/index.html")
+        views = json.loads(driver.find_element(By.ID, "views-data").get_attribute("textContent"))
+        for v in views:
+            driver.get(base + "heads/index.html?run=%s#%s" % (v["id"], v["id"]))
+            toks = driver.find_elements(By.CSS_SELECTOR, ".tok")
+            if toks:
+                ActionChains(driver).move_to_element(toks[len(toks) * 2 // 3]).perform()
+            if v["data"].get("layers") and len(v["data"]["layers"]) > 1:
+                from selenium.webdriver.support.ui import Select
+                Select(driver.find_element(By.ID, "pick-layer")).select_by_index(1)
+                toks = driver.find_elements(By.CSS_SELECTOR, ".tok")
+                ActionChains(driver).move_to_element(toks[len(toks) * 2 // 3]).perform()
+            driver.set_window_size(1280, 1600 if v["data"].get("composition") else 1000)
+            shot("heads_%s.png" % v["id"])
+            driver.set_window_size(1280, 1000)
+    finally:
+        driver.quit()
+        server.shutdown()
+        server.server_close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+if __name__ == "__main__":
+    import sys
+    for p in screenshots(sys.argv[1]):
+        print(p)

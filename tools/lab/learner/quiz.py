@@ -1,0 +1,206 @@
+"""A quiz per lab: labs/NN_name/quiz.json, read by the course reader (./lab read)
+and by ./lab quiz N in the terminal; checked by ./lab test (problems()).
+
+The file:
+
+    {"questions": [
+      {"id": "scale", "stage": "before",
+       "question": "Why divide the scores by sqrt(d_head)?",
+       "options": [
+         {"text": "...", "correct": true,  "why": "..."},
+         {"text": "...", "correct": false, "why": "..."}]}]}
+
+stage is "before" (asked before reading), "check" (while working) or "after"
+(once the lab passes). Every option says why it is right or wrong; exactly one
+is right. Ids are stable names, so progress kept in a browser survives edits
+to the wording.
+
+Translation: every string is a message of the gettext domain "quiz", its
+English text the msgid (Python's gettext, standard library). A catalogue
+quiz.mo in docs' locale folder (locale/LANG/LC_MESSAGES), when it exists,
+translates the quiz
+for ./lab read's page in LANG and for ./lab quiz N --lang LANG; without one,
+the English text is shown.
+"""
+import gettext
+import json
+import os
+import random
+
+from labs import ROOT, load_labs
+from learner.console import FAILED, OK, USAGE, err, lab_arg
+
+STAGES = ("before", "check", "after")
+STAGE_NAMES = {"before": "before you start", "check": "check your understanding",
+               "after": "after the lab"}
+MIN_QUESTIONS, MAX_QUESTIONS = 5, 8
+LOCALE_DIR = os.path.join("docs", "locale")
+
+
+def quiz_path(lab, root=ROOT):
+    return os.path.join(root, "labs", lab.dir, "quiz.json")
+
+
+def problems_of(data, where):
+    """["where: what is wrong"] for one quiz's parsed JSON (empty when it is right)."""
+    out = []
+    if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
+        return ["%s: expected an object with a list \"questions\"" % where]
+    qs = data["questions"]
+    if not MIN_QUESTIONS <= len(qs) <= MAX_QUESTIONS:
+        out.append("%s: %d questions, expected %d to %d" % (where, len(qs), MIN_QUESTIONS,
+                                                           MAX_QUESTIONS))
+    ids = set()
+    for i, q in enumerate(qs):
+        at = "%s: question %d" % (where, i + 1)
+        if not isinstance(q, dict):
+            out.append(at + ": expected an object")
+            continue
+        qid = q.get("id")
+        if not isinstance(qid, str) or not qid.strip():
+            out.append(at + ": no \"id\" (a short stable name)")
+        elif qid in ids:
+            out.append(at + ": id %r is used twice" % qid)
+        ids.add(qid)
+        if q.get("stage") not in STAGES:
+            out.append(at + ": stage %r, expected one of %s" % (q.get("stage"), ", ".join(STAGES)))
+        if not isinstance(q.get("question"), str) or not q["question"].strip():
+            out.append(at + ": no question text")
+        opts = q.get("options")
+        if not isinstance(opts, list) or not 2 <= len(opts) <= 5:
+            out.append(at + ": expected 2 to 5 options")
+            continue
+        right = 0
+        for j, o in enumerate(opts):
+            oat = "%s, option %d" % (at, j + 1)
+            if not isinstance(o, dict):
+                out.append(oat + ": expected an object")
+                continue
+            if not isinstance(o.get("text"), str) or not o["text"].strip():
+                out.append(oat + ": no text")
+            if not isinstance(o.get("why"), str) or not o["why"].strip():
+                out.append(oat + ": no explanation (\"why\")")
+            if not isinstance(o.get("correct"), bool):
+                out.append(oat + ": \"correct\" must be true or false")
+            right += o.get("correct") is True
+        if right != 1:
+            out.append(at + ": %d correct options, expected exactly one" % right)
+    present = {q.get("stage") for q in qs if isinstance(q, dict)}
+    for stage in STAGES:
+        if stage not in present:
+            out.append("%s: no question of stage %r" % (where, stage))
+    return out
+
+
+def load(lab, root=ROOT):
+    """The lab's quiz (parsed), or None when it has none or it does not parse."""
+    try:
+        with open(quiz_path(lab, root)) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def problems(labs=None, root=ROOT):
+    """Every problem of every lab's quiz.json (./lab test's check)."""
+    out = []
+    for lab in labs or load_labs(root):
+        path = quiz_path(lab, root)
+        rel = os.path.relpath(path, root)
+        try:
+            with open(path) as f:
+                data = json.load(f)
+        except OSError:
+            out.append("%s: missing" % rel)
+            continue
+        except ValueError as e:
+            out.append("%s: not JSON (%s)" % (rel, e))
+            continue
+        out += problems_of(data, rel)
+    return out
+
+
+def translator(lang, root=ROOT):
+    """A function text -> text in `lang` (the quiz catalogue), or the identity."""
+    if not lang or lang == "en":
+        return lambda s: s
+    t = gettext.translation("quiz", os.path.join(root, LOCALE_DIR), languages=[lang],
+                            fallback=True)
+    return t.gettext
+
+
+def translated(data, lang, root=ROOT):
+    """The quiz with every string looked up in `lang`'s catalogue."""
+    tr = translator(lang, root)
+    return {"questions": [
+        dict(q, question=tr(q["question"]),
+             options=[dict(o, text=tr(o["text"]), why=tr(o["why"])) for o in q["options"]])
+        for q in data["questions"]]}
+
+
+def _ask(prompt, n, read, write):
+    while True:
+        try:
+            answer = read(prompt).strip().lower()
+        except EOFError:
+            return None
+        if answer in ("q", "quit"):
+            return None
+        if len(answer) == 1 and "a" <= answer < chr(ord("a") + n):
+            return ord(answer) - ord("a")
+        write("  answer with a letter from a to %s (q stops)" % chr(ord("a") + n - 1))
+
+
+def run_quiz(lab, data, read=input, write=print):
+    """Asks the questions; a wrong answer is explained and asked again until
+    right. Returns (right at the first try, questions answered)."""
+    first_try = answered = 0
+    qs = data["questions"]
+    write("Lab %d quiz: %s (%d questions; answer with a letter, q stops)"
+          % (lab.number, lab.title, len(qs)))
+    for i, q in enumerate(qs):
+        write("")
+        write("%d/%d (%s) %s" % (i + 1, len(qs), STAGE_NAMES[q["stage"]], q["question"]))
+        for j, o in enumerate(q["options"]):
+            write("  %s) %s" % (chr(ord("a") + j), o["text"]))
+        tries = 0
+        while True:
+            k = _ask("your answer: ", len(q["options"]), read, write)
+            if k is None:
+                write("")
+                write("stopped: %d of %d answered, %d right at the first try"
+                      % (answered, len(qs), first_try))
+                return first_try, answered
+            tries += 1
+            o = q["options"][k]
+            write(("  right. " if o["correct"] else "  not quite. ") + o["why"])
+            if o["correct"]:
+                break
+        answered += 1
+        first_try += tries == 1
+    write("")
+    write("done: %d of %d right at the first try" % (first_try, len(qs)))
+    return first_try, answered
+
+
+def cmd_quiz(args):
+    labs = load_labs()
+    if args.lab is None:
+        err("lab quiz: which lab? ./lab quiz N (the labs are %d to %d)"
+            % (labs[0].number, labs[-1].number))
+        return USAGE
+    lab = lab_arg(labs, args.lab)
+    if lab is None:
+        return USAGE
+    data = load(lab)
+    if data is None or problems_of(data, "quiz"):
+        err("lab quiz: %s is missing or malformed" % os.path.relpath(quiz_path(lab), ROOT))
+        return FAILED
+    data = translated(data, getattr(args, "lang", None))
+    if getattr(args, "shuffle", False):
+        random.shuffle(data["questions"])
+    try:
+        run_quiz(lab, data)
+    except KeyboardInterrupt:
+        print()
+    return OK

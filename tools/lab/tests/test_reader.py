@@ -1,0 +1,259 @@
+"""Unit tests of the course reader (tools/lab/learner/reader.py), the quizzes
+(tools/lab/learner/quiz.py) and the last-run record the reader shows
+(public_tests.remember). The browser test is tools/lab/checks/browser.py.
+
+Run: /usr/bin/python3 -m pytest tools/lab/tests/test_reader.py
+"""
+import copy
+import json
+import os
+import re
+import time
+
+import pytest
+
+from labs import Lab, ROOT, load_labs
+from learner import files, public_tests, quiz, reader
+from learner.results import LabResult
+
+FIXTURES = os.path.join(ROOT, "tools", "reader", "testdata")
+
+
+def _question(qid="q1", stage="before", right=0, n=3):
+    return {"id": qid, "stage": stage, "question": "Which?",
+            "options": [{"text": "option %d" % k, "correct": k == right, "why": "because %d" % k}
+                        for k in range(n)]}
+
+
+def _quiz():
+    return {"questions": [_question("a", "before"), _question("b", "check"),
+                          _question("c", "check"), _question("d", "after"),
+                          _question("e", "after", right=2)]}
+
+
+# --------------------------------------------------------------------------- quiz data
+
+def test_every_committed_quiz_is_well_formed():
+    assert quiz.problems(load_labs()) == []
+
+
+def test_a_well_formed_quiz_has_no_problems():
+    assert quiz.problems_of(_quiz(), "q.json") == []
+
+
+@pytest.mark.parametrize("break_it, says", [
+    (lambda q: q["questions"][0]["options"][1].update(correct=True), "2 correct options"),
+    (lambda q: q["questions"][0]["options"][0].update(correct=False), "0 correct options"),
+    (lambda q: q["questions"][1]["options"][2].pop("why"), "no explanation"),
+    (lambda q: q["questions"][1]["options"][2].update(why="  "), "no explanation"),
+    (lambda q: q["questions"].pop(), "4 questions, expected 5 to 8"),
+    (lambda q: q["questions"].extend([_question("x%d" % i) for i in range(4)]),
+     "9 questions, expected 5 to 8"),
+    (lambda q: q["questions"][2].update(id="a"), "id 'a' is used twice"),
+    (lambda q: q["questions"][2].update(stage="during"), "stage 'during'"),
+    (lambda q: q["questions"][3].update(stage="check", id="d") or
+     q["questions"][4].update(stage="check"), "no question of stage 'after'"),
+    (lambda q: q["questions"][0].update(options=[q["questions"][0]["options"][0]]),
+     "expected 2 to 5 options"),
+    (lambda q: q["questions"][0]["options"][1].update(correct="no"), "must be true or false"),
+])
+def test_a_malformed_quiz_is_named_with_what_is_wrong(break_it, says):
+    q = _quiz()
+    break_it(q)
+    problems = quiz.problems_of(q, "labs/x/quiz.json")
+    assert any(says in p for p in problems), problems
+    assert all(p.startswith("labs/x/quiz.json") for p in problems)
+
+
+def test_a_missing_or_unparsable_quiz_is_a_problem(workdir):
+    lab = Lab({"number": 1, "dir": "01_x", "target": "x", "title": "X"}, root=str(workdir))
+    (workdir / "labs" / "01_x").mkdir(parents=True)
+    assert quiz.problems([lab], root=str(workdir)) == ["labs/01_x/quiz.json: missing"]
+    (workdir / "labs" / "01_x" / "quiz.json").write_text("{not json")
+    assert "not JSON" in quiz.problems([lab], root=str(workdir))[0]
+
+
+def test_the_terminal_quiz_explains_a_wrong_answer_and_asks_again():
+    lab = load_labs()[0]
+    answers = iter(["b", "x", "a"] + ["a"] * 3 + ["c"])
+    out = []
+    first, answered = quiz.run_quiz(lab, _quiz(), read=lambda prompt: next(answers),
+                                    write=out.append)
+    text = "\n".join(out)
+    assert "not quite. because 1" in text and "right. because 0" in text
+    assert "answer with a letter from a to c" in text
+    assert (first, answered) == (4, 5)
+    assert "done: 4 of 5 right at the first try" in text
+
+
+def test_the_terminal_quiz_stops_on_q_or_end_of_input():
+    lab = load_labs()[0]
+    out = []
+    assert quiz.run_quiz(lab, _quiz(), read=lambda p: "q", write=out.append) == (0, 0)
+
+    def eof(prompt):
+        raise EOFError
+    assert quiz.run_quiz(lab, _quiz(), read=eof, write=out.append) == (0, 0)
+    assert "stopped: 0 of 5 answered" in out[-1]
+
+
+def test_without_a_catalogue_a_translated_quiz_is_the_english_one():
+    q = _quiz()
+    assert quiz.translated(q, "es") == q
+    assert quiz.translated(copy.deepcopy(q), None) == q
+
+
+# --------------------------------------------------------------------------- last run
+
+def test_remember_keeps_each_labs_last_state_and_merges_runs(workdir):
+    labs = load_labs()
+    path = str(workdir / "last_run.json")
+    r = LabResult(labs[1])
+    r.passed, r.total, r.first = 3, 9, "T.X: looks like no scale"
+    public_tests.remember([(labs[0], "not started", None), (labs[1], "failing", r)], path)
+    ok = LabResult(labs[1])
+    ok.passed = ok.total = 9
+    public_tests.remember([(labs[1], "passing", ok)], path)
+    data = files.load_json(path)["labs"]
+    assert data["1"]["state"] == "not started"
+    assert data["2"]["state"] == "passing" and data["2"]["passed"] == 9
+    assert time.time() - data["2"]["time"] < 60
+
+
+def test_status_of_says_what_to_run_next():
+    labs = load_labs()
+    runs = {"1": {"state": "passing", "time": 0},
+            "2": {"state": "failing", "time": 0, "passed": 3, "total": 9,
+                  "detail": "T.X: looks like scores scaled by 1/sqrt(d_model)"},
+            "3": {"state": "not started", "time": 0}}
+    state, lines, nxt = reader.status_of(labs[1], labs, runs)
+    assert state == "failing" and nxt == "./lab watch 2"
+    assert "3/9 public tests pass" in lines
+    assert any("looks like scores scaled by 1/sqrt(d_model)" in l for l in lines)
+    state, _, nxt = reader.status_of(labs[0], labs, runs)
+    assert state == "passing" and nxt.startswith("./lab watch 2")
+    state, _, nxt = reader.status_of(labs[2], labs, runs)
+    assert state == "not started" and labs[2].learner_file in nxt
+    assert reader.status_of(labs[3], labs, runs)[0] == "unknown"
+    assert reader.status_of(labs[3], labs, {"4": "garbage"})[0] == "unknown"
+
+
+# --------------------------------------------------------------------------- the site
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    d = str(tmp_path_factory.mktemp("site") / "site")
+    reader.build(d, translations={"es": os.path.join(FIXTURES, "i18n", "es"),
+                                  "pt-BR": os.path.join(FIXTURES, "i18n", "pt-BR")},
+                 extra_views=[os.path.join(FIXTURES, "view_small.json")])
+    return d
+
+
+def _read(site, rel):
+    with open(os.path.join(site, rel), encoding="utf-8") as f:
+        return f.read()
+
+
+def test_every_lesson_has_a_page_with_previous_and_next(site):
+    labs = load_labs()
+    for i, lab in enumerate(labs):
+        page = _read(site, "en/%s.html" % lab.dir)
+        assert ('rel="prev" href="%s.html"' % labs[i - 1].dir in page) == (i > 0)
+        assert ('rel="next"' in page) == (i + 1 < len(labs))
+        assert 'id="quiz-data"' in page
+
+
+def test_a_lesson_renders_tables_highlighted_code_and_images(site):
+    page = _read(site, "en/07_head_analysis.html")
+    assert "<table>" in page and '<div class="hl">' in page
+    assert '<img alt="The four heads of the default run" src="../images/show_heads_default.png"' \
+        in page or 'src="../images/show_heads_default.png"' in page
+    assert os.path.isfile(os.path.join(site, "images", "show_heads_default.png"))
+
+
+def test_links_between_lessons_work_and_repository_paths_are_plain_text(site):
+    page = _read(site, "en/02_batched_attention.html")
+    assert 'href="numpy/mha.py"' not in page
+    assert 'class="repo-path" title="in the repository: docs/numpy/mha.py"' in page
+    assert re.search(r'href="\d\d_\w+\.html', _read(site, "en/03_output_projection.html"))
+
+
+def test_the_language_switch_offers_only_existing_translations(site):
+    es = _read(site, "es/02_batched_attention.html")
+    assert '<html lang="es">' in es
+    assert 'data-lang="pt-BR" href="../pt-BR/02_batched_attention.html"' in es
+    en = _read(site, "en/03_output_projection.html")
+    assert 'class="missing"' in en and 'data-lang="es"' not in en
+    assert not os.path.exists(os.path.join(site, "es", "03_output_projection.html"))
+
+
+def test_a_translation_is_found_as_docs_lang_NN_or_NN_name(workdir):
+    lab = load_labs()[1]
+    assert reader.translation_of(lab, "en") == os.path.join(ROOT, lab.lesson_file)
+    (workdir / "docs" / "es").mkdir(parents=True)
+    (workdir / "docs" / "es" / "02.md").write_text("# hola\n")
+    assert reader.translation_of(lab, "es", root=str(workdir)).endswith("docs/es/02.md")
+    assert reader.translation_of(lab, "pt-BR", root=str(workdir)) is None
+
+
+def test_the_search_index_covers_every_lesson_and_its_sections(site):
+    text = _read(site, "assets/search_index.js")
+    index = json.loads(text[text.index("["):text.rindex("]") + 1])
+    assert {e["lab"] for e in index} == {lab.number for lab in load_labs()}
+    rope = [e for e in index if "RoPE" in e["text"] or "RoPE" in e["title"]]
+    assert any(e["lab"] == 11 for e in rope)
+    assert all(re.match(r"^(en|es|pt-BR)/\d\d_\w+\.html(#[\w-]+)?$", e["url"]) for e in index)
+
+
+def test_nothing_on_the_site_names_another_host(site):
+    for dirpath, _, names in os.walk(site):
+        for n in names:
+            if n.endswith((".html", ".js", ".css")):
+                text = _read(site, os.path.relpath(os.path.join(dirpath, n), site))
+                assert not re.search(r'(src|href)="(https?:)?//', text), n
+                assert "@import" not in text and "url(http" not in text, n
+
+
+def test_the_head_viewer_carries_the_views_that_exist(site):
+    page = _read(site, "heads/index.html")
+    data = json.loads(re.search(r'id="views-data">(.*?)</script>', page, re.S).group(1))
+    assert "view-small-json" in [v["id"] for v in data]
+    assert all(v["data"]["kind"] == "heads_view" for v in data)
+
+
+def test_the_learners_pictures_sit_beside_the_lessons(workdir):
+    lab = [l for l in load_labs() if l.number == 7][0]
+    assert reader.program_folders(lab) == ["heads"]
+    assert reader.program_folders([l for l in load_labs() if l.number == 10][0]) == \
+        ["heads_sweep", "ablate_heads"]
+
+
+def test_without_the_markdown_library_read_says_what_to_install(monkeypatch, capsys):
+    import builtins
+    real = builtins.__import__
+
+    def no_markdown(name, *args, **kwargs):
+        if name == "markdown":
+            raise ImportError("No module named 'markdown'")
+        return real(name, *args, **kwargs)
+    monkeypatch.setattr(builtins, "__import__", no_markdown)
+    monkeypatch.setattr(reader, "ROOT", "/nonexistent-root")
+    args = type("A", (), {"port": None, "build_only": True})()
+    assert reader.cmd_read(args) == 1
+    err = capsys.readouterr().err
+    assert "python3-markdown" in err and "tools/setup.sh" in err
+
+
+def test_a_port_out_of_range_is_a_usage_error(capsys):
+    args = type("A", (), {"port": 70000, "build_only": False})()
+    assert reader.cmd_read(args) == 2
+    assert "--port 70000 is not a port" in capsys.readouterr().err
+
+
+def test_command_fences_are_highlighted_as_shell_and_maths_stays_plain():
+    text = "```\nbazel test //labs/01_split_heads/...\n```\n\n```\nQ = x W_Q   (T, d)\n```\n"
+    tagged = reader.tag_fences(text)
+    assert tagged.startswith("```sh\nbazel test") and "```\nQ = x W_Q" in tagged
+    html, _ = reader.render(text, load_labs(), set())
+    assert 'bazel<span class="w"> </span>' in html      # lexed as shell, not as text
+    assert "Q = x W_Q   (T, d)" in html
