@@ -295,11 +295,12 @@ HeadScores score_heads(const AttentionOnlyTransformer& m, mha::Positions positio
 // The data of the course reader's head viewer (./lab read): every head's
 // weights on one sequence, its lab 7 score, the composition scores of the two
 // layers, and each layer-2 head's induction score at every evaluation.
-mha::Json heads_view(const AttentionOnlyTransformer& m, const Sequence& seq,
-                     const HeadScores& scores, const std::vector<int>& steps,
+mha::Json heads_view(const AttentionOnlyTransformer& m, mha::Positions positions,
+                     const Sequence& seq, const HeadScores& scores, const std::vector<int>& steps,
                      const std::vector<std::vector<double>>& induction_by_step,
                      const std::string& title) {
-  const std::vector<mha::Tensor3> w = m.attention_weights(seq.inputs);  // per layer (H, T, T)
+  // per layer (H, T, T), with the positions the model was trained with
+  const std::vector<mha::Tensor3> w = mha::model_attention_weights(m, seq.inputs, positions);
   auto matrix = [](const mha::Tensor2& a) {  // (rows, cols) as rows of numbers
     mha::Json rows = mha::Json::Array();
     for (std::size_t i = 0; i < a.shape(0); ++i) {
@@ -575,7 +576,7 @@ int run(const Options& o) {
         t.first_half.push_back(f);
         t.repeated_half.push_back(r);
       }
-      induction_by_step.push_back(score_heads(models[1].model, probes).induction);
+      induction_by_step.push_back(score_heads(models[1].model, positions, probes).induction);
       char progress[160];
       std::snprintf(progress, sizeof progress,
                     "step %5d/%d   repeated-half loss: 1 layer %.3f, 2 layers %.3f   "
@@ -687,8 +688,8 @@ int run(const Options& o) {
                 "are means over %zu sequences",
                 o.steps, o.max_len, probes.size());
   std::cout << "\n";
-  mha::WriteChart(heads_view(models[1].model, probes.front(), two, eval_steps, induction_by_step,
-                             heads_subtitle),
+  mha::WriteChart(heads_view(models[1].model, positions, probes.front(), two, eval_steps,
+                             induction_by_step, heads_subtitle),
                   dir / "view.json");
   mha::WriteAndDrawCharts(
       {csv_path, dir / "view.json"},
