@@ -22,6 +22,7 @@
 #include <xtensor/xmath.hpp>
 
 #include "tests/common/naive.h"
+#include "tests/common/seeded_weights.h"
 #include "common/testing/testing.h"
 #include "labs/03_output_projection/multi_head_attention_test_util.h"
 
@@ -180,8 +181,9 @@ TEST(MultiHeadAttentionArguments, RejectsAMaskThatIsNotTByT) {
 
 // Last, so that a known mistake is named by the golden tests above first: a
 // layer, input and causal mask no committed file can predict, against plain
-// loops in double on the layer's own weights (tests/common/naive.h). Replay a
-// failure with MHA_TEST_SEED=<the printed seed>.
+// loops in double on the layer's weights (tests/common/naive.h), which the
+// test installs itself (tests/common/seeded_weights.h). Replay a failure with
+// MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, ForwardAndAttendMatchPlainLoops) {
   testing::FreshDraws gen;
   const int n_heads = 1 + static_cast<int>(gen() % 4);
@@ -189,7 +191,9 @@ TEST(FreshRandomInputs, ForwardAndAttendMatchPlainLoops) {
   const std::size_t T = 1 + gen() % 7;
   SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(n_heads) +
                " T=" + std::to_string(T));
-  const MultiHeadAttention layer(d_model, n_heads, gen());
+  const std::uint64_t seed = gen();
+  MultiHeadAttention layer(d_model, n_heads, seed);
+  seeded::InstallMha(layer, d_model, n_heads, seed);  // not the constructor's choice
   const Tensor2 x = testing::RandomTensor2(T, static_cast<std::size_t>(d_model),
                                            static_cast<std::uint32_t>(gen()), /*scale=*/2.0f);
   const Tensor2 mask = naive::CausalMask(static_cast<int>(T), static_cast<int>(T));

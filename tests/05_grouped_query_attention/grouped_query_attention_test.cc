@@ -17,6 +17,7 @@
 #include <xtensor/xview.hpp>
 
 #include "tests/common/naive.h"
+#include "tests/common/seeded_weights.h"
 #include "common/testing/testing.h"
 #include "labs/03_output_projection/multi_head_attention.h"
 #include "labs/04_causal_mask/causal_mask.h"
@@ -251,8 +252,8 @@ TEST(GroupedQueryAttention, RejectsAMaskOfTheWrongShape) {
 
 // Last, so that a known mistake is named by the golden tests above first: a
 // grouped-query layer and input no committed file can predict, against plain
-// loops in double on the layer's own weights (tests/common/naive.h lets kv group g
-// serve query heads [g*H/G, (g+1)*H/G)). Replay a failure with
+// loops in double on weights the test installs itself (tests/common/seeded_weights.h;
+// tests/common/naive.h lets kv group g serve query heads [g*H/G, (g+1)*H/G)). Replay a failure with
 // MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, ForwardAndRepeatKvMatchPlainLoops) {
   testing::FreshDraws gen;
@@ -262,7 +263,9 @@ TEST(FreshRandomInputs, ForwardAndRepeatKvMatchPlainLoops) {
   const std::size_t T = 1 + gen() % 7;
   SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(n_heads) +
                " n_kv_heads=" + std::to_string(n_kv_heads) + " T=" + std::to_string(T));
-  const GroupedQueryAttention layer(d_model, n_heads, n_kv_heads, gen());
+  const std::uint64_t seed = gen();
+  GroupedQueryAttention layer(d_model, n_heads, n_kv_heads, seed);
+  seeded::InstallGqa(layer, d_model, n_heads, n_kv_heads, seed);  // not the constructor's choice
   const Tensor2 x = testing::RandomTensor2(T, static_cast<std::size_t>(d_model),
                                            static_cast<std::uint32_t>(gen()), /*scale=*/2.0f);
   const Tensor2 mask = naive::CausalMask(static_cast<int>(T), static_cast<int>(T));

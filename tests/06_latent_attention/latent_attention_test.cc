@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tests/common/naive.h"
+#include "tests/common/seeded_weights.h"
 #include "common/testing/testing.h"
 #include "labs/06_latent_attention/latent_attention_test_util.h"
 
@@ -193,7 +194,8 @@ TEST(LatentAttention, RejectsAMaskOfTheWrongShape) {
 // latent layer, input and causal mask no committed file can predict. The
 // reference follows the definition with plain loops in double
 // (tests/common/naive.h): c = x W_DKV, K = c W_UK, V = c W_UV, attention per head,
-// then W_O. Replay a failure with MHA_TEST_SEED=<the printed seed>.
+// then W_O, on weights the test installs itself (tests/common/seeded_weights.h).
+// Replay a failure with MHA_TEST_SEED=<the printed seed>.
 TEST(FreshRandomInputs, BothForwardsMatchPlainLoops) {
   testing::FreshDraws gen;
   const int n_heads = 1 + static_cast<int>(gen() % 4);
@@ -202,7 +204,9 @@ TEST(FreshRandomInputs, BothForwardsMatchPlainLoops) {
   const std::size_t T = 1 + gen() % 7;
   SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(n_heads) +
                " kv_rank=" + std::to_string(kv_rank) + " T=" + std::to_string(T));
-  const MultiHeadLatentAttention mla(d_model, n_heads, kv_rank, gen());
+  const std::uint64_t seed = gen();
+  MultiHeadLatentAttention mla(d_model, n_heads, kv_rank, seed);
+  seeded::InstallMla(mla, d_model, n_heads, kv_rank, seed);  // not the constructor's choice
   const Tensor2 x = testing::RandomTensor2(T, static_cast<std::size_t>(d_model),
                                            static_cast<std::uint32_t>(gen()), /*scale=*/2.0f);
   const Tensor2 mask = naive::CausalMask(int(T), int(T));

@@ -29,6 +29,7 @@
 #include "labs/12_variant_backward/variant_backward_test_util.h"
 #include "tests/12_variant_backward/reference.h"
 #include "tests/common/naive.h"
+#include "tests/common/seeded_weights.h"
 
 namespace mha {
 namespace {
@@ -159,12 +160,28 @@ TEST(MlaBackward, UsesWeightsOverwrittenAfterAFirstCall) {
       "W_UK", "mla", &MlaGrads::dW_DKV, "dW_DKV");
 }
 
+// A layer whose every field the test sets to the API's draw
+// (tests/common/seeded_weights.h), for the tests that compare a backward with
+// a reference run on the same layer: no expected number may come from weights
+// a constructor chose. The golden tests use the constructor's layer.
+GroupedQueryAttention SeededGqa(int d_model, int n_heads, int n_kv_heads, std::uint64_t seed) {
+  GroupedQueryAttention layer(d_model, n_heads, n_kv_heads, seed);
+  seeded::InstallGqa(layer, d_model, n_heads, n_kv_heads, seed);
+  return layer;
+}
+
+MultiHeadLatentAttention SeededMla(int d_model, int n_heads, int kv_rank, std::uint64_t seed) {
+  MultiHeadLatentAttention layer(d_model, n_heads, kv_rank, seed);
+  seeded::InstallMla(layer, d_model, n_heads, kv_rank, seed);
+  return layer;
+}
+
 // ---------------------------------------------------------------- masked rows
 
 // A query that sees no key has output 0 whatever the weights: its row of d_y
 // must reach nothing.
 TEST(GqaBackward, TheUpstreamGradientOfAQueryThatSeesNoKeyReachesNoWeight) {
-  const GroupedQueryAttention layer(12, 4, 2, kSeed);
+  const GroupedQueryAttention layer = SeededGqa(12, 4, 2, kSeed);
   const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "x")),
                 d_y = LoadGolden<2>(GoldenFile(kGolden, "d_y"));
   Tensor2 d_y0 = d_y;
@@ -180,7 +197,7 @@ TEST(GqaBackward, TheUpstreamGradientOfAQueryThatSeesNoKeyReachesNoWeight) {
 }
 
 TEST(MlaBackward, TheUpstreamGradientOfAQueryThatSeesNoKeyReachesNoWeight) {
-  const MultiHeadLatentAttention layer(12, 3, 5, kSeed);
+  const MultiHeadLatentAttention layer = SeededMla(12, 3, 5, kSeed);
   const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "x")),
                 d_y = LoadGolden<2>(GoldenFile(kGolden, "d_y"));
   Tensor2 d_y0 = d_y;
@@ -260,13 +277,15 @@ Tensor2 Causal(int T) {
 }
 
 TEST(GqaBackward, MatchesFiniteDifferencesInDouble) {
-  const GroupedQueryAttention layer(/*d_model=*/12, /*n_heads=*/6, /*n_kv_heads=*/3, /*seed=*/11);
+  const GroupedQueryAttention layer =
+      SeededGqa(/*d_model=*/12, /*n_heads=*/6, /*n_kv_heads=*/3, /*seed=*/11);
   ExpectGqaMatchesFiniteDifferences(layer, testing::RandomTensor2(6, 12, 51), Causal(6),
                                     testing::RandomTensor2(6, 12, 52));
 }
 
 TEST(MlaBackward, MatchesFiniteDifferencesInDouble) {
-  const MultiHeadLatentAttention layer(/*d_model=*/8, /*n_heads=*/4, /*kv_rank=*/3, /*seed=*/11);
+  const MultiHeadLatentAttention layer =
+      SeededMla(/*d_model=*/8, /*n_heads=*/4, /*kv_rank=*/3, /*seed=*/11);
   ExpectMlaMatchesFiniteDifferences(layer, testing::RandomTensor2(6, 8, 53), Causal(6),
                                     testing::RandomTensor2(6, 8, 54));
 }
@@ -278,7 +297,7 @@ TEST(GqaBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
   const int n_kv = gen.Pick(1, 3), group = gen.Pick(1, 3), d_head = gen.Pick(1, 3),
             T = gen.Pick(1, 7);
   const int H = n_kv * group, d_model = H * d_head;
-  const GroupedQueryAttention layer(d_model, H, n_kv, gen());
+  const GroupedQueryAttention layer = SeededGqa(d_model, H, n_kv, gen());
   const auto s = static_cast<std::uint32_t>(gen());
   std::optional<Tensor2> mask;
   if (gen.Pick(0, 1)) mask = Causal(T);
@@ -293,7 +312,7 @@ TEST(MlaBackward, MatchesFiniteDifferencesOnFreshRandomInputs) {
   testing::FreshDraws gen;
   const int H = gen.Pick(1, 4), d_head = gen.Pick(1, 3), rank = gen.Pick(1, 6), T = gen.Pick(1, 7);
   const int d_model = H * d_head;
-  const MultiHeadLatentAttention layer(d_model, H, rank, gen());
+  const MultiHeadLatentAttention layer = SeededMla(d_model, H, rank, gen());
   const auto s = static_cast<std::uint32_t>(gen());
   std::optional<Tensor2> mask;
   if (gen.Pick(0, 1)) mask = Causal(T);

@@ -24,10 +24,12 @@
 #include <gtest/gtest.h>
 #include <xtensor/xview.hpp>
 
+#include "common/rng.h"
 #include "common/testing/testing.h"
 #include "labs/13_induction_heads/induction_heads_test_util.h"
 #include "tests/13_induction_heads/reference.h"
 #include "tests/common/naive.h"
+#include "tests/common/seeded_weights.h"
 
 namespace mha {
 namespace {
@@ -44,6 +46,35 @@ using testing::ThrowsInvalidArgument;
 const std::string kGolden = "tests/13_induction_heads/golden/";
 const std::string kSeeDoc = "; see docs/13_induction_heads.md";
 
+// The learner's model, then every field of it set by the test to the API's
+// draws (NumpyRng(seed + 1) for embed, pos, unembed; MultiHeadAttention's draw
+// from seed + 1000 * l for layer l, tests/common/seeded_weights.h). The tests
+// that compare the learner's model with the double reference run on that same
+// model use it, so that no expected number comes from weights the learner's
+// constructor chose (zero weights would make every expected logit 0 and every
+// gradient 0). The golden tests use the constructor's own model: their
+// expected numbers are fixed files.
+AttentionOnlyTransformer SeededModel(int vocab, int max_len, int d_model, int n_heads,
+                                     int n_layers, std::uint64_t seed) {
+  AttentionOnlyTransformer model(vocab, max_len, d_model, n_heads, n_layers, seed);
+  const std::size_t V = vocab, L = max_len, d = d_model;
+  NumpyRng rng(seed + 1);
+  model.vocab = vocab;
+  model.max_len = max_len;
+  model.d_model = d_model;
+  model.n_heads = n_heads;
+  model.n_layers = n_layers;
+  model.embed = rng.normal_matrix(V, d, 1);    // (vocab, d_model)
+  model.pos = rng.normal_matrix(L, d, 1);      // (max_len, d_model)
+  model.unembed = rng.normal_matrix(d, V, d);  // (d_model, vocab)
+  model.layers.assign(static_cast<std::size_t>(n_layers), MultiHeadAttention(d_model, n_heads));
+  for (int l = 0; l < n_layers; ++l) {
+    const std::uint64_t layer_seed = seed + 1000 * static_cast<std::uint64_t>(l);
+    seeded::InstallMha(model.layers[l], d_model, n_heads, layer_seed);
+  }
+  return model;
+}
+
 struct Case {
   std::string name;
   int vocab, max_len, d_model, n_heads, n_layers;
@@ -51,6 +82,9 @@ struct Case {
   std::vector<int> inputs, targets;
   AttentionOnlyTransformer Model() const {
     return AttentionOnlyTransformer(vocab, max_len, d_model, n_heads, n_layers, seed);
+  }
+  AttentionOnlyTransformer Seeded() const {
+    return SeededModel(vocab, max_len, d_model, n_heads, n_layers, seed);
   }
 };
 
@@ -139,7 +173,7 @@ TEST(CompositionScores, AreLaterHeadsByEarlierHeadsWhenTheCountsDiffer) {
 // ---------------------------------------------------------------- properties
 
 TEST(AttentionOnlyTransformer, UsesWeightsOverwrittenAfterConstruction) {
-  AttentionOnlyTransformer model = kTwo.Model();
+  AttentionOnlyTransformer model = kTwo.Seeded();
   (void)model.logits(kTwo.inputs);
   model.layers[1].W_V = model.layers[1].W_V * 2.0f;
   model.pos = model.pos * 0.5f;
@@ -150,7 +184,7 @@ TEST(AttentionOnlyTransformer, UsesWeightsOverwrittenAfterConstruction) {
 }
 
 TEST(LossAndGrads, UnscoredPositionsAndAbsentTokensGetNoGradient) {
-  const AttentionOnlyTransformer model = kTwo.Model();
+  const AttentionOnlyTransformer model = kTwo.Seeded();
   // Only the last position is scored; token 4 never appears.
   const LossAndGrads r = loss_and_grads(model, {1, 2, 3}, {-1, -1, 5});
   for (std::size_t c = 0; c < r.grads.d_embed.shape(1); ++c) {
@@ -205,8 +239,8 @@ void ExpectGradsMatchFiniteDifferences(const AttentionOnlyTransformer& model,
 }
 
 TEST(LossAndGrads, EveryGradientMatchesFiniteDifferencesInDouble) {
-  const AttentionOnlyTransformer model(/*vocab=*/5, /*max_len=*/6, /*d_model=*/4, /*n_heads=*/2,
-                                       /*n_layers=*/2, /*seed=*/31);
+  const AttentionOnlyTransformer model = SeededModel(/*vocab=*/5, /*max_len=*/6, /*d_model=*/4,
+                                                     /*n_heads=*/2, /*n_layers=*/2, /*seed=*/31);
   ExpectGradsMatchFiniteDifferences(model, {4, 1, 1, 0, 3}, {1, -1, 0, 3, 2});
 }
 
@@ -260,7 +294,7 @@ TEST(FreshRandomInputs, LogitsWeightsAndGradientsMatchTheDoubleReference) {
   testing::FreshDraws gen;
   const int H = gen.Pick(1, 3), d_head = gen.Pick(1, 3), vocab = gen.Pick(2, 6), L = gen.Pick(1, 3);
   const int T = gen.Pick(1, 6), max_len = T + gen.Pick(0, 2);
-  const AttentionOnlyTransformer model(vocab, max_len, H * d_head, H, L, gen());
+  const AttentionOnlyTransformer model = SeededModel(vocab, max_len, H * d_head, H, L, gen());
   std::vector<int> inputs(T), targets(T);
   for (int& t : inputs) t = gen.Pick(0, vocab - 1);
   for (int& t : targets) t = gen.Pick(-1, vocab - 1);

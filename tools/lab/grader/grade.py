@@ -148,6 +148,7 @@ def open_grading(labs=None, log=None, options=None, rubric_path=None, secrets=()
     # users must read (the staged headers, the jails) is opened on purpose.
     os.umask(0o077)
     workspace = Workspace.create()
+    workspace.claim(log)
     isolation = sandbox.probe(workspace.private_dir)
     if isolation.cgroup:
         atexit.register(cgroups.remove_cgroup_parent, isolation.cgroup)

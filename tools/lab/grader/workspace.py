@@ -12,8 +12,14 @@
 Everything the grader creates is private from birth (the grading run sets
 umask 077); what the job users must read is opened on purpose.
 """
+import fcntl
 import hashlib
 import os
+import time
+
+# Work roots this process holds (claim()): root -> the open lock file. A
+# process that grades several times (./lab test) claims each root once.
+_CLAIMED = {}
 
 
 def work_root():
@@ -57,6 +63,25 @@ def check_traversable(path):
         p = os.path.dirname(p)
 
 
+def _held_by_an_ancestor(root):
+    """Whether a process above this one holds `root` (MHA_GRADE_HOLDER, set by
+    claim(), names it and its pid; the pid must be one of our ancestors, so a
+    copied variable claims nothing)."""
+    pid, _, held = os.environ.get("MHA_GRADE_HOLDER", "").partition(":")
+    if held != root or not pid.isdigit():
+        return False
+    p = os.getppid()
+    while p > 1:
+        if p == int(pid):
+            return True
+        try:
+            with open("/proc/%d/stat" % p) as f:
+                p = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+    return False
+
+
 class Workspace:
     """The folders of one grading run under `root` (create() makes them)."""
 
@@ -83,6 +108,39 @@ class Workspace:
             os.chmod(d, mode)
         ws._seed_secret = ws._load_seed_secret()
         return ws
+
+    def claim(self, log, poll=10.0):
+        """Holds this work root for the rest of the process: a second grading
+        on the same machine and root (another instructor's run, a second
+        checkout) shares its job slots, stage and result streams, and would
+        overwrite them mid-run; it waits here instead, saying so every `poll`
+        seconds. Another root (MHA_GRADE_DIR) grades at the same time."""
+        if self.root in _CLAIMED or _held_by_an_ancestor(self.root):
+            return
+        fd = os.open(os.path.join(self.root, "lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        t0 = time.time()
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                log("grade: another grading is using %s; waiting for it to finish (%.0f s; "
+                    "set MHA_GRADE_DIR to grade elsewhere at the same time)" % (
+                        self.root, time.time() - t0))
+                deadline = time.time() + poll
+                while time.time() < deadline:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        time.sleep(0.2)
+                else:
+                    continue
+                break
+        _CLAIMED[self.root] = fd
+        # A grading this process starts (./lab test's roster checks run
+        # ./lab grade) is part of this run, and waits for nothing.
+        os.environ["MHA_GRADE_HOLDER"] = "%d:%s" % (os.getpid(), self.root)
 
     def private_paths(self):
         """The folders no job's user may read (checked after set-up)."""

@@ -1,0 +1,90 @@
+// The weights the API says each layer's constructor draws, made here from
+// common/rng.h and installed by the test itself.
+//
+// A hidden test that compares a learner's object with a reference run on the
+// same object must not take its expected numbers from state the learner's
+// constructor chose: a constructor that zeroes every weight would make every
+// expected answer a constant (outputs 0, gradients 0), and a file with no
+// layer code would pass. So such a test builds the object with the learner's
+// constructor (the class is the learner's) and then overwrites every public
+// field, sizes included, with what the API specifies:
+//
+//   MultiHeadAttention layer(d_model, n_heads, seed);
+//   seeded::InstallMha(layer, d_model, n_heads, seed);   // W_Q, W_K, W_V, W_O
+//   ... compare layer.forward(x) with naive::MultiHeadForward(x, layer.W_Q, ...)
+//
+// The API lets tests overwrite the public weights, and the next call must use
+// them, so a correct implementation gives the same answers either way. Whether
+// the constructor itself draws the right weights is what the golden tests of
+// each lab check (SeededDraws..., DrawsWQWKWVWOInThatOrder, ...).
+//
+// The functions are templates over the layer type so that one header serves
+// MultiHeadAttention and RotaryAttention (the same draws), GroupedQueryAttention
+// and MultiHeadLatentAttention without depending on any lab's library.
+#ifndef MHA_TESTS_COMMON_SEEDED_WEIGHTS_H_
+#define MHA_TESTS_COMMON_SEEDED_WEIGHTS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/rng.h"
+#include "common/tensor.h"
+
+namespace mha {
+namespace seeded {
+
+// MultiHeadAttention(d_model, n_heads, seed) (lab 3; lab 11's RotaryAttention
+// draws the same): W_Q, W_K, W_V, W_O, each (d_model, d_model), fan-in d_model.
+template <class Layer>
+void InstallMha(Layer& layer, int d_model, int n_heads, std::uint64_t seed) {
+  const std::size_t d = static_cast<std::size_t>(d_model);
+  NumpyRng rng(seed);
+  layer.d_model = d_model;
+  layer.n_heads = n_heads;
+  layer.d_head = d_model / n_heads;
+  layer.W_Q = rng.normal_matrix(d, d, d);  // (d_model, d_model)
+  layer.W_K = rng.normal_matrix(d, d, d);  // (d_model, d_model)
+  layer.W_V = rng.normal_matrix(d, d, d);  // (d_model, d_model)
+  layer.W_O = rng.normal_matrix(d, d, d);  // (d_model, d_model)
+}
+
+// GroupedQueryAttention(d_model, n_heads, n_kv_heads, seed) (lab 5): W_Q,
+// W_K, W_V, W_O in that order, fan-in d_model; W_K and W_V have the kv heads'
+// columns only.
+template <class Layer>
+void InstallGqa(Layer& layer, int d_model, int n_heads, int n_kv_heads, std::uint64_t seed) {
+  const std::size_t d = static_cast<std::size_t>(d_model);
+  const std::size_t kv = static_cast<std::size_t>(n_kv_heads * (d_model / n_heads));
+  NumpyRng rng(seed);
+  layer.d_model = d_model;
+  layer.n_heads = n_heads;
+  layer.n_kv_heads = n_kv_heads;
+  layer.d_head = d_model / n_heads;
+  layer.W_Q = rng.normal_matrix(d, d, d);   // (d_model, d_model)
+  layer.W_K = rng.normal_matrix(d, kv, d);  // (d_model, n_kv_heads * d_head)
+  layer.W_V = rng.normal_matrix(d, kv, d);  // (d_model, n_kv_heads * d_head)
+  layer.W_O = rng.normal_matrix(d, d, d);   // (d_model, d_model)
+}
+
+// MultiHeadLatentAttention(d_model, n_heads, kv_rank, seed) (lab 6): W_Q,
+// W_DKV (fan-in d_model), W_UK, W_UV (fan-in kv_rank), W_O (fan-in d_model).
+template <class Layer>
+void InstallMla(Layer& layer, int d_model, int n_heads, int kv_rank, std::uint64_t seed) {
+  const std::size_t d = static_cast<std::size_t>(d_model);
+  const std::size_t r = static_cast<std::size_t>(kv_rank);
+  NumpyRng rng(seed);
+  layer.d_model = d_model;
+  layer.n_heads = n_heads;
+  layer.kv_rank = kv_rank;
+  layer.d_head = d_model / n_heads;
+  layer.W_Q = rng.normal_matrix(d, d, d);    // (d_model, d_model)
+  layer.W_DKV = rng.normal_matrix(d, r, d);  // (d_model, kv_rank)
+  layer.W_UK = rng.normal_matrix(r, d, r);   // (kv_rank, d_model)
+  layer.W_UV = rng.normal_matrix(r, d, r);   // (kv_rank, d_model)
+  layer.W_O = rng.normal_matrix(d, d, d);    // (d_model, d_model)
+}
+
+}  // namespace seeded
+}  // namespace mha
+
+#endif  // MHA_TESTS_COMMON_SEEDED_WEIGHTS_H_
