@@ -13,6 +13,11 @@
 #   tools/setup.sh --dev      also what regenerates goldens (Debian's python3-numpy
 #                             and python3-torch), and chromium, in which a
 #                             test opens the class report
+#   tools/setup.sh --slurm    also Slurm and munge (slurm-wlm, munge): grading a
+#                             roster on a cluster (./lab grade --roster DIR --slurm;
+#                             a login node needs slurm-client only) and the
+#                             one-node test cluster of tools/slurm/cluster.sh
+#   tools/setup.sh --test     what ./lab test needs besides: --slurm's packages
 #
 # Idempotent: when everything is present it prints nothing and exits 0.
 set -euo pipefail
@@ -27,9 +32,13 @@ packages=(
   similarity-tester python3-pytest git
   python3-matplotlib
 )
-if [[ "${1:-}" == "--dev" ]]; then
-  packages+=(python3-numpy python3-torch chromium)
-fi
+for flag in "$@"; do
+  case $flag in
+    --dev) packages+=(python3-numpy python3-torch chromium) ;;
+    --slurm|--test) packages+=(slurm-wlm munge) ;;
+    *) echo "setup: unknown option $flag (expected --dev, --slurm or --test)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -12,7 +12,7 @@ import sys
 import time
 import traceback
 
-from checks import consistency, hostile, kit_check, mutants, newlab_check, tolerances
+from checks import consistency, hostile, kit_check, mutants, newlab_check, slurm_check, tolerances
 from grader import grade, instructor
 from labs import ROOT, load_labs
 from reports import report
@@ -210,6 +210,10 @@ def check_reports(state):
     return [c]
 
 
+def check_slurm(state):
+    return slurm_check.selftest_checks(state["labs"], Check)
+
+
 def check_kit(state):
     return kit_check.selftest_checks(state["labs"], Check)
 
@@ -219,7 +223,8 @@ def check_new_lab(state):
 
 
 CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_bazel, check_solutions,
-          check_stubs, check_cumulative, check_mutants, check_hostile, check_reports, check_kit, check_new_lab]
+          check_stubs, check_cumulative, check_mutants, check_hostile, check_reports, check_slurm,
+          check_kit, check_new_lab]
 
 
 def main(args):
