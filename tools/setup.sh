@@ -17,6 +17,13 @@
 #                             test opens the class report, with chromium-driver
 #                             and python3-selenium, which drive it through the
 #                             course reader (./lab test's reader check)
+#   tools/setup.sh --slurm    also Slurm and munge (slurm-wlm, munge): grading a
+#                             roster on a cluster (./lab grade --roster DIR --slurm;
+#                             a login node needs slurm-client only) and the
+#                             one-node test cluster of tools/slurm/cluster.sh
+#   tools/setup.sh --test     what ./lab test needs besides: --slurm's packages and
+#                             the browser of the reader check (chromium, its driver
+#                             and python3-selenium)
 #
 # Idempotent: when everything is present it prints nothing and exits 0.
 set -euo pipefail
@@ -32,9 +39,14 @@ packages=(
   python3-matplotlib
   python3-markdown python3-pygments
 )
-if [[ "${1:-}" == "--dev" ]]; then
-  packages+=(python3-numpy python3-torch chromium chromium-driver python3-selenium)
-fi
+for flag in "$@"; do
+  case $flag in
+    --dev) packages+=(python3-numpy python3-torch chromium chromium-driver python3-selenium) ;;
+    --slurm) packages+=(slurm-wlm munge) ;;
+    --test) packages+=(slurm-wlm munge chromium chromium-driver python3-selenium) ;;
+    *) echo "setup: unknown option $flag (expected --dev, --slurm or --test)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

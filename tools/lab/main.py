@@ -45,6 +45,24 @@ def instructors_parser(labs):
                    "(default 50, or the rubric's; 0 turns the similarity check off)")
     g.add_argument("--prepare", action="store_true",
                    help="only build the reference and warm the caches (Gradescope set-up)")
+    sl = g.add_argument_group("grading a roster on a Slurm cluster (docs/SCALING.md)")
+    sl.add_argument("--slurm", action="store_true",
+                    help="with --roster: submit one job array that grades it, and a merge job; "
+                    "run it again to grade what is left")
+    sl.add_argument("--status", action="store_true",
+                    help="with --slurm: graded / running / waiting / failed counts")
+    sl.add_argument("--partition", metavar="P", help="the Slurm partition of the jobs")
+    sl.add_argument("--max-parallel", type=int, default=0, metavar="K",
+                    help="array tasks running at once (default: as many as Slurm allows)")
+    sl.add_argument("--time", metavar="T", help="each task's time limit (Slurm's format, "
+                    "e.g. 30:00)")
+    sl.add_argument("--block", type=int, default=5, metavar="N",
+                    help="submissions per array task (default 5)")
+    sl.add_argument("--cpus-per-task", type=int, default=2, metavar="C",
+                    help="CPUs of each task; it grades C labs at once (default 2)")
+    g.add_argument("--slurm-task", metavar="STATE", help=argparse.SUPPRESS)
+    g.add_argument("--slurm-round", type=int, default=0, help=argparse.SUPPRESS)
+    g.add_argument("--slurm-merge", metavar="STATE", help=argparse.SUPPRESS)
     g.set_defaults(func=instructor.cmd_grade)
 
     gb = sub.add_parser("gradescope-bundle", help="write the Gradescope autograder "

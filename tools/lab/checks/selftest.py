@@ -12,7 +12,8 @@ import sys
 import time
 import traceback
 
-from checks import browser, consistency, hostile, kit_check, mutants, newlab_check, tolerances
+from checks import browser, consistency, hostile, kit_check, mutants, newlab_check, slurm_check,\
+    tolerances
 from grader import grade, instructor
 from labs import ROOT, load_labs
 from learner import quiz
@@ -231,6 +232,8 @@ def check_reader(state):
         c.fail("%s (tools/setup.sh --dev)" % e)
     c.name += " (%.0f s)" % (time.time() - t0)
     return [c]
+def check_slurm(state):
+    return slurm_check.selftest_checks(state["labs"], Check)
 
 
 def check_kit(state):
@@ -243,7 +246,7 @@ def check_new_lab(state):
 
 CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_bazel, check_solutions,
           check_stubs, check_cumulative, check_mutants, check_hostile, check_reports, check_quizzes,
-          check_reader, check_kit, check_new_lab]
+          check_reader, check_slurm, check_kit, check_new_lab]
 
 
 def main(args):

@@ -137,10 +137,14 @@ class Grading:
         return cached
 
 
-def open_grading(labs=None, log=None, options=None, rubric_path=None, secrets=(), only=None):
+def open_grading(labs=None, log=None, options=None, rubric_path=None, secrets=(), only=None,
+                 frozen_suite=None, seed_secret=None):
     """Sets up a grading run on this machine: the workspace (private from
     birth), the isolation the kernel allows, the protected secrets, the trusted
-    suite built by Bazel, the rubric. `only`: the lab numbers to grade."""
+    suite built by Bazel, the rubric. `only`: the lab numbers to grade.
+    A Slurm task (grader/slurm.py) passes `frozen_suite`, the folder
+    Suite.freeze() wrote on the login node, instead of building, and the login
+    node's `seed_secret`, so that its fresh inputs are that machine's."""
     labs = labs or load_labs()
     graded = [l for l in labs if only is None or l.number in only]
     log = log or (lambda msg: None)
@@ -149,6 +153,8 @@ def open_grading(labs=None, log=None, options=None, rubric_path=None, secrets=()
     os.umask(0o077)
     workspace = Workspace.create()
     workspace.claim(log)
+    if seed_secret is not None:
+        workspace.set_seed_secret(seed_secret)
     isolation = sandbox.probe(workspace.private_dir)
     if isolation.cgroup:
         atexit.register(cgroups.remove_cgroup_parent, isolation.cgroup)
@@ -156,7 +162,10 @@ def open_grading(labs=None, log=None, options=None, rubric_path=None, secrets=()
     isolation.protect([ROOT] + bazel_output_paths() + list(secrets), log)
     isolation.check_private(list(secrets) + workspace.private_paths())
     suite = Suite(graded, workspace.stage_dir, log)
-    suite.build()
+    if frozen_suite:
+        suite.load(os.path.join(frozen_suite, "bin"), os.path.join(frozen_suite, "exec"))
+    else:
+        suite.build()
     suite.stage_libraries(workspace.private_dir)
     tests = {lab.dir: suite.artefacts[lab.number].hidden_test_names for lab in graded}
     rubric = rubric_mod.load(labs, tests, rubric_path or rubric_mod.PATH)

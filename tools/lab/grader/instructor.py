@@ -14,6 +14,7 @@ import zipfile
 
 from course import kit
 from grader import grade
+from grader import slurm
 from grader import submission
 from grader import timing
 from grader.workspace import make_private_dir
@@ -96,6 +97,15 @@ def _roster_out(args):
 def cmd_grade(args):
     mode = "cumulative" if args.cumulative else "isolated"
     os.umask(0o077)                 # every file and directory of this grading: private
+    if getattr(args, "slurm_task", None):
+        return slurm.run_task(args.slurm_task, args.slurm_round, _safe_name,
+                              _slurm_write_submission)
+    if getattr(args, "slurm_merge", None):
+        return slurm.run_merge(args.slurm_merge, _safe_name, write_roster_outputs)
+    if getattr(args, "slurm", False) and not args.roster:
+        raise SystemExit("lab: --slurm grades a roster: give --roster DIR")
+    if getattr(args, "slurm", False) and args.status:
+        return slurm.status(args, os.path.abspath(_roster_out(args)), _safe_name)
     try:
         labs, only = _selected_labs(args)
         secrets = [os.path.abspath(args.roster)] if args.roster else []
@@ -104,6 +114,9 @@ def cmd_grade(args):
         for d in _output_dirs(args):
             make_private_dir(d)
             secrets.append(d)
+        if getattr(args, "slurm", False):
+            return slurm.submit(args, os.path.abspath(_roster_out(args)), mode, labs, only,
+                                _safe_name, secrets)
         grading = grade.open_grading(labs, _log, grade.Options(mode=mode, jobs=args.jobs),
                                      secrets=secrets, only=only)
     except Exception as e:
@@ -148,6 +161,14 @@ def cmd_grade(args):
     return 2 if grading.rubric.errors else 0
 
 
+def _slurm_write_submission(rep, rubric, gradescope):
+    """What a Slurm task writes for one submission besides its report.json:
+    the Gradescope results, where a local roster grading writes them."""
+    if gradescope:
+        report.write_gradescope(rep, os.path.join(gradescope, _safe_name(rep["submission"])),
+                                rubric)
+
+
 def _written(args, files, dirs=()):
     """Every file and folder a grading wrote, for the "private" self-check."""
     out = [f for f in files if f]
@@ -185,17 +206,9 @@ def _grade_roster(grading, args, mode):
 
     with timing.Recorder() as timer:
         reports = grade.grade_all(grading, submissions, progress)
-    csv_path = args.csv or os.path.join(out, "gradebook.csv")
-    report.write_csv(reports, grading.graded_labs, csv_path)
-    roster_name = os.path.basename(os.path.abspath(args.roster))
-    run_note = "%s mode; isolation: %s." % (grading.options.mode,
-                                             grading.isolation.describe()["summary"])
-    klass, lines = class_report.for_roster(reports, submissions, grading.labs, grading.rubric,
-                                           run_note, roster_name, out,
-                                           args.similarity_threshold, _log)
-    json_path = args.json or os.path.join(out, "report.json")
-    report.write_roster_json(reports, grading.isolation, grading.rubric, roster_name, mode,
-                             ignored, json_path, klass)
+    csv_path, json_path, lines = write_roster_outputs(
+        args, out, reports, submissions, ignored, grading.labs, grading.graded_labs,
+        grading.rubric, grading.isolation, mode)
     seconds = time.time() - t0
     print("graded %d submissions in %.0f s (%.1f s each); gradebook: %s; reports: %s"
           % (len(subs), seconds, seconds / max(1, len(subs)), csv_path, out))
@@ -207,6 +220,24 @@ def _grade_roster(grading, args, mode):
     for name in ignored:
         print("ignored in the roster: " + name)
     return 2 if grading.rubric.errors else 0
+
+
+def write_roster_outputs(args, out, reports, submissions, ignored, labs, graded_labs, rubric,
+                         isolation, mode):
+    """What a graded roster writes over the whole class: the gradebook, the
+    roster's report.json with its class section, and the class report (HTML).
+    The same for one machine and for a Slurm merge job (grader/slurm.py), so
+    that both write the same gradebook. Returns (csv path, json path, lines)."""
+    csv_path = args.csv or os.path.join(out, "gradebook.csv")
+    report.write_csv(reports, graded_labs, csv_path)
+    roster_name = os.path.basename(os.path.abspath(args.roster))
+    run_note = "%s mode; isolation: %s." % (mode, isolation.describe()["summary"])
+    klass, lines = class_report.for_roster(reports, submissions, labs, rubric, run_note,
+                                           roster_name, out, args.similarity_threshold, _log)
+    json_path = args.json or os.path.join(out, "report.json")
+    report.write_roster_json(reports, isolation, rubric, roster_name, mode, ignored, json_path,
+                             klass)
+    return csv_path, json_path, lines
 
 
 def cmd_rubric(args):

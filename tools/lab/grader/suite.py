@@ -150,6 +150,7 @@ class Suite:
         self.runtime_root = os.path.join(stage, "runtime")
         self.libroot = None       # the shared libraries of a learner's jail (stage_libraries)
         self.fingerprint = ""
+        self.bin_dir = self.exec_root = None   # where load() found the artefacts
 
     def targets(self):
         """The Bazel labels of every lab's trusted binaries and runtimes."""
@@ -171,6 +172,7 @@ class Suite:
     def load(self, bin_dir, exec_root):
         """Finds every lab's artefacts under `bin_dir`, lists their tests and
         stages what the build user reads (runtime archives from `exec_root`)."""
+        self.bin_dir, self.exec_root = bin_dir, exec_root
         for lab in self.labs:
             a = LabArtefacts(lab, bin_dir)
             for path in [a.hidden, a.public] + list(a.manifests.values()):
@@ -180,6 +182,34 @@ class Suite:
             a.public_test_names = _list_tests(a.public)
             self.artefacts[lab.number] = a
         self._stage(exec_root)
+
+    def freeze(self, dest):
+        """Copies what load() reads into `dest` (bin/ and exec/, the same
+        relative paths as under Bazel's bazel-bin and execution root), so that
+        a machine without this Bazel output (a Slurm task on a compute node)
+        can load(dest/bin, dest/exec) the very same binaries, goldens and
+        runtime archives. The runfiles' symlinks are copied as files."""
+        bin_out, exec_out = os.path.join(dest, "bin"), os.path.join(dest, "exec")
+
+        def copy(src, dst):
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            if os.path.isdir(src):
+                shutil.copytree(src, dst, symlinks=False, dirs_exist_ok=True)
+            else:
+                shutil.copy2(src, dst)
+        for lab in self.labs:
+            a = self.artefacts[lab.number]
+            for path in [a.hidden, a.public, a.hidden + ".runfiles", a.public + ".runfiles"] + \
+                    list(a.manifests.values()):
+                copy(path, os.path.join(bin_out, os.path.relpath(path, self.bin_dir)))
+                if path in a.manifests.values():
+                    with open(path) as f:
+                        for line in f:
+                            kind, _, value = line.strip().partition(" ")
+                            if kind in ("whole", "archive"):
+                                copy(os.path.join(self.exec_root, value),
+                                     os.path.join(exec_out, value))
+        return bin_out, exec_out
 
     def _stage(self, exec_root):
         """Copies headers and runtime archives where the build user may read them."""

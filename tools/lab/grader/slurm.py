@@ -1,0 +1,413 @@
+"""Grading a roster on a Slurm cluster: one job array, resumable, the grades of one machine.
+
+    ./lab grade --roster DIR --slurm [--partition P] [--max-parallel K] [--time T]
+                [--block N] [--cpus-per-task C] --out OUT
+    ./lab grade --roster DIR --slurm --status --out OUT
+
+Run on a login node, with the checkout, the roster and OUT on a file system
+the compute nodes share. submit():
+
+  1. builds the trusted suite with Bazel as a local grading does, and freezes
+     it into OUT/.slurm/suite/ (Suite.freeze: the test binaries with their
+     goldens, the runtime archives), with this machine's seed secret, so that
+     every task grades with the same binaries and draws the same fresh inputs
+     as this machine would: the gradebook is the one a local grading writes;
+  2. lists the submissions that have no finished report yet
+     (OUT/<name>/report.json, which a task writes atomically once a submission
+     is graded) and cuts them into blocks of N;
+  3. submits one job array, a task per block and at most K at once, and a
+     merge job that runs after the array whatever became of it
+     (--dependency=afterany), then prints both ids and how to follow them.
+
+A task (run_task) grades its block with exactly the isolation of a local
+grading (grade.open_grading on the frozen suite), in a work folder of its
+own on the node. The merge job (run_merge) writes gradebook.csv, report.json
+and the class report from the reports when every submission has one; when
+some have none (a task killed by its time limit, a node failure, scancel),
+it writes nothing that could read as a grade, names them, and says to run
+the same command again, which submits only those. A fault is never a zero.
+
+Everything under OUT/.slurm/ is private (0700/0600): the frozen suite holds
+the hidden tests and their goldens.
+"""
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from grader import grade
+from grader import submission
+from grader.workspace import make_private_dir
+from labs import ROOT, load_labs
+from reports import report
+from reports import rubric as rubric_mod
+
+STATE = ".slurm"
+PYTHON = "/usr/bin/python3"
+
+
+def state_dir(out):
+    return os.path.join(out, STATE)
+
+
+def _log(msg):
+    print(msg, file=sys.stderr)
+    sys.stderr.flush()
+
+
+def report_path(out, name, safe_name):
+    return os.path.join(out, safe_name(name), "report.json")
+
+
+def _write_json_atomic(data, path):
+    """Writes `path` whole or not at all: a task killed mid-write leaves no
+    half report that a later round would take as finished."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _read_json(path, default=None):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return default
+
+
+def _run(cmd):
+    """A Slurm command's output; a clear error naming it when it fails."""
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                           stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise SystemExit("lab: %s not found: --slurm needs Slurm's client commands on this "
+                         "machine (Debian: slurm-client; tools/setup.sh --slurm)" % cmd[0])
+    except subprocess.TimeoutExpired:
+        raise SystemExit("lab: `%s` did not answer within 120 s: is slurmctld reachable?"
+                         % " ".join(cmd))
+    if p.returncode != 0:
+        raise SystemExit("lab: `%s` failed (exit %d): %s" % (
+            " ".join(cmd), p.returncode, (p.stderr or p.stdout).strip()[-500:]))
+    return p.stdout
+
+
+def _job_states(job_ids):
+    """{job id: [state of each of its tasks]} of the jobs Slurm still lists."""
+    if not job_ids:
+        return {}
+    # Every listed job, filtered here: `squeue --jobs=` fails outright once one
+    # of the ids is no longer known to the controller.
+    wanted = {str(j) for j in job_ids}
+    out = _run(["squeue", "--noheader", "--array", "--format=%F %T"])
+    states = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] in wanted:
+            states.setdefault(parts[0], []).append(parts[1])
+    return states
+
+
+def _max_array_size():
+    for line in _run(["scontrol", "show", "config"]).splitlines():
+        if line.split("=")[0].strip() == "MaxArraySize":
+            try:
+                return int(line.split("=", 1)[1])
+            except ValueError:
+                break
+    return 1001   # Slurm's default
+
+
+def _plan_of(args, mode, only, names):
+    return {"roster": os.path.abspath(args.roster), "checkout": ROOT, "mode": mode,
+            "labs": only, "names": names, "similarity_threshold": args.similarity_threshold,
+            "csv": os.path.abspath(args.csv) if args.csv else None,
+            "json": os.path.abspath(args.json) if args.json else None,
+            "gradescope": os.path.abspath(args.gradescope) if args.gradescope else None}
+
+
+def submit(args, out, mode, labs, only, safe_name, secrets):
+    """./lab grade --roster DIR --slurm: builds and freezes the suite, submits
+    the array and the merge job for the submissions without a report."""
+    state = state_dir(out)
+    make_private_dir(state)
+    jobs = _read_json(os.path.join(state, "jobs.json"), [])
+    active = _job_states([j for r in jobs for j in (r["array"], r["merge"])])
+    if active:
+        raise SystemExit(
+            "lab: jobs %s of this roster are still queued or running; wait for them (./lab "
+            "grade --roster %s --out %s --slurm --status) or cancel them (scancel %s), then "
+            "run this again" % (", ".join(sorted(active)), args.roster, out,
+                                " ".join(sorted(active))))
+    subs, _ = submission.roster(args.roster)
+    names = [n for n, _ in subs]
+    plan = _plan_of(args, mode, only, names)
+    old = _read_json(os.path.join(state, "plan.json"))
+    if old and {k: old.get(k) for k in ("roster", "mode", "labs")} != \
+            {k: plan[k] for k in ("roster", "mode", "labs")}:
+        raise SystemExit("lab: %s already holds a grading of %s (%s mode, labs %s); grade this "
+                         "one into another --out" % (out, old["roster"], old["mode"],
+                                                     old["labs"] or "all"))
+    t0 = time.time()
+    grading = grade.open_grading(labs, _log, grade.Options(mode=mode, jobs=args.jobs),
+                                 secrets=secrets, only=only)
+    suite_dir = os.path.join(state, "suite")
+    stamp = os.path.join(suite_dir, "FINGERPRINT")
+    frozen = open(stamp).read().strip() if os.path.exists(stamp) else None
+    done = [n for n in names if os.path.exists(report_path(out, n, safe_name))]
+    if frozen != grading.suite.fingerprint:
+        if done and frozen is not None:
+            raise SystemExit(
+                "lab: the grader or the suite changed since %d of these submissions were "
+                "graded into %s; grades from two graders must not mix: grade into another "
+                "--out" % (len(done), out))
+        _log("grade: freezing the trusted suite into %s (the compute nodes read it there)"
+             % suite_dir)
+        shutil.rmtree(suite_dir, ignore_errors=True)
+        grading.suite.freeze(suite_dir)
+        with open(stamp, "w") as f:
+            f.write(grading.suite.fingerprint + "\n")
+    else:
+        _log("grade: reusing the frozen suite in %s" % suite_dir)
+    fd = os.open(os.path.join(state, "seed_secret"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+                 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(grading.workspace.seed_secret())
+    _write_json_atomic(plan, os.path.join(state, "plan.json"))
+    pending = [n for n in names if n not in set(done)]
+    logs = os.path.join(state, "logs")
+    make_private_dir(logs)
+    common = ["--chdir=" + ROOT, "--export=ALL"]
+    if args.partition:
+        common.append("--partition=" + args.partition)
+    if args.time:
+        common.append("--time=" + args.time)
+    round_no = len(jobs)
+    merge_cmd = "%s tools/lab/main.py grade --slurm-merge %s" % (PYTHON, _quote(state))
+    if not pending:
+        print("every submission of %s has its report (%d); submitting the merge job only"
+              % (args.roster, len(names)))
+        merge = _run(["sbatch", "--parsable", "--job-name=mha-merge",
+                      "--output=%s/merge_%%j.log" % logs] + common + ["--wrap", merge_cmd])
+        merge = merge.strip().split(";")[0]
+        jobs.append({"round": round_no, "array": None, "merge": merge, "tasks": 0,
+                     "submitted": time.time()})
+        _write_json_atomic([j for j in jobs], os.path.join(state, "jobs.json"))
+        print("merge job %s; follow it with: ./lab grade --roster %s --out %s --slurm --status"
+              % (merge, args.roster, out))
+        return 0
+    block = max(1, args.block)
+    n_tasks = math.ceil(len(pending) / block)
+    limit = _max_array_size()
+    if n_tasks > limit:   # Slurm refuses larger arrays: larger blocks instead
+        block = math.ceil(len(pending) / limit)
+        n_tasks = math.ceil(len(pending) / block)
+    round_dir = os.path.join(state, "round%d" % round_no)
+    make_private_dir(round_dir)
+    for i in range(n_tasks):
+        _write_json_atomic(pending[i * block:(i + 1) * block],
+                           os.path.join(round_dir, "block%d.json" % i))
+    array = "0-%d" % (n_tasks - 1) + ("%%%d" % args.max_parallel if args.max_parallel else "")
+    task_cmd = "%s tools/lab/main.py grade --slurm-task %s --slurm-round %d" % (
+        PYTHON, _quote(state), round_no)
+    array_id = _run(["sbatch", "--parsable", "--job-name=mha-grade", "--array=" + array,
+                     "--cpus-per-task=%d" % args.cpus_per_task,
+                     "--output=%s/grade_%%A_%%a.log" % logs] + common +
+                    ["--wrap", task_cmd]).strip().split(";")[0]
+    merge = _run(["sbatch", "--parsable", "--job-name=mha-merge",
+                  "--dependency=afterany:" + array_id,
+                  "--output=%s/merge_%%j.log" % logs] + common +
+                 ["--wrap", merge_cmd]).strip().split(";")[0]
+    jobs.append({"round": round_no, "array": array_id, "merge": merge, "tasks": n_tasks,
+                 "submitted": time.time()})
+    _write_json_atomic(jobs, os.path.join(state, "jobs.json"))
+    print("submitted job array %s: %d task(s) of up to %d submission(s) each%s, for %d of %d "
+          "submissions (%d already graded); merge job %s runs after it (prepared in %.0f s)"
+          % (array_id, n_tasks, block,
+             ", at most %d at once" % args.max_parallel if args.max_parallel else "",
+             len(pending), len(names), len(done), merge, time.time() - t0))
+    print("follow it: ./lab grade --roster %s --out %s --slurm --status   (or: squeue -j %s,%s)"
+          % (args.roster, out, array_id, merge))
+    print("logs: %s" % logs)
+    return 0
+
+
+def _quote(path):
+    import shlex
+    return shlex.quote(path)
+
+
+def status(args, out, safe_name):
+    """graded / running / waiting / failed counts of a Slurm grading."""
+    state = state_dir(out)
+    plan = _read_json(os.path.join(state, "plan.json"))
+    if not plan:
+        raise SystemExit("lab: %s holds no Slurm grading (no %s/plan.json)" % (out, state))
+    jobs = _read_json(os.path.join(state, "jobs.json"), [])
+    names = plan["names"]
+    graded = {n for n in names if os.path.exists(report_path(out, n, safe_name))}
+    states = _job_states([j for r in jobs for j in (r["array"], r["merge"]) if j])
+    last = jobs[-1] if jobs else None
+    running = waiting = 0
+    if last and last["array"] and last["array"] in states:
+        # The submissions left in each block whose task Slurm still lists.
+        listed = _listed_tasks(last["array"])
+        for i in range(last["tasks"]):
+            if i not in listed:
+                continue
+            block = _read_json(os.path.join(state, "round%d" % last["round"],
+                                            "block%d.json" % i), [])
+            left = len([n for n in block if n not in graded])
+            if listed[i] == "RUNNING":
+                running += left
+            else:
+                waiting += left
+    failed = len(names) - len(graded) - running - waiting
+    merge_state = "none"
+    if last:
+        merge_state = states.get(last["merge"], ["finished"])[0].lower()
+    failed = max(0, failed)
+    print("%s: %d submissions: %d graded, %d running, %d waiting, %d failed%s" % (
+        plan["roster"], len(names), len(graded), running, waiting, failed,
+        " (no report: their task ended first, see %s; run the same command again to grade "
+        "them)" % os.path.join(state, "logs") if failed else ""))
+    print("merge job %s: %s%s" % (last["merge"] if last else "-", merge_state,
+                                  "; gradebook: %s" % os.path.join(out, "gradebook.csv")
+                                  if os.path.exists(os.path.join(out, "gradebook.csv"))
+                                  and merge_state == "finished" else ""))
+    return 0
+
+
+def _listed_tasks(array_id):
+    """{task index: state} of the array's tasks Slurm still lists."""
+    out = _run(["squeue", "--noheader", "--array", "--format=%i %T"])
+    tasks = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) != 2 or not parts[0].startswith(array_id + "_"):
+            continue
+        index = parts[0].split("_", 1)[1]
+        if index.isdigit():
+            tasks[int(index)] = parts[1]
+        elif index.startswith("["):   # still pending as a range: [3-7%2]
+            spec = index.strip("[]").split("%")[0]
+            for piece in spec.split(","):
+                lo, _, hi = piece.partition("-")
+                if lo.isdigit():
+                    for i in range(int(lo), int(hi or lo) + 1):
+                        tasks[i] = parts[1]
+    return tasks
+
+
+def run_task(state, round_no, safe_name, write_submission):
+    """One array task: grades its block's submissions that have no report."""
+    plan = _read_json(os.path.join(state, "plan.json"))
+    index = int(os.environ.get("SLURM_ARRAY_TASK_ID", "0"))
+    names = _read_json(os.path.join(state, "round%d" % round_no, "block%d.json" % index))
+    if plan is None or names is None:
+        raise SystemExit("lab: no plan or block %d in %s" % (index, state))
+    out = os.path.dirname(state)
+    todo = [n for n in names if not os.path.exists(report_path(out, n, safe_name))]
+    print("task %d: %d submission(s), %d to grade" % (index, len(names), len(todo)))
+    sys.stdout.flush()
+    if not todo:
+        return 0
+    # A work folder of this task's own on the node (beside the one
+    # MHA_GRADE_DIR names, which --export=ALL brings from the login node):
+    # tasks that share a node must not share job slots or a stage.
+    os.environ["MHA_GRADE_DIR"] = "%s-slurm-%s_%d" % (
+        os.environ.get("MHA_GRADE_DIR", "/var/tmp/mha-grade").rstrip("/"),
+        os.environ.get("SLURM_ARRAY_JOB_ID", os.getpid()), index)
+    with open(os.path.join(state, "seed_secret"), "rb") as f:
+        secret = f.read()
+    labs = load_labs()
+    jobs = int(os.environ.get("SLURM_CPUS_PER_TASK") or 0) or None
+    secrets = [plan["roster"], out] + [p for p in (plan.get("gradescope"),) if p]
+    grading = grade.open_grading(labs, _log, grade.Options(mode=plan["mode"], jobs=jobs),
+                                 secrets=secrets, only=plan["labs"],
+                                 frozen_suite=os.path.join(state, "suite"), seed_secret=secret)
+    _log("grade: isolation: " + grading.isolation.describe()["summary"])
+    by_name = dict(submission.roster(plan["roster"])[0])
+    subs = []
+    for name in todo:
+        files, ign, notes = submission.collect(by_name[name], grading.labs)
+        subs.append(grade.Submission(name, files, ign, notes))
+    count = [0]
+
+    def progress(rep):
+        count[0] += 1
+        write_submission(rep, grading.rubric, plan.get("gradescope"))
+        _write_json_atomic(report.deterministic(rep),
+                           report_path(out, rep["submission"], safe_name))
+        print("[%d/%d] %-30s %s/%s points" % (count[0], len(subs), rep["submission"],
+                                             report.fmt_points(rep["points"]),
+                                             report.fmt_points(rep["max_points"])))
+        sys.stdout.flush()
+    grade.grade_all(grading, subs, progress)
+    shutil.rmtree(os.environ["MHA_GRADE_DIR"], ignore_errors=True)
+    return 0
+
+
+class _Described:
+    """The isolation the tasks graded with, as their reports recorded it."""
+
+    def __init__(self, describe):
+        self._describe = describe
+
+    def describe(self):
+        return self._describe
+
+
+def run_merge(state, safe_name, write_outputs):
+    """The merge job: the whole class's outputs once every submission has its report."""
+    plan = _read_json(os.path.join(state, "plan.json"))
+    out = os.path.dirname(state)
+    names = plan["names"]
+    missing = [n for n in names if not os.path.exists(report_path(out, n, safe_name))]
+    missing_file = os.path.join(state, "missing.json")
+    if missing:
+        _write_json_atomic(missing, missing_file)
+        print("merge: %d of %d submissions have no report (%s%s): their tasks did not finish "
+              "(time limit, node failure, scancel) or the grader failed; no gradebook is "
+              "written from a partial class. Run the same ./lab grade --slurm command again: "
+              "it grades only these." % (len(missing), len(names), ", ".join(missing[:5]),
+                                         ", ..." if len(missing) > 5 else ""))
+        return 1
+    if os.path.exists(missing_file):
+        os.remove(missing_file)
+    labs = load_labs()
+    graded_labs = [l for l in labs if plan["labs"] is None or l.number in plan["labs"]]
+    reports = [_read_json(report_path(out, n, safe_name)) for n in names]
+    # The rubric, from the frozen binaries' test names, as open_grading reads it.
+    from grader import suite as suite_mod
+    tests = {}
+    for lab in graded_labs:
+        a = suite_mod.LabArtefacts(lab, os.path.join(state, "suite", "bin"))
+        tests[lab.dir] = suite_mod._list_tests(a.hidden)
+    rubric = rubric_mod.load(labs, tests, rubric_mod.PATH)
+    by_name = dict(submission.roster(plan["roster"])[0])
+    subs, ignored = [], submission.roster(plan["roster"])[1]
+    for name in names:
+        files, ign, notes = submission.collect(by_name[name], labs)
+        subs.append(grade.Submission(name, files, ign, notes))
+
+    class Args:
+        roster = plan["roster"]
+        csv = plan.get("csv")
+        json = plan.get("json")
+        similarity_threshold = plan.get("similarity_threshold")
+    csv_path, json_path, lines = write_outputs(
+        Args, out, reports, subs, ignored, labs, graded_labs, rubric,
+        _Described(reports[0]["isolation"]), plan["mode"])
+    print("merged %d submissions; gradebook: %s; report: %s" % (len(names), csv_path, json_path))
+    for line in lines:
+        print(line)
+    return 0
