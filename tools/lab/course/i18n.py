@@ -202,7 +202,8 @@ def cli_template_text(root=ROOT):
         py = os.path.join(tmp, "py.pot")
         _run(["xgettext", "--language=Python", "--from-code=UTF-8", "--keyword=_",
               "--keyword=N_", "--keyword=ngettext:1,2", "--add-comments=TRANSLATORS",
-              "--sort-by-file", "--omit-header", "--add-location=file", "--no-wrap", "--package-name=mha-labs",
+              "--sort-by-file", "--omit-header", "--add-location=file", "--no-wrap",
+              "--package-name=mha-labs",
               "-o", py] + cli_sources(root), cwd=root)
         entries = []
         for words, name, rel in mistake_words(root):
@@ -292,10 +293,15 @@ def english_commits(paths, root=ROOT):
     return out
 
 
+# The English file as the reader knows it: the kit's README is README.md there.
+_SHOWN_AS = {"tools/lab/course/kit_readme/README.md": "README.md"}
+
+
 def header_line(lang, source, stats, commit):
     tot, cur = stats.get(source, [0, 0])
+    src = english_of(source)
     return _HEADER[lang].format(pct=_pct(lang, cur, tot), cur=cur, tot=tot,
-                                src=english_of(source),
+                                src=_SHOWN_AS.get(src, src),
                                 commit=commit or _UNCOMMITTED[lang])
 
 

@@ -188,3 +188,34 @@ def N_(message):
     """Marks a message for the catalogue where it is defined; _() translates it
     where it is printed."""
     return message
+
+
+_TITLES = {}
+
+
+def _first_heading(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("# "):
+                    return line[2:].strip()
+    except OSError:
+        pass
+    return None
+
+
+def title(lab):
+    """The lab's title in the current language: its translated lesson's
+    heading without the "Lab N:" prefix, once that heading is translated;
+    else the registry's English title."""
+    if not _state["lang"]:
+        return lab.title
+    key = (_state["lang"], lab.lesson_file)
+    if key not in _TITLES:
+        translated = page(lab.lesson_file, lab.root)
+        heading = _first_heading(os.path.join(lab.root, translated))
+        _TITLES[key] = lab.title
+        if translated != lab.lesson_file and heading and \
+                heading != _first_heading(os.path.join(lab.root, lab.lesson_file)):
+            _TITLES[key] = re.sub(r"^[^:]*\d+\s*:\s*", "", heading) or lab.title
+    return _TITLES[key]

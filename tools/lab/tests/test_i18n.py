@@ -178,8 +178,8 @@ _TRANSLATED = {
            "paragraph": "La atención multicabeza ejecuta varias atenciones pequeñas en paralelo "
                         "en lugar de una ancha.\n"},
     "pt_BR": {"Lab 1: split and combine heads": "Laboratório 1: dividir e combinar as cabeças",
-              "paragraph": "A atenção multi-cabeça executa várias atenções pequenas lado a lado "
-                           "em vez de uma larga.\n"},
+              "paragraph": "A atenção multi-cabeça executa várias atenções pequenas lado a "
+                           "lado em vez de uma larga.\n"},
 }
 
 
@@ -241,3 +241,38 @@ def test_an_edited_english_paragraph_falls_back_to_english_in_both_languages(tmp
         fuzzy = [e for e in po if "fuzzy" in e.flags and not e.obsolete]
         assert [e.msgid for e in fuzzy] == [edited]
     assert "(0 de" not in _page(root, "es").splitlines()[0]
+
+
+# ------------------------------------------------------------------ the kit
+
+@needs_tools
+def test_the_kit_ships_the_compiled_catalogues_and_each_readme_it_has():
+    from course import kit
+    from labs import load_labs
+    files = kit.kit_files(load_labs())
+    for lang in pages.LANGS:
+        mo = files["tools/lab/locale/%s/LC_MESSAGES/lab.mo" % lang]
+        assert mo[:4] in (b"\xde\x12\x04\x95", b"\x95\x04\x12\xde")     # gettext's magic
+    for name in ("README.es.md", "README.pt-BR.md"):
+        shipped = name in files
+        assert shipped == os.path.isfile(os.path.join(ROOT, kit.README_DIR, name))
+        # The English README points at a translation only when the kit has it.
+        assert ("(%s)" % name in files["README.md"].decode()) == shipped
+
+
+def test_the_kit_readme_lists_every_lab_with_its_lesson_in_the_readme_language():
+    from course import kit
+    from labs import load_labs
+    labs = load_labs()
+    english = b"# Lab 2: batched attention\n"
+    files = {"docs/es/02_batched_attention.md": "*Traducción ...*\n\n# Lab 2: atención por "
+             "lotes\n".encode(), "docs/02_batched_attention.md": english,
+             "docs/es/01_split_heads.md": b"# Lab 1: split and combine heads\n",
+             "docs/01_split_heads.md": b"# Lab 1: split and combine heads\n"}
+    text = kit.kit_readme("# Kit\n\n| lab | file | lesson |\n| --- | --- | --- |\n\nmore\n",
+                          labs, "es", files)
+    assert "| 2 | `labs/02_batched_attention/attention.cc` | [atención por lotes]" \
+        "(docs/es/02_batched_attention.md) |" in text
+    # A lesson whose heading is not translated yet keeps the registry's title.
+    assert "[%s](docs/es/01_split_heads.md)" % labs[0].title in text
+    assert text.count("\n| ") == len(labs) + 2 and text.endswith("\nmore\n")
