@@ -276,3 +276,24 @@ def test_the_kit_readme_lists_every_lab_with_its_lesson_in_the_readme_language()
     # A lesson whose heading is not translated yet keeps the registry's title.
     assert "[%s](docs/es/01_split_heads.md)" % labs[0].title in text
     assert text.count("\n| ") == len(labs) + 2 and text.endswith("\nmore\n")
+
+
+def test_a_golden_comparison_prints_its_sentence_in_spanish_with_the_same_numbers(tmp_path):
+    msgid = ("%(bad)s of %(n)s elements differ; first at %(first)s: actual %(a1)s, expected "
+             "%(e1)s; max |error| %(err)s at %(worst)s: actual %(a2)s, expected %(e2)s (atol "
+             "%(atol)s, rtol %(rtol)s)")
+    _catalogue(tmp_path, [
+        (None, msgid, "%(bad)s de %(n)s elementos difieren; el primero en %(first)s: obtenido "
+         "%(a1)s, esperado %(e1)s; máximo |error| %(err)s en %(worst)s: obtenido %(a2)s, "
+         "esperado %(e2)s (atol %(atol)s, rtol %(rtol)s)"),
+        (None, "checked against %s: ", "comparado con %s: ")])
+    i18n.setup("es", root=str(tmp_path))
+    english = ("(checked against labs/02/golden/w.npy: 75 of 75 elements differ; first at "
+               "[head 0, query 0, key 0]: actual 0.08189806, expected 0.1399203; max |error| "
+               "0.2094828 at [head 1, query 4, key 1]: actual 0.7101973, expected 0.5007145 "
+               "(atol 1e-05, rtol 0.0001))")
+    assert i18n.test_text(english, root=str(tmp_path)) == (
+        "(comparado con labs/02/golden/w.npy: 75 de 75 elementos difieren; el primero en "
+        "[head 0, query 0, key 0]: obtenido 0.08189806, esperado 0.1399203; máximo |error| "
+        "0.2094828 en [head 1, query 4, key 1]: obtenido 0.7101973, esperado 0.5007145 "
+        "(atol 1e-05, rtol 0.0001))")
