@@ -294,7 +294,8 @@ def english_commits(paths, root=ROOT):
 
 
 # The English file as the reader knows it: the kit's README is README.md there.
-_SHOWN_AS = {"tools/lab/course/kit_readme/README.md": "README.md"}
+KIT_README = "tools/lab/course/kit_readme/README.md"
+_SHOWN_AS = {KIT_README: "README.md"}
 
 
 def header_line(lang, source, stats, commit):
@@ -477,8 +478,29 @@ def _page_links(path, root):
     return missing
 
 
+_TOOLS = ("po4a", "msgfmt", "msgmerge", "msginit", "xgettext", "git")
+
+
+def missing_tools():
+    """What ./lab translate and the check need and this machine lacks."""
+    out = [t for t in _TOOLS if shutil.which(t) is None]
+    try:
+        _polib()
+    except RuntimeError:
+        out.append("python3-polib")
+    return out
+
+
+def _need_tools():
+    missing = missing_tools()
+    if missing:
+        raise RuntimeError("%s missing: tools/setup.sh installs po4a, gettext and python3-polib "
+                           "in the instructors' repository" % ", ".join(missing))
+
+
 def problems(root=ROOT):
     """Everything the translations check fails on; [] when all is well."""
+    _need_tools()
     out = []
     for e in EXTRACTS:
         try:
@@ -526,6 +548,9 @@ def problems(root=ROOT):
                                % (rel, "po/%s.po" % lang))
             if rel.endswith(".md"):
                 out += _page_links(rel, root)
+            if pg.source == KIT_README and not re.search(r"^\|\s*-+\s*\|", made, re.M):
+                out.append("%s lost its table's separator line (| --- | ...): the kit adds one "
+                           "row per lab after it" % rel)
     return out
 
 
@@ -576,6 +601,7 @@ def regenerate(root=ROOT, log=print):
 
 def cmd_translate(args):
     try:
+        _need_tools()
         if args.pages:
             regenerate()
         else:
