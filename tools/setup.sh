@@ -12,6 +12,12 @@
 #                             python3-pytest and git for ./lab test (mutants are
 #                             applied with git apply; export-kit reads committed stubs).
 #                             The learner kit runs this same list.
+#                             In the instructors' repository (not the kit) also
+#                             po4a, gettext and python3-polib: ./lab translate
+#                             and ./lab test's translations check, and export-kit
+#                             compiles the terminal's catalogues (the kit ships the
+#                             translated pages and compiled catalogues: a learner
+#                             needs none of them).
 #   tools/setup.sh --dev      also what regenerates goldens (Debian's python3-numpy
 #                             and python3-torch), and chromium, in which a
 #                             test opens the class report, with chromium-driver
@@ -39,6 +45,10 @@ packages=(
   python3-matplotlib
   python3-markdown python3-pygments
 )
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [[ -d "$repo/solutions" && -d "$repo/tests" ]]; then
+  packages+=(po4a gettext python3-polib)
+fi
 for flag in "$@"; do
   case $flag in
     --dev) packages+=(python3-numpy python3-torch chromium chromium-driver python3-selenium) ;;

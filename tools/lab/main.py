@@ -6,13 +6,14 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from labs import load_labs  # noqa: E402
-from learner import cli  # noqa: E402
+from learner import cli, i18n  # noqa: E402
 
 # The learner's kit ships the learner package and what it imports, not these
 # (course/kit.py follows the imports of the branch a kit takes here).
 if not cli.is_kit():
     from checks import mutants, selftest  # noqa: E402
     from course import bench, kit, newlab  # noqa: E402
+    from course import i18n as i18n_pages  # noqa: E402
     from grader import instructor  # noqa: E402
 
 
@@ -102,11 +103,22 @@ def instructors_parser(labs):
 
     bench.add_parser(sub)
 
+    tr = sub.add_parser("translate", help="course authors: after an English edit, update the "
+                        "translation catalogues (po/) and regenerate the Spanish and Portuguese "
+                        "pages and hints; --pages: only regenerate the pages")
+    tr.add_argument("--pages", action="store_true", help="only regenerate the pages from the "
+                    "catalogues as they are (no catalogue changes)")
+    tr.set_defaults(func=i18n_pages.cmd_translate)
+
     sub.add_parser("help", help="show this help")
     return parser
 
 
 def main(argv):
+    # The learner's language (--lang, LANGUAGE, LC_ALL, LC_MESSAGES, LANG): the
+    # learner's commands speak it; the instructors' and authors' stay English.
+    argv, lang = i18n.strip_lang_option(argv)
+    i18n.setup(i18n.choose(lang))
     if cli.is_kit():
         return cli.main(argv)      # only the learner's commands, with their own help
     parser = instructors_parser(load_labs())

@@ -14,6 +14,7 @@ import traceback
 
 from checks import browser, consistency, hostile, kit_check, mutants, newlab_check, slurm_check,\
     tolerances
+from course import i18n
 from grader import grade, instructor
 from labs import ROOT, load_labs
 from learner import quiz
@@ -229,11 +230,23 @@ def check_reader(state):
     try:
         browser.run(c)
     except browser.Unavailable as e:
-        c.fail("%s (tools/setup.sh --dev)" % e)
+        c.fail("%s (tools/setup.sh --test installs it)" % e)
     c.name += " (%.0f s)" % (time.time() - t0)
     return [c]
+
+
 def check_slurm(state):
     return slurm_check.selftest_checks(state["labs"], Check)
+
+
+def check_translations(state):
+    c = Check("the translated pages are what their catalogues make, the catalogues are valid "
+              "and keep every code span, number and link, and no page links to a missing file")
+    for problem in i18n.problems():
+        c.fail(problem)
+    # How far the translators are: printed, never a failure.
+    c.name += " (%s)" % "; ".join(i18n.share_lines())
+    return [c]
 
 
 def check_kit(state):
@@ -244,9 +257,10 @@ def check_new_lab(state):
     return newlab_check.selftest_checks(state["labs"], Check)
 
 
-CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_bazel, check_solutions,
-          check_stubs, check_cumulative, check_mutants, check_hostile, check_reports, check_quizzes,
-          check_reader, check_slurm, check_kit, check_new_lab]
+CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_translations,
+          check_bazel, check_solutions, check_stubs, check_cumulative, check_mutants,
+          check_hostile, check_reports, check_quizzes, check_reader, check_slurm, check_kit,
+          check_new_lab]
 
 
 def main(args):

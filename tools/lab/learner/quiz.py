@@ -196,7 +196,11 @@ def cmd_quiz(args):
     if data is None or problems_of(data, "quiz"):
         err("lab quiz: %s is missing or malformed" % os.path.relpath(quiz_path(lab), ROOT))
         return FAILED
-    data = translated(data, getattr(args, "lang", None))
+    # The language ./lab chose (--lang, LANGUAGE, LC_ALL, LC_MESSAGES, LANG:
+    # learner/i18n.py); pt_BR is the quiz catalogue's pt-BR.
+    from learner import i18n
+    lang = getattr(args, "lang", None) or (i18n.lang() or "").replace("_", "-") or None
+    data = translated(data, lang)
     if getattr(args, "shuffle", False):
         random.shuffle(data["questions"])
     try:
