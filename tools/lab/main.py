@@ -46,7 +46,7 @@ def instructors_parser(labs):
                    "(default 50, or the rubric's; 0 turns the similarity check off)")
     g.add_argument("--prepare", action="store_true",
                    help="only build the reference and warm the caches (Gradescope set-up)")
-    sl = g.add_argument_group("grading a roster on a Slurm cluster (docs/SCALING.md)")
+    sl = g.add_argument_group("grading a roster on a Slurm cluster")
     sl.add_argument("--slurm", action="store_true",
                     help="with --roster: submit one job array that grades it, and a merge job; "
                     "run it again to grade what is left")

@@ -405,7 +405,10 @@ def generate(dest, root=ROOT):
 
 # ------------------------------------------------------------- the check
 
-_CODE = re.compile(r"`+[^`\n]*?`+")
+# A code span may run over a line break (CommonMark reads it as a space), and
+# a translation may break its lines elsewhere: spans are compared with their
+# inner whitespace made single spaces.
+_CODE = re.compile(r"`+[^`]*?`+")
 _FENCE = re.compile(r"^```.*?^```", re.M | re.S)
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _TARGET = re.compile(r"\]\(([^)\s]+)")
@@ -421,7 +424,8 @@ def block_problems(msgid, msgstr):
     out = []
     if _FENCE.findall(msgid) != _FENCE.findall(msgstr):
         out.append("its fenced code differs from the English (copy code blocks verbatim)")
-    a, b = _multiset(_CODE.findall(msgid)), _multiset(_CODE.findall(msgstr))
+    spans = lambda s: _multiset(" ".join(x.split()) for x in _CODE.findall(s))  # noqa: E731
+    a, b = spans(msgid), spans(msgstr)
     if a != b:
         missing = [x for x in a if x not in b] or ["-"]
         extra = [x for x in b if x not in a] or ["-"]
