@@ -6,7 +6,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from labs import load_labs  # noqa: E402
-from learner import cli  # noqa: E402
+from learner import cli, i18n  # noqa: E402
 
 # The learner's kit ships the learner package and what it imports, not these
 # (course/kit.py follows the imports of the branch a kit takes here).
@@ -89,6 +89,10 @@ def instructors_parser(labs):
 
 
 def main(argv):
+    # The learner's language (--lang, LANGUAGE, LC_ALL, LC_MESSAGES, LANG): the
+    # learner's commands speak it; the instructors' and authors' stay English.
+    argv, lang = i18n.strip_lang_option(argv)
+    i18n.setup(i18n.choose(lang))
     if cli.is_kit():
         return cli.main(argv)      # only the learner's commands, with their own help
     parser = instructors_parser(load_labs())

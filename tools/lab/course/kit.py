@@ -38,67 +38,22 @@ from labs import ROOT, load_labs
 _TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", ".gitignore", "lab"]
 _DIRS = ["common", "labs", "docs", "third_party", "tools/lab", "tools/plot", ".devcontainer"]
 _SKIP_FILES = {"docs/INSTRUCTORS.md", "docs/SCALING.md", "docs/PERFORMANCE.md",
-               "docs/AUTHORING.md"}
+               "docs/AUTHORING.md",
+               # The repository README's learner sections, translated: the kit has
+               # its own README in each language (README.es.md, README.pt-BR.md).
+               "docs/es/README.md", "docs/pt-BR/README.md"}
 _SKIP_DIRS = {"__pycache__"}
 # ./lab runs this module; the kit ships it and what its learner path imports.
 _ENTRY = "main.py"
 _TOOLS = os.path.join("tools", "lab")
 
-README = """# Multi-head attention, one lab at a time: the learner's kit
-
-{count} labs, each one C++ file to write. The header next to it says exactly
-what each function must do; the lesson in docs/ explains the idea, the maths
-and the classic mistakes.
-
-| lab | you write | lesson |
-| --- | --- | --- |
-{rows}
-
-## Set up (once)
-
-On Debian 12 (bookworm), from this folder:
-
-    tools/setup.sh          # installs Bazel, a compiler, GoogleTest, xtensor, OpenBLAS, matplotlib
-
-(every `./lab` command runs it first; it says nothing when all is installed).
-Without root it installs nothing: it prints the `apt-get install` line to
-hand to an administrator, and the dev-container alternative.
-
-On macOS, Windows, or any machine that is not Debian 12: use the dev
-container in `.devcontainer/` (Debian 12 with everything installed; arm64
-too, so Apple silicon runs it natively). Install Docker or Podman, then
-either open this folder in VS Code with the Dev Containers extension and
-choose "Reopen in Container" (GitHub Codespaces works the same), or run,
-from this folder:
-
-    docker build -t mha-labs -f .devcontainer/Dockerfile .
-    docker run --rm -it -v "$PWD":/workspaces/mha -w /workspaces/mha mha-labs
-
-## The loop
-
-    ./lab status            # where you are: each lab not started / failing / passing
-    bazel test //labs/01_split_heads/...    # the public tests of lab 1
-    ./lab watch 1           # re-run them every time you save the file (Ctrl-C stops)
-    ./lab hint 1            # a hint, when stuck (gentle first)
-    ./lab grade             # a provisional scoreboard from the public tests
-
-The first build takes a few minutes; later ones seconds. A failure that says
-"lab N: X is not implemented yet" means the stub is still there: that is
-where you start. When your file does not compile, `./lab status` and
-`./lab watch` print the first error in your own file (file:line: message)
-before the compiler's long template backtrace, and the warnings about your
-file (`-Wall -Wextra -Wshadow`: a constructor that writes `d_model = d_model;`
-warns).
-
-Only `labs/NN_name/<name>.cc` is yours; headers, tests and BUILD files stay
-as they are. Commit your work with git if you like: the tools recognise an
-untouched stub by its content, not by git history.
-
-`./lab grade` is not your grade. Your instructor grades the `.cc` files
-with hidden tests that check more than the public ones (other shapes and
-seeds, bad arguments, numbers compared with PyTorch): make the public tests
-pass, then re-read the header and the lesson's "Classic mistakes".
-"""
+# The kit's README: tools/lab/course/kit_readme/README.md, a Markdown file po4a
+# translates (README.es.md, README.pt-BR.md next to it); kit_readme() adds one
+# table row per lab.
+README_DIR = os.path.join("tools", "lab", "course", "kit_readme")
+# The kit's name of each README: {file in README_DIR: path in the kit}.
+READMES = {"README.md": "README.md", "README.es.md": "README.es.md",
+           "README.pt-BR.md": "README.pt-BR.md"}
 
 
 class StubError(RuntimeError):
@@ -262,14 +217,58 @@ def kit_files(labs):
     for rel in list(files):
         if rel.startswith(_TOOLS + "/") and rel not in shipped:
             del files[rel]
-    rows = "\n".join("| %d | `%s` | [%s](%s) |" % (lab.number, lab.learner_file,
-                                                     lab.title, lab.lesson_file)
-                     for lab in labs)
-    words = {7: "Seven", 8: "Eight", 9: "Nine", 10: "Ten", 11: "Eleven", 12: "Twelve",
-             13: "Thirteen", 14: "Fourteen", 15: "Fifteen"}
-    files["README.md"] = README.format(count=words.get(len(labs), str(len(labs))),
-                                       rows=rows).encode()
+    for name, dest in READMES.items():
+        path = os.path.join(ROOT, README_DIR, name)
+        if os.path.isfile(path):
+            with open(path) as f:
+                files[dest] = kit_readme(f.read(), labs, _readme_lang(name), files).encode()
+    for dest in set(READMES.values()) & set(files):
+        files[dest] = _without_missing_languages(files[dest].decode(), files).encode()
     return files
+
+
+def _without_missing_languages(text, files):
+    """The README without the paragraphs that point at a translated README the
+    kit does not have (a checkout whose translations are not generated yet)."""
+    paras = re.split(r"(\n\s*\n)", text)
+    kept = [p for p in paras
+            if not any(m not in files for m in re.findall(r"\]\((README\.[\w-]+\.md)\)", p))]
+    return re.sub(r"\n{3,}", "\n\n", "".join(kept))
+
+
+def _readme_lang(name):
+    """The pages' language suffix of a README (README.es.md: "es"), or None."""
+    m = re.match(r"README\.([\w-]+)\.md$", name)
+    return m.group(1) if m else None
+
+
+def _lesson_title(text):
+    """A lesson's title from its page's first heading, without its "Lab N:"
+    prefix in whatever language."""
+    for line in text.splitlines():
+        if line.startswith("# "):
+            return re.sub(r"^[^:]*\d+\s*:\s*", "", line[2:].strip())
+    return None
+
+
+def kit_readme(text, labs, lang, files):
+    """The README's text with one row per lab after its table's separator
+    line: the lab, its learner file, and its lesson (the page in `lang`,
+    docs/<lang>/NN_name.md, when the kit has it, titled as that page is)."""
+    rows = []
+    for lab in labs:
+        lesson, title = lab.lesson_file, lab.title
+        if lang:
+            translated = "docs/%s/%s" % (lang, os.path.basename(lab.lesson_file))
+            if translated in files:
+                lesson = translated
+                title = _lesson_title(files[translated].decode()) or title
+        rows.append("| %d | `%s` | [%s](%s) |" % (lab.number, lab.learner_file, title, lesson))
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if re.match(r"^\|\s*-+\s*\|", line):
+            return "".join(lines[:i + 1]) + "\n".join(rows) + "\n" + "".join(lines[i + 1:])
+    return text
 
 
 _EXECUTABLE = {"lab", "tools/setup.sh"}

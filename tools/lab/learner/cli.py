@@ -11,24 +11,27 @@ import sys
 import textwrap
 
 from labs import ROOT, load_labs
+from learner import i18n
 from learner.console import OK, USAGE, WIDTH, err
 from learner.hint import cmd_hint
+from learner.i18n import N_, _
 from learner.provisional import cmd_provisional_grade
 from learner.status import cmd_status
 from learner.watch import cmd_watch
 
 # (command, its argument, what it does): the kit's ./lab help, in this order.
 COMMANDS = [
-    ("status", "", "each lab: not started, failing (and why) or passing; which lab is next"),
-    ("watch", "[N]", "re-run lab N's public tests every time you save its file (default: the "
-     "first lab not passing); Ctrl-C stops"),
-    ("hint", "N", "the next hint for lab N, gentle first (--all: every hint; --reset: start "
-     "over)"),
-    ("grade", "", "a provisional scoreboard from the public tests (your instructor's hidden "
-     "tests decide the grade)"),
-    ("help", "", "this help"),
+    ("status", "", N_("each lab: not started, failing (and why) or passing; which lab is "
+                      "next")),
+    ("watch", "[N]", N_("re-run lab N's public tests every time you save its file (default: "
+                        "the first lab not passing); Ctrl-C stops")),
+    ("hint", "N", N_("the next hint for lab N, gentle first (--all: every hint; --reset: "
+                     "start over)")),
+    ("grade", "", N_("a provisional scoreboard from the public tests (your instructor's "
+                     "hidden tests decide the grade)")),
+    ("help", "", N_("this help")),
 ]
-_WHAT = {name: what for name, _, what in COMMANDS}
+_WHAT = {name: what for name, _arg, what in COMMANDS}
 
 
 def is_kit(root=ROOT):
@@ -39,31 +42,39 @@ def is_kit(root=ROOT):
 
 def add_commands(sub, labs):
     """Adds the learner's commands (status, watch, hint) to the subparsers `sub`."""
-    numbers = "the lab number (%d-%d)" % (labs[0].number, labs[-1].number)
-    sub.add_parser("status", help=_WHAT["status"]).set_defaults(func=cmd_status)
-    w = sub.add_parser("watch", help=_WHAT["watch"])
-    w.add_argument("lab", nargs="?", help=numbers + "; default: the first lab not passing")
+    numbers = _("the lab number (%d-%d)") % (labs[0].number, labs[-1].number)
+    sub.add_parser("status", help=_(_WHAT["status"])).set_defaults(func=cmd_status)
+    w = sub.add_parser("watch", help=_(_WHAT["watch"]))
+    w.add_argument("lab", nargs="?", help=numbers + _("; default: the first lab not passing"))
     w.set_defaults(func=cmd_watch)
-    h = sub.add_parser("hint", help=_WHAT["hint"])
+    h = sub.add_parser("hint", help=_(_WHAT["hint"]))
     # Optional for argparse: without it, cmd_hint says which labs there are.
     h.add_argument("lab", nargs="?", help=numbers)
-    h.add_argument("--all", action="store_true", help="show every hint for the lab")
-    h.add_argument("--reset", action="store_true", help="start the lab's hints over")
+    h.add_argument("--all", action="store_true", help=_("show every hint for the lab"))
+    h.add_argument("--reset", action="store_true", help=_("start the lab's hints over"))
     h.set_defaults(func=cmd_hint)
 
 
 def help_text(labs):
     """The kit's ./lab help."""
-    lines = ["usage: ./lab COMMAND", "",
-             "The learner's commands (labs %d to %d; ./lab COMMAND -h for a command's options):"
-             % (labs[0].number, labs[-1].number), ""]
+    lines = [_("usage: ./lab [--lang es|pt|en] COMMAND"), "",
+             _("The learner's commands (labs %(first)d to %(last)d; ./lab COMMAND -h for a "
+               "command's options):") % {"first": labs[0].number, "last": labs[-1].number}, ""]
     for name, arg, what in COMMANDS:
-        lines += textwrap.wrap(what, width=WIDTH,
+        lines += textwrap.wrap(_(what), width=WIDTH,
                                initial_indent="  %-22s" % ("./lab %s %s" % (name, arg)).strip(),
                                subsequent_indent=" " * 24)
-    lines += ["", "By hand: bazel test %s runs lab %d's public tests."
-              % (labs[0].public_tests, labs[0].number),
-              "README.md has the loop; docs/NN_name.md each lab's lesson."]
+    readme, lessons = "README.md", "docs/NN_name.md"
+    if i18n.lang():
+        d = i18n.PAGE_DIRS[i18n.lang()]
+        if os.path.isfile(os.path.join(ROOT, "README.%s.md" % d)):
+            readme = "README.%s.md" % d
+        lessons = i18n.page(labs[0].lesson_file).replace(
+            os.path.basename(labs[0].lesson_file), "NN_name.md")
+    lines += ["", _("By hand: bazel test %(target)s runs lab %(n)d's public tests.")
+              % {"target": labs[0].public_tests, "n": labs[0].number},
+              _("%(readme)s has the loop; %(lessons)s each lab's lesson.")
+              % {"readme": readme, "lessons": lessons}]
     return "\n".join(lines)
 
 
@@ -71,7 +82,7 @@ class Parser(argparse.ArgumentParser):
     """A usage error is one line and exit status 2, not argparse's usage block."""
 
     def error(self, message):
-        err("lab: %s (./lab help lists the commands)" % message)
+        err(_("lab: %s (./lab help lists the commands)") % message)
         sys.exit(USAGE)
 
 
@@ -81,8 +92,8 @@ def main(argv):
     parser = Parser(prog="./lab", add_help=False)
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
     add_commands(sub, labs)
-    sub.add_parser("grade", help=_WHAT["grade"]).set_defaults(func=cmd_provisional_grade)
-    sub.add_parser("help", help=_WHAT["help"])
+    sub.add_parser("grade", help=_(_WHAT["grade"])).set_defaults(func=cmd_provisional_grade)
+    sub.add_parser("help", help=_(_WHAT["help"]))
     if not argv or argv[0] in ("help", "-h", "--help"):
         print(help_text(labs))
         return OK

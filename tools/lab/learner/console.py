@@ -4,6 +4,7 @@ import sys
 import textwrap
 
 from labs import find_lab
+from learner.i18n import _
 
 # Exit statuses of the learner's commands.
 OK, FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130
@@ -26,6 +27,6 @@ def lab_arg(labs, key):
     """The lab named by a command's argument, or None after saying which exist."""
     lab = find_lab(labs, key) if key is not None else None
     if lab is None:
-        err("lab: there is no lab %r; the labs are %d to %d (./lab status lists them)"
-            % (key, labs[0].number, labs[-1].number))
+        err(_("lab: there is no lab %(key)r; the labs are %(first)d to %(last)d (./lab status "
+              "lists them)") % {"key": key, "first": labs[0].number, "last": labs[-1].number})
     return lab

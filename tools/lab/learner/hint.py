@@ -3,8 +3,9 @@
 import textwrap
 
 from labs import load_labs
-from learner import files
+from learner import files, i18n
 from learner.console import OK, USAGE, WIDTH, err, lab_arg
+from learner.i18n import _
 
 
 def _load_seen():
@@ -19,15 +20,17 @@ def _save_seen(seen):
     files.save_json(files.HINTS_STATE, {"seen": seen})
 
 
-def _print_hint(lab, i):
-    print("Hint %d of %d for lab %d (%s):" % (i + 1, len(lab.hints), lab.number, lab.title))
-    print(textwrap.fill(lab.hints[i], width=WIDTH, initial_indent="  ", subsequent_indent="  "))
+def _print_hint(lab, hints, i):
+    print(_("Hint %(i)d of %(n)d for lab %(lab)d (%(title)s):")
+          % {"i": i + 1, "n": len(hints), "lab": lab.number, "title": lab.title})
+    print(textwrap.fill(hints[i], width=WIDTH, initial_indent="  ", subsequent_indent="  "))
 
 
 def cmd_hint(args):
     labs = load_labs()
     if args.lab is None:
-        err("lab: which lab? ./lab hint N, N from %d to %d" % (labs[0].number, labs[-1].number))
+        err(_("lab: which lab? ./lab hint N, N from %(first)d to %(last)d")
+            % {"first": labs[0].number, "last": labs[-1].number})
         return USAGE
     lab = lab_arg(labs, args.lab)
     if lab is None:
@@ -37,35 +40,43 @@ def cmd_hint(args):
     if args.reset:
         seen.pop(key, None)
         _save_seen(seen)
-        print("lab %d: hints reset; ./lab hint %d shows the first one again" % (lab.number,
-                                                                                lab.number))
+        print(_("lab %(n)d: hints reset; ./lab hint %(n)d shows the first one again")
+              % {"n": lab.number})
         return OK
-    if not lab.hints:
-        print("lab %d has no hints yet; read %s" % (lab.number, lab.lesson_file))
+    # The hints in the learner's language where they are translated (the
+    # English paragraph where a translation is not current: po4a).
+    hints = i18n.read_hints(i18n.hints_path(lab.dir, lab.root)) if i18n.lang() else lab.hints
+    if len(hints) != len(lab.hints):
+        hints = lab.hints
+    lesson = i18n.page(lab.lesson_file)
+    if not hints:
+        print(_("lab %(n)d has no hints yet; read %(lesson)s") % {"n": lab.number,
+                                                                  "lesson": lesson})
         return OK
-    n = len(lab.hints)
+    n = len(hints)
     if args.all:
         for i in range(n):
-            _print_hint(lab, i)
+            _print_hint(lab, hints, i)
             print()
         seen[key] = n
         _save_seen(seen)
         return OK
     shown = min(seen.get(key, 0), n)
     if shown >= n:
-        _print_hint(lab, n - 1)
+        _print_hint(lab, hints, n - 1)
         print()
-        print("That was the last hint. ./lab hint %d --all shows them all again; "
-              "%s, \"Classic mistakes\", lists what usually goes wrong."
-              % (lab.number, lab.lesson_file))
+        print(_("That was the last hint. ./lab hint %(n)d --all shows them all again; "
+                "%(lesson)s, \"Classic mistakes\", lists what usually goes wrong.")
+              % {"n": lab.number, "lesson": lesson})
         return OK
-    _print_hint(lab, shown)
+    _print_hint(lab, hints, shown)
     seen[key] = shown + 1
     _save_seen(seen)
     print()
     if shown + 1 < n:
-        print("(%d more; run ./lab hint %d again for the next one)" % (n - shown - 1, lab.number))
+        print(_("(%(more)d more; run ./lab hint %(n)d again for the next one)")
+              % {"more": n - shown - 1, "n": lab.number})
     else:
-        print("(that was the last hint for lab %d)" % lab.number)
+        print(_("(that was the last hint for lab %d)") % lab.number)
     return OK
 

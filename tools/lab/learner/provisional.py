@@ -6,6 +6,7 @@ from labs import load_labs
 from learner import files
 from learner.bazel import Bazel
 from learner.console import FAILED, OK, USAGE, WIDTH, err
+from learner.i18n import _, test_text
 from learner.public_tests import run_public_tests
 from learner.results import bazel_complaint
 
@@ -13,19 +14,20 @@ from learner.results import bazel_complaint
 def scoreboard_lines(rows, width=WIDTH):
     """The provisional scoreboard: rows are (lab, passed, total, message)."""
     tw = max([len(lab.title) for lab, _, _, _ in rows] + [5])
-    lines = ["Provisional scoreboard: the public tests only. It is not your grade: your",
-             "instructor grades with hidden tests that check more (other shapes and seeds,",
-             "bad arguments, numbers compared with PyTorch), and those decide the grade.",
-             ""]
+    lines = textwrap.wrap(_("Provisional scoreboard: the public tests only. It is not your "
+                            "grade: your instructor grades with hidden tests that check more "
+                            "(other shapes and seeds, bad arguments, numbers compared with "
+                            "PyTorch), and those decide the grade."), width=min(width, 80))
+    lines.append("")
     passed = total = full = 0
     for lab, p, t, msg in rows:
         passed += p
         total += t
         full += bool(t) and p == t
         score = "%d/%d" % (p, t)
-        head = "lab %-2d  %-*s  %7s" % (lab.number, tw, lab.title, score)
+        head = "%s %-2d  %-*s  %7s" % (_("lab"), lab.number, tw, lab.title, score)
         if t and p == t:
-            lines.append(head + "  pass")
+            lines.append(head + "  " + _("pass"))
             continue
         if not msg:
             lines.append(head)
@@ -38,9 +40,11 @@ def scoreboard_lines(rows, width=WIDTH):
                                    subsequent_indent=" " * 10, break_on_hyphens=False,
                                    break_long_words=False)
     lines.append("")
-    lines += textwrap.wrap("public tests: %d/%d pass; %d of %d labs pass all of theirs. "
-                           "Provisional: your instructor's hidden tests decide the grade."
-                           % (passed, total, full, len(rows)), width=width)
+    lines += textwrap.wrap(_("public tests: %(passed)d/%(total)d pass; %(full)d of %(labs)d "
+                             "labs pass all of theirs. Provisional: your instructor's hidden "
+                             "tests decide the grade.")
+                           % {"passed": passed, "total": total, "full": full, "labs": len(rows)},
+                           width=width)
     return lines
 
 
@@ -49,24 +53,24 @@ def cmd_provisional_grade(args):
     for opt in ("submission", "roster", "solutions", "csv", "gradescope", "prepare", "cumulative",
                 "json", "out"):
         if getattr(args, opt, None):
-            err("lab: this copy has no hidden tests or solutions, so it can only show the "
-                "provisional scoreboard of its own labs: run ./lab grade with no arguments "
-                "(instructors grade submissions in their repository)")
+            err(_("lab: this copy has no hidden tests or solutions, so it can only show the "
+                  "provisional scoreboard of its own labs: run ./lab grade with no arguments "
+                  "(instructors grade submissions in their repository)"))
             return USAGE
     labs = load_labs()
-    err("running the public tests of every lab (the first build takes a few minutes)...")
+    err(_("running the public tests of every lab (the first build takes a few minutes)..."))
     with Bazel() as bz:
         results, rc, out = run_public_tests(labs, bz)
     if not any(r.total for r in results.values()) and rc not in (0, 3):
-        err("lab grade: Bazel could not run the tests (exit %d): %s"
-            % (rc, bazel_complaint(out) or "see `bazel test //labs/...`"))
+        err(_("lab grade: Bazel could not run the tests (exit %(rc)d): %(why)s")
+            % {"rc": rc, "why": bazel_complaint(out) or _("see `bazel test //labs/...`")})
         return FAILED
     rows = []
     for lab in labs:
         r = results[lab.number]
-        msg = r.detail
+        msg = test_text(r.detail)
         if not files.is_started(lab) and not r.passed:
-            msg = "not started"
+            msg = _("not started")
         rows.append((lab, r.passed if not r.error else 0, r.total, msg))
     for line in scoreboard_lines(rows):
         print(line)

@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 
 from labs import ROOT, bin_path, load_labs
 from learner.files import NOT_IMPLEMENTED, read_text
+from learner.i18n import _
 from reports import messages
 
 _RESULT_RE = re.compile(r"^(//\S+)\s+(?:\(cached\)\s+)?(PASSED|FAILED TO BUILD|FAILED|NO STATUS|"
@@ -322,4 +323,5 @@ def bazel_complaint(output):
 
 def count_text(r):
     """"N/M public tests pass", or "" when the lab ran none."""
-    return "%d/%d public tests pass" % (r.passed, r.total) if r.total else ""
+    return (_("%(passed)d/%(total)d public tests pass") % {"passed": r.passed, "total": r.total}
+            if r.total else "")

@@ -8,8 +8,13 @@ from labs import load_labs
 from learner import files
 from learner.bazel import Bazel
 from learner.console import OK, WIDTH, err, wrap
+from learner.i18n import N_, _, ngettext, test_text
 from learner.public_tests import lab_states, next_lab
 from learner.results import count_text
+
+
+# A lab's state, as data (public_tests.lab_states) and as printed.
+STATES = {"not started": N_("not started"), "failing": N_("failing"), "passing": N_("passing")}
 
 
 def status_lines(states, labs, width=WIDTH):
@@ -18,7 +23,7 @@ def status_lines(states, labs, width=WIDTH):
     tw = max(len(lab.title) for lab in labs)
     lines = []
     for lab, state, r in states:
-        head = "lab %-2d  %-*s  %s" % (lab.number, tw, lab.title, state)
+        head = "%s %-2d  %-*s  %s" % (_("lab"), lab.number, tw, lab.title, _(STATES[state]))
         if r is not None and state == "failing" and count_text(r) and not r.error:
             head += ": " + count_text(r)
         lines.append(head.rstrip())
@@ -29,33 +34,37 @@ def status_lines(states, labs, width=WIDTH):
             continue
         if r is None:
             continue
-        behind = ["lab %d (%s)" % (d.number, state_of[d.number])
+        behind = [_("lab %(n)d (%(state)s)") % {"n": d.number,
+                                                 "state": _(STATES[state_of[d.number]])}
                   for d in files.builds_on(lab, labs) if state_of.get(d.number) != "passing"]
-        detail = r.detail
+        detail = test_text(r.detail)
         if detail and not r.error:
-            detail = "first failure: " + detail
+            detail = _("first failure: %s") % detail
         if behind:
-            detail = "builds on %s; %s" % (", ".join(behind), detail)
+            detail = _("builds on %(labs)s; %(detail)s") % {"labs": ", ".join(behind),
+                                                            "detail": detail}
         for text in [detail] + r.notes + r.warnings[:1]:
             if text:
                 lines += wrap(text, width, indent)
         if len(r.warnings) > 1:
-            lines.append(indent + "(%d more warnings about %s)" % (len(r.warnings) - 1,
-                                                                   lab.learner_file))
+            lines.append(indent + _("(%(n)d more warnings about %(file)s)")
+                         % {"n": len(r.warnings) - 1, "file": lab.learner_file})
     return lines
 
 
 def next_line(lab):
-    return "next: lab %d \u2014 %s \u2014 bazel test %s" % (lab.number, lab.title,
-                                                          lab.public_tests)
+    return _("next: lab %(n)d — %(title)s — bazel test %(target)s") % {
+        "n": lab.number, "title": lab.title, "target": lab.public_tests}
 
 
 def cmd_status(args):
     labs = load_labs()
     started = [lab for lab in labs if files.is_started(lab)]
     if started:
-        err("running the public tests of lab%s %s (the first build takes a few minutes)..."
-            % ("s" if len(started) > 1 else "", ", ".join(str(l.number) for l in started)))
+        err(ngettext("running the public tests of lab %s (the first build takes a few "
+                     "minutes)...",
+                     "running the public tests of labs %s (the first build takes a few "
+                     "minutes)...", len(started)) % ", ".join(str(l.number) for l in started))
     with Bazel() as bz:
         states = lab_states(labs, bz)
     for line in status_lines(states, labs):
@@ -63,7 +72,8 @@ def cmd_status(args):
     nxt = next_lab(states)
     print()
     if nxt is None:
-        print("every lab passes its public tests; ./lab grade shows the provisional scoreboard.")
+        print(_("every lab passes its public tests; ./lab grade shows the provisional "
+                "scoreboard."))
     else:
         print(next_line(nxt))
     return OK

@@ -13,6 +13,7 @@ import time
 from labs import ROOT, load_labs
 from learner.bazel import Bazel
 from learner.console import FAILED, OK, USAGE, WIDTH, err, lab_arg
+from learner.i18n import _, test_text
 from learner.public_tests import lab_states, next_lab, run_public_tests
 from learner.results import count_text
 
@@ -29,30 +30,33 @@ def _watch_report(lab, result, rc, out, max_lines=60):
     output (trimmed), then where things stand."""
     stamp = time.strftime("%H:%M:%S")
     if result.error:
-        print(result.error if result.error.startswith("does not") else
-              "error: " + result.error)
+        print(test_text(result.error) if result.error.startswith("does not") else
+              _("error: %s") % result.error)
         for w in result.warnings[:1]:
             print(w)
-        print("---- Bazel's output ----")
+        print(_("---- Bazel's output ----"))
     lines = [l for l in out.splitlines() if l.strip() and not _NOISE.match(l)]
     for l in lines[:max_lines]:
         print(l)
     if len(lines) > max_lines:
-        print("... %d more lines: bazel test %s shows them all" % (len(lines) - max_lines,
-                                                                 lab.public_tests))
+        print(_("... %(more)d more lines: bazel test %(target)s shows them all")
+              % {"more": len(lines) - max_lines, "target": lab.public_tests})
     if rc == 0 and result.all_pass:
-        print("[%s] lab %d passes its public tests. Next: ./lab status; ./lab grade shows the "
-              "provisional scoreboard." % (stamp, lab.number), flush=True)
+        print(_("[%(time)s] lab %(n)d passes its public tests. Next: ./lab status; ./lab grade "
+                "shows the provisional scoreboard.") % {"time": stamp, "n": lab.number},
+              flush=True)
         return
     if result.error:
-        text = "[%s] lab %d %s" % (stamp, lab.number, result.error)
+        text = _("[%(time)s] lab %(n)d %(error)s") % {"time": stamp, "n": lab.number,
+                                                      "error": test_text(result.error)}
     else:
-        text = "[%s] lab %d: %s; first failure: %s" % (stamp, lab.number, count_text(result) or
-                                                       "failing", result.first or "see above")
+        text = _("[%(time)s] lab %(n)d: %(count)s; first failure: %(first)s") % {
+            "time": stamp, "n": lab.number, "count": count_text(result) or _("failing"),
+            "first": test_text(result.first) or _("see above")}
     for line in [text] + result.notes + result.warnings[:1]:
         print(textwrap.fill(line, width=WIDTH, subsequent_indent="    ",
                             break_on_hyphens=False, break_long_words=False))
-    print("Save %s to run again; Ctrl-C stops." % lab.learner_file, flush=True)
+    print(_("Save %s to run again; Ctrl-C stops.") % lab.learner_file, flush=True)
 
 
 def _run_tests_once(lab, bz):
@@ -94,8 +98,8 @@ def _on_signal(signum, frame):
 def cmd_watch(args):
     labs = load_labs()
     if shutil.which("inotifywait") is None:
-        err("lab watch: inotifywait is not installed; tools/setup.sh installs it "
-            "(Debian's inotify-tools). Meanwhile: bazel test //labs/NN_name/...")
+        err(_("lab watch: inotifywait is not installed; tools/setup.sh installs it "
+              "(Debian's inotify-tools). Meanwhile: bazel test //labs/NN_name/..."))
         return FAILED
     lab = None
     if args.lab is not None:
@@ -111,15 +115,17 @@ def cmd_watch(args):
         with Bazel() as bz:
             try:
                 if lab is None:
-                    err("finding the first lab that does not pass yet...")
+                    err(_("finding the first lab that does not pass yet..."))
                     lab = next_lab(lab_states(labs, bz))
                     if lab is None:
-                        print("every lab passes its public tests; ./lab watch N watches lab N")
+                        print(_("every lab passes its public tests; ./lab watch N watches "
+                                "lab N"))
                         return OK
                 directory = os.path.dirname(os.path.join(ROOT, lab.learner_file))
                 name = os.path.basename(lab.learner_file)
-                print("watching %s (lab %d \u2014 %s); Ctrl-C stops"
-                      % (lab.learner_file, lab.number, lab.title), flush=True)
+                print(_("watching %(file)s (lab %(n)d — %(title)s); Ctrl-C stops")
+                      % {"file": lab.learner_file, "n": lab.number, "title": lab.title},
+                      flush=True)
                 # The folder, not the file: editors often save by writing a new
                 # file and renaming it over the old one, which ends a watch on the file.
                 proc = subprocess.Popen(["inotifywait", "-q", "-m", "-e",
@@ -133,7 +139,7 @@ def cmd_watch(args):
                         _drain(proc, name, 0.3)   # one run for a burst of writes
                         _run_tests_once(lab, bz)
             except (KeyboardInterrupt, _Stop):
-                print("\nwatch: stopped", flush=True)
+                print("\n" + _("watch: stopped"), flush=True)
                 return OK
             except RuntimeError as e:
                 err("lab watch: %s" % e)

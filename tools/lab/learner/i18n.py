@@ -1,0 +1,190 @@
+"""The learner's language: what ./lab prints, and which pages and hints it names.
+
+The language is `./lab --lang L` if given, else the first of LANGUAGE,
+LC_ALL, LC_MESSAGES and LANG that is set: es* is Spanish ("es"), pt* is
+Brazilian Portuguese ("pt_BR"); anything else (C, en_US.UTF-8, fr_FR, unset)
+is English. The messages come from a gettext catalogue per language,
+po/cli/<lang>.po, compiled to lab.mo (./lab export-kit writes it into the
+kit's locale folder next to this package; in the instructors' repository it is
+compiled into .cache/locale/ on first use, with msgfmt). A message a
+catalogue lacks, or a missing catalogue, prints the English.
+
+Besides ./lab's own sentences, the public tests' named mistakes are
+translated here, by their English words (the C++ tests print English; the
+catalogue holds each MistakeTable entry under the context "mistake"), and
+every lesson or hints file a message names becomes the translated one (the
+lesson's page in its language's folder of docs) when it exists.
+"""
+import gettext
+import os
+import re
+import shutil
+import subprocess
+
+from labs import ROOT
+
+DOMAIN = "lab"
+# The language code of a catalogue -> the suffix of its pages (docs/<dir>/).
+PAGE_DIRS = {"es": "es", "pt_BR": "pt-BR"}
+_ENV = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+_state = {"lang": None, "tr": gettext.NullTranslations()}
+
+
+def language_of(value):
+    """"es" for es*, "pt_BR" for pt*, else None (English)."""
+    v = (value or "").strip().lower().replace("-", "_")
+    if v.startswith("es"):
+        return "es"
+    if v.startswith("pt"):
+        return "pt_BR"
+    return None
+
+
+def choose(cli_value=None, environ=None):
+    """The language a command speaks: the --lang value, else the environment's."""
+    if cli_value:
+        return language_of(cli_value)
+    env = os.environ if environ is None else environ
+    for name in _ENV:
+        value = env.get(name, "")
+        if name == "LANGUAGE":
+            value = value.split(":")[0]
+        if value:
+            return language_of(value)
+    return None
+
+
+def strip_lang_option(argv):
+    """(argv without `--lang L` / `--lang=L`, L or None): the option may stand
+    anywhere in the command line."""
+    out, lang, i = [], None, 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--lang" and i + 1 < len(argv):
+            lang, i = argv[i + 1], i + 2
+            continue
+        if a.startswith("--lang="):
+            lang, i = a.split("=", 1)[1], i + 1
+            continue
+        out.append(a)
+        i += 1
+    return out, lang
+
+
+def _compiled(lang, root):
+    """The .mo of `lang`: the kit's, or one compiled from po/cli/<lang>.po into
+    .cache/locale/ (recompiled when the .po is newer). None if there is none."""
+    shipped = os.path.join(root, "tools", "lab", "locale", lang, "LC_MESSAGES", DOMAIN + ".mo")
+    if os.path.isfile(shipped):
+        return shipped
+    po = os.path.join(root, "po", "cli", lang + ".po")
+    if not os.path.isfile(po) or shutil.which("msgfmt") is None:
+        return None
+    mo = os.path.join(root, ".cache", "locale", lang, "LC_MESSAGES", DOMAIN + ".mo")
+    try:
+        if not os.path.isfile(mo) or os.path.getmtime(mo) < os.path.getmtime(po):
+            os.makedirs(os.path.dirname(mo), exist_ok=True)
+            subprocess.run(["msgfmt", "-o", mo, po], check=True, capture_output=True,
+                           timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return mo
+
+
+def setup(lang, root=ROOT):
+    """Makes `lang` (None: English) the language of every later message."""
+    tr = gettext.NullTranslations()
+    mo = _compiled(lang, root) if lang else None
+    if mo:
+        try:
+            with open(mo, "rb") as f:
+                tr = gettext.GNUTranslations(f)
+        except (OSError, gettext.error):
+            tr = gettext.NullTranslations()
+    _state["lang"], _state["tr"] = lang, tr
+
+
+def lang():
+    return _state["lang"]
+
+
+def _(message):
+    return _state["tr"].gettext(message)
+
+
+def ngettext(singular, plural, n):
+    return _state["tr"].ngettext(singular, plural, n)
+
+
+def page(path, root=ROOT):
+    """docs/NN_name.md (or any English page) as the current language's page
+    when that exists (in the language's folder of docs), else unchanged."""
+    d = PAGE_DIRS.get(_state["lang"])
+    if not d or not path.startswith("docs/") or path.startswith("docs/" + d + "/"):
+        return path
+    translated = "docs/%s/%s" % (d, path[len("docs/"):])
+    return translated if os.path.isfile(os.path.join(root, translated)) else path
+
+
+def hints_path(lab_dir, root=ROOT):
+    """The hints file of a lab in the current language, or the English one."""
+    d = PAGE_DIRS.get(_state["lang"])
+    english = os.path.join(root, "labs", lab_dir, "hints.txt")
+    if d:
+        translated = os.path.join(root, "labs", lab_dir, "hints.%s.txt" % d)
+        if os.path.isfile(translated):
+            return translated
+    return english
+
+
+def read_hints(path):
+    """The paragraphs of a hints file; a translated one's first line (its
+    "translated: N %" header, starting with "# ") is not a hint."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return []
+    lines = text.splitlines()
+    if lines and lines[0].startswith("# ") and os.path.basename(path) != "hints.txt":
+        lines = lines[1:]
+    return [" ".join(p.split()) for p in re.split(r"\n\s*\n", "\n".join(lines)) if p.strip()]
+
+
+_DOC = r"(docs/[\w./-]+\.md)"
+_SEE = re.compile(r'see %s, "Classic mistakes"' % _DOC)
+_NOT_IMPLEMENTED = re.compile(r"lab (\d+): (\S+) is not implemented yet, see %s" % _DOC)
+
+
+def _mistakes():
+    """{English words: translated words} of the catalogue's "mistake" context."""
+    catalog = getattr(_state["tr"], "_catalog", None) or {}
+    out = {}
+    for key, value in catalog.items():
+        if isinstance(key, str) and key.startswith("mistake\x04") and value:
+            out[key[len("mistake\x04"):]] = value
+    return out
+
+
+def test_text(text, root=ROOT):
+    """A public test's words (a failure, a stub's message) in the current
+    language: the named mistakes' words and sentence, "not implemented yet",
+    and the lesson they point to. English when no language is set."""
+    if not _state["lang"] or not text:
+        return text
+    for english, words in sorted(_mistakes().items(), key=lambda kv: -len(kv[0])):
+        text = text.replace(english + "; see docs/", words + "; see docs/")
+    text = _SEE.sub(lambda m: _('see %s, "Classic mistakes"') % page(m.group(1), root), text)
+    text = text.replace("looks like ", _("looks like "))
+    if text.startswith("does not compile: "):
+        text = _("does not compile: ") + text[len("does not compile: "):]
+    return _NOT_IMPLEMENTED.sub(
+        lambda m: _("lab %(n)s: %(name)s is not implemented yet, see %(doc)s")
+        % {"n": m.group(1), "name": m.group(2), "doc": page(m.group(3), root)}, text)
+
+
+def N_(message):
+    """Marks a message for the catalogue where it is defined; _() translates it
+    where it is printed."""
+    return message
