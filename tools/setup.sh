@@ -10,6 +10,12 @@
 #                             python3-pytest and git for ./lab test (mutants are
 #                             applied with git apply; export-kit reads committed stubs).
 #                             The learner kit runs this same list.
+#                             In the instructors' repository (not the kit) also
+#                             po4a, gettext and python3-polib: ./lab translate
+#                             and ./lab test's translations check, and export-kit
+#                             compiles the terminal's catalogues (the kit ships the
+#                             translated pages and compiled catalogues: a learner
+#                             needs none of them).
 #   tools/setup.sh --dev      also what regenerates goldens (Debian's python3-numpy
 #                             and python3-torch), and chromium, in which a
 #                             test opens the class report
@@ -27,6 +33,10 @@ packages=(
   similarity-tester python3-pytest git
   python3-matplotlib
 )
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [[ -d "$repo/solutions" && -d "$repo/tests" ]]; then
+  packages+=(po4a gettext python3-polib)
+fi
 if [[ "${1:-}" == "--dev" ]]; then
   packages+=(python3-numpy python3-torch chromium)
 fi

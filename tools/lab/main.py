@@ -13,6 +13,7 @@ from learner import cli, i18n  # noqa: E402
 if not cli.is_kit():
     from checks import mutants, selftest  # noqa: E402
     from course import bench, kit, newlab  # noqa: E402
+    from course import i18n as i18n_pages  # noqa: E402
     from grader import instructor  # noqa: E402
 
 
@@ -83,6 +84,13 @@ def instructors_parser(labs):
     n.set_defaults(func=newlab.cmd_new)
 
     bench.add_parser(sub)
+
+    tr = sub.add_parser("translate", help="course authors: after an English edit, update the "
+                        "translation catalogues (po/) and regenerate the Spanish and Portuguese "
+                        "pages and hints; --pages: only regenerate the pages")
+    tr.add_argument("--pages", action="store_true", help="only regenerate the pages from the "
+                    "catalogues as they are (no catalogue changes)")
+    tr.set_defaults(func=i18n_pages.cmd_translate)
 
     sub.add_parser("help", help="show this help")
     return parser

@@ -13,6 +13,7 @@ import time
 import traceback
 
 from checks import consistency, hostile, kit_check, mutants, newlab_check, tolerances
+from course import i18n
 from grader import grade, instructor
 from labs import ROOT, load_labs
 from reports import report
@@ -210,6 +211,16 @@ def check_reports(state):
     return [c]
 
 
+def check_translations(state):
+    c = Check("the translated pages are what their catalogues make, the catalogues are valid "
+              "and keep every code span, number and link, and no page links to a missing file")
+    for problem in i18n.problems():
+        c.fail(problem)
+    # How far the translators are: printed, never a failure.
+    c.name += " (%s)" % "; ".join(i18n.share_lines())
+    return [c]
+
+
 def check_kit(state):
     return kit_check.selftest_checks(state["labs"], Check)
 
@@ -218,7 +229,8 @@ def check_new_lab(state):
     return newlab_check.selftest_checks(state["labs"], Check)
 
 
-CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_bazel, check_solutions,
+CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_translations,
+          check_bazel, check_solutions,
           check_stubs, check_cumulative, check_mutants, check_hostile, check_reports, check_kit, check_new_lab]
 
 

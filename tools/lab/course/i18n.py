@@ -58,7 +58,7 @@ EXTRACTS = [
 ]
 
 _HEADER = {
-    "es": ("*Traducción: {pct} al día ({cur} de {tot} bloques); sigue al original en inglés "
+    "es": ("*Traducción: {pct} al día ({cur} de {tot} bloques); sigue el original en inglés "
            "`{src}` del commit {commit}. Un bloque aún sin traducir se muestra en inglés.*"),
     "pt_BR": ("*Tradução: {pct} em dia ({cur} de {tot} blocos); acompanha o original em "
               "inglês `{src}` do commit {commit}. Um bloco ainda sem tradução aparece em "
@@ -242,3 +242,342 @@ def update_cli(root=ROOT, merge=True):
                   "-o", po])
         else:
             _run(["msgmerge", "--quiet", "--update", "--backup=none", "--no-wrap", po, pot])
+
+
+# ------------------------------------------------------- generated pages
+
+def _polib():
+    try:
+        import polib   # python3-polib (tools/setup.sh --dev)
+    except ImportError:
+        raise RuntimeError("python3-polib is missing (tools/setup.sh --dev installs it)")
+    return polib
+
+
+def page_stats(lang, root=ROOT):
+    """{po4a input file: [blocks, blocks translated and not fuzzy]} of a
+    language's catalogue."""
+    polib = _polib()
+    stats = collections.defaultdict(lambda: [0, 0])
+    for e in polib.pofile(os.path.join(root, "po", lang + ".po")):
+        if e.obsolete:
+            continue
+        current = e.translated()
+        for f in dict.fromkeys(path for path, _ in e.occurrences):
+            stats[f][0] += 1
+            stats[f][1] += current
+    return stats
+
+
+def english_commits(paths, root=ROOT):
+    """{English file: the last commit that touched it (12 hex digits), or None
+    when the file differs from it (an English edit not committed yet)}; two
+    git calls for all of them."""
+    out = dict.fromkeys(paths)
+    try:
+        log = _run(["git", "-C", root, "log", "--format=@%H", "--name-only", "--no-renames",
+                    "--"] + list(paths)).stdout
+        dirty = set(_run(["git", "-C", root, "diff", "--name-only", "HEAD", "--"] +
+                         list(paths)).stdout.split())
+    except (OSError, subprocess.CalledProcessError):
+        return out
+    commit = None
+    for line in log.splitlines():
+        if line.startswith("@"):
+            commit = line[1:13]
+        elif line in out and out[line] is None and commit:
+            out[line] = commit
+    for path in dirty:
+        out[path] = None
+    return out
+
+
+def header_line(lang, source, stats, commit):
+    tot, cur = stats.get(source, [0, 0])
+    return _HEADER[lang].format(pct=_pct(lang, cur, tot), cur=cur, tot=tot,
+                                src=english_of(source),
+                                commit=commit or _UNCOMMITTED[lang])
+
+
+_LINK = re.compile(r"(\]\()([^)\s]+)((?:\s+\"[^\"]*\")?\))")
+_REFDEF = re.compile(r"^(\s{0,3}\[[^\]]+\]:\s*)(\S+)", re.M)
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+def translated_map(lang, root=ROOT):
+    """{English file: its page in `lang`} (an extract's page stands for the
+    file it was cut from)."""
+    return {english_of(p.source): p.outputs[lang] for p in pages(root) if lang in p.outputs}
+
+
+def _rewrite_target(target, base, out_dir, tmap):
+    if not target or target.startswith(("#", "/")) or _SCHEME.match(target):
+        return target
+    path, hash_, frag = target.partition("#")
+    if not path:
+        return target
+    full = os.path.normpath(os.path.join(base, path))
+    full = tmap.get(full, full)
+    new = os.path.relpath(full, out_dir or ".")
+    if path.endswith("/") and not new.endswith("/"):
+        new += "/"
+    return new + hash_ + frag
+
+
+def _outside_fences(text, fn):
+    """fn applied to the text outside fenced code blocks."""
+    parts = re.split(r"(^```.*?^```[^\n]*$)", text, flags=re.M | re.S)
+    return "".join(p if i % 2 else fn(p) for i, p in enumerate(parts))
+
+
+def rewrite_links(text, source, output, tmap):
+    """Relative links of a page made from `source` (resolved from where the
+    English file lives), pointing from `output`: at the translated page of the
+    same language where one exists, else at the same file as the English."""
+    base = os.path.dirname(english_of(source))
+    out_dir = os.path.dirname(output)
+
+    def fix(chunk):
+        chunk = _LINK.sub(lambda m: m.group(1) + _rewrite_target(m.group(2), base, out_dir, tmap)
+                          + m.group(3), chunk)
+        return _REFDEF.sub(lambda m: m.group(1) + _rewrite_target(m.group(2), base, out_dir,
+                                                                    tmap), chunk)
+    return _outside_fences(text, fix)
+
+
+def finish(lang, page, text, stats, commit, tmap):
+    """A generated page as committed: its header line, then po4a's output
+    (links rewritten for a Markdown page)."""
+    output = page.outputs[lang]
+    head = header_line(lang, page.source, stats, commit)
+    if output.endswith(".md"):
+        return head + "\n\n" + rewrite_links(text, page.source, output, tmap)
+    return "# " + head.strip("*") + "\n\n" + text
+
+
+def generate(dest, root=ROOT):
+    """Every translated page as the catalogues make it today, written under
+    dest (same relative paths). The catalogues are not changed (--no-update).
+    Returns [relative output paths]."""
+    tmp = tempfile.mkdtemp(prefix="mha-po4a-")
+    try:
+        # po4a 0.69 renames its output from the current directory's relative
+        # path into --destdir: run it from an empty folder, or it would move
+        # the committed page there (and compare a page with itself).
+        empty = os.path.join(tmp, "cwd")
+        os.mkdir(empty)
+        os.mkdir(os.path.join(tmp, "out"))
+        p = subprocess.run(["po4a", "--force", "--no-update", "--srcdir", os.path.abspath(root),
+                            "--destdir", os.path.join(tmp, "out"),
+                            os.path.join(os.path.abspath(root), CFG)],
+                           cwd=empty, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError("po4a failed: %s" % (p.stderr.strip() or p.stdout.strip()))
+        written = []
+        commits = english_commits(sorted({english_of(pg.source) for pg in pages(root)}), root)
+        for lang in LANGS:
+            stats = page_stats(lang, root)
+            tmap = translated_map(lang, root)
+            for page in pages(root):
+                if lang not in page.outputs:
+                    continue
+                out = page.outputs[lang]
+                eng = english_of(page.source)
+                with open(os.path.join(tmp, "out", out), encoding="utf-8") as f:
+                    text = f.read()
+                final = finish(lang, page, text, stats, commits[eng], tmap)
+                path = os.path.join(dest, out)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(final)
+                written.append(out)
+        return written
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ------------------------------------------------------------- the check
+
+_CODE = re.compile(r"`+[^`\n]*?`+")
+_FENCE = re.compile(r"^```.*?^```", re.M | re.S)
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_TARGET = re.compile(r"\]\(([^)\s]+)")
+
+
+def _multiset(items):
+    return sorted(items)
+
+
+def block_problems(msgid, msgstr):
+    """What a translated block changed that it must keep: its fenced code
+    (identical), code spans, numbers and link targets (the same, in any order)."""
+    out = []
+    if _FENCE.findall(msgid) != _FENCE.findall(msgstr):
+        out.append("its fenced code differs from the English (copy code blocks verbatim)")
+    a, b = _multiset(_CODE.findall(msgid)), _multiset(_CODE.findall(msgstr))
+    if a != b:
+        missing = [x for x in a if x not in b] or ["-"]
+        extra = [x for x in b if x not in a] or ["-"]
+        out.append("its code spans differ from the English (missing %s; not in the English %s)"
+                   % (", ".join(missing[:3]), ", ".join(extra[:3])))
+    strip = lambda s: _CODE.sub(" ", _FENCE.sub(" ", s))   # noqa: E731
+    na = _multiset(_NUMBER.findall(_TARGET.sub(" ", strip(msgid))))
+    nb = _multiset(_NUMBER.findall(_TARGET.sub(" ", strip(msgstr))))
+    if na != nb:
+        out.append("its numbers differ from the English (%s in the English, %s here)"
+                   % (" ".join(na) or "none", " ".join(nb) or "none"))
+    if _multiset(_TARGET.findall(msgid)) != _multiset(_TARGET.findall(msgstr)):
+        out.append("its link targets differ from the English (%s in the English, %s here)"
+                   % (" ".join(_TARGET.findall(msgid)) or "none",
+                      " ".join(_TARGET.findall(msgstr)) or "none"))
+    return out
+
+
+def catalogue_problems(path, root=ROOT, markdown=True):
+    """msgfmt -c of a catalogue, then block_problems of each current entry."""
+    full = os.path.join(root, path)
+    p = subprocess.run(["msgfmt", "-c", "-o", os.devnull, full], capture_output=True, text=True)
+    if p.returncode != 0:
+        errors = [l for l in p.stderr.splitlines() if "warning" not in l][:3]
+        return ["%s is not a valid catalogue (msgfmt -c): %s" % (path, "; ".join(errors))]
+    if not markdown:
+        return []
+    out = []
+    for e in _polib().pofile(full):
+        if e.obsolete or not e.translated():
+            continue
+        for why in block_problems(e.msgid, e.msgstr):
+            where = ", ".join(dict.fromkeys(f for f, _ in e.occurrences))
+            out.append("%s, the block of %s that starts %r: %s"
+                       % (path, where, e.msgid[:50], why))
+    return out
+
+
+def _page_links(path, root):
+    """Relative link targets of a generated Markdown page that name no file."""
+    with open(os.path.join(root, path), encoding="utf-8") as f:
+        text = f.read()
+    missing = []
+
+    def collect(chunk):
+        for t in _TARGET.findall(chunk) + [m.group(2) for m in _REFDEF.finditer(chunk)]:
+            if t.startswith(("#", "/")) or _SCHEME.match(t):
+                continue
+            target = os.path.normpath(os.path.join(os.path.dirname(path), t.split("#")[0]))
+            if not os.path.exists(os.path.join(root, target)):
+                missing.append("%s links to %s, which does not exist" % (path, t))
+        return chunk
+    _outside_fences(text, collect)
+    return missing
+
+
+def problems(root=ROOT):
+    """Everything the translations check fails on; [] when all is well."""
+    out = []
+    for e in EXTRACTS:
+        try:
+            with open(os.path.join(root, e.target), encoding="utf-8") as f:
+                current = f.read()
+        except OSError:
+            current = None
+        if current != extract_text(e, root):
+            out.append("%s is not the learner part of %s as it is today (run ./lab translate)"
+                       % (e.target, e.source))
+    for lang in LANGS:
+        out += catalogue_problems(os.path.join("po", lang + ".po"), root)
+        cli = os.path.join(CLI_DIR, lang + ".po")
+        if os.path.isfile(os.path.join(root, cli)):
+            out += catalogue_problems(cli, root, markdown=False)
+    if shutil.which("xgettext"):
+        pot = os.path.join(root, CLI_DIR, "messages.pot")
+        try:
+            with open(pot, encoding="utf-8") as f:
+                committed = f.read()
+        except OSError:
+            committed = None
+        if committed != cli_template_text(root):
+            out.append("po/cli/messages.pot is not what the learner's modules and the public "
+                       "tests' mistakes give today (run ./lab translate)")
+    if out:
+        return out
+    with tempfile.TemporaryDirectory(prefix="mha-i18n-check-") as tmp:
+        written = generate(tmp, root)
+        stats = {lang: page_stats(lang, root) for lang in LANGS}
+        by_output = {pg.outputs[l]: (l, pg) for pg in pages(root) for l in pg.outputs}
+        for rel in written:
+            committed = os.path.join(root, rel)
+            with open(os.path.join(tmp, rel), encoding="utf-8") as f:
+                made = f.read()
+            lang, pg = by_output[rel]
+            if not os.path.isfile(committed):
+                # A page nobody has translated yet need not be committed.
+                if stats[lang].get(pg.source, [0, 0])[1]:
+                    out.append("%s is missing (run ./lab translate --pages)" % rel)
+                continue
+            with open(committed, encoding="utf-8") as f:
+                if f.read() != made:
+                    out.append("%s is not what %s makes today (run ./lab translate --pages)"
+                               % (rel, "po/%s.po" % lang))
+            if rel.endswith(".md"):
+                out += _page_links(rel, root)
+    return out
+
+
+def shares(root=ROOT):
+    """{lang: (pages' blocks current, blocks, terminal messages current, messages)}."""
+    polib = _polib()
+    out = {}
+    for lang in LANGS:
+        po = polib.pofile(os.path.join(root, "po", lang + ".po"))
+        entries = [e for e in po if not e.obsolete]
+        cli_path = os.path.join(root, CLI_DIR, lang + ".po")
+        cli = [e for e in polib.pofile(cli_path) if not e.obsolete] \
+            if os.path.isfile(cli_path) else []
+        out[lang] = (sum(e.translated() for e in entries), len(entries),
+                     sum(e.translated() for e in cli), len(cli))
+    return out
+
+
+def share_lines(root=ROOT):
+    lines = []
+    for lang, (cur, tot, ccur, ctot) in shares(root).items():
+        lines.append("%s: pages %d of %d blocks current (%.0f%%); terminal %d of %d messages "
+                     "(%.0f%%)" % (lang, cur, tot, 100.0 * cur / max(tot, 1), ccur, ctot,
+                                   100.0 * ccur / max(ctot, 1)))
+    return lines
+
+
+# ------------------------------------------------------------ ./lab translate
+
+def update(root=ROOT, log=print):
+    """After an English edit: the extracts, po4a's template and catalogues (a
+    changed block becomes fuzzy), the terminal's template and catalogues, then
+    every page."""
+    write_sources(root)
+    log("po4a: template and catalogues (po/messages.pot, po/es.po, po/pt_BR.po)...")
+    _run(["po4a", "--no-translations", CFG], cwd=root)
+    log("xgettext: po/cli/messages.pot, merged into po/cli/*.po...")
+    update_cli(root)
+    regenerate(root, log)
+
+
+def regenerate(root=ROOT, log=print):
+    """Every page from the catalogues as they are, written in place."""
+    written = generate(root, root)
+    log("wrote %d pages (%s)" % (len(written), ", ".join(LANGS.values())))
+    return written
+
+
+def cmd_translate(args):
+    try:
+        if args.pages:
+            regenerate()
+        else:
+            update()
+        for line in share_lines():
+            print(line)
+    except (RuntimeError, subprocess.CalledProcessError) as e:
+        detail = getattr(e, "stderr", "") or ""
+        print("lab translate: %s %s" % (e, detail.strip()), file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,243 @@
+"""The translations: the learner's language, the terminal's catalogue, the
+generated pages and their check (course/i18n.py, learner/i18n.py).
+
+The last test is the issue's "done when" on a temporary copy: an English
+paragraph edited after it was translated falls back to English in both
+languages, exactly that block, and the check still passes."""
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from course import i18n as pages
+from labs import ROOT
+from learner import i18n
+
+needs_tools = pytest.mark.skipif(
+    not all(shutil.which(t) for t in ("po4a", "msgfmt", "xgettext", "git")),
+    reason="po4a and gettext (tools/setup.sh --dev) are not installed")
+polib = pytest.importorskip("polib")
+
+
+@pytest.fixture(autouse=True)
+def english_afterwards():
+    yield
+    i18n.setup(None)
+
+
+@pytest.mark.parametrize("env, expected", [
+    ({"LANG": "es_ES.UTF-8"}, "es"),
+    ({"LANG": "es_AR.UTF-8"}, "es"),
+    ({"LANG": "pt_BR.UTF-8"}, "pt_BR"),
+    ({"LANG": "pt_PT.UTF-8"}, "pt_BR"),
+    ({"LANG": "fr_FR.UTF-8"}, None),
+    ({"LANG": "C.UTF-8"}, None),
+    ({}, None),
+    ({"LANG": "es_ES.UTF-8", "LC_ALL": "C"}, None),
+    ({"LANG": "en_US.UTF-8", "LC_MESSAGES": "pt_BR.UTF-8"}, "pt_BR"),
+    ({"LANG": "en_US.UTF-8", "LANGUAGE": "es:en"}, "es"),
+])
+def test_the_language_follows_the_usual_variables_in_their_order(env, expected):
+    assert i18n.choose(None, env) == expected
+
+
+def test_the_lang_option_wins_over_the_environment_and_may_stand_anywhere():
+    argv, lang = i18n.strip_lang_option(["hint", "2", "--lang", "es"])
+    assert argv == ["hint", "2"] and lang == "es"
+    argv, lang = i18n.strip_lang_option(["--lang=pt", "status"])
+    assert argv == ["status"] and i18n.choose(lang, {"LANG": "es_ES.UTF-8"}) == "pt_BR"
+    assert i18n.choose("en", {"LANG": "es_ES.UTF-8"}) is None
+
+
+def _catalogue(tmp_path, entries):
+    """A compiled Spanish catalogue where learner/i18n.py looks for a kit's."""
+    po = polib.POFile()
+    po.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": "es"}
+    for ctxt, msgid, msgstr in entries:
+        po.append(polib.POEntry(msgctxt=ctxt, msgid=msgid, msgstr=msgstr))
+    d = tmp_path / "tools" / "lab" / "locale" / "es" / "LC_MESSAGES"
+    d.mkdir(parents=True)
+    po.save_as_mofile(str(d / "lab.mo"))
+    (tmp_path / "docs" / "es").mkdir(parents=True)
+    (tmp_path / "docs" / "es" / "02_batched_attention.md").write_text("# Lab 2\n")
+
+
+def test_a_named_mistake_prints_in_spanish_and_names_the_spanish_lesson(tmp_path):
+    _catalogue(tmp_path, [
+        ("mistake", "scores not scaled by 1/sqrt(d_head)",
+         "puntuaciones sin escalar por 1/sqrt(d_head)"),
+        (None, "looks like ", "parece "),
+        (None, 'see %s, "Classic mistakes"', 'ver %s, «Errores clásicos»'),
+    ])
+    i18n.setup("es", root=str(tmp_path))
+    english = ('AttentionTest.ScalesScores: looks like scores not scaled by 1/sqrt(d_head); '
+               'see docs/02_batched_attention.md, "Classic mistakes": 24 of 24 elements differ')
+    assert i18n.test_text(english, root=str(tmp_path)) == (
+        "AttentionTest.ScalesScores: parece puntuaciones sin escalar por 1/sqrt(d_head); "
+        "ver docs/es/02_batched_attention.md, «Errores clásicos»: 24 of 24 elements differ")
+    i18n.setup(None)
+    assert i18n.test_text(english, root=str(tmp_path)) == english
+
+
+def test_a_missing_catalogue_or_message_prints_the_english(tmp_path):
+    i18n.setup("es", root=str(tmp_path))          # no catalogue at all
+    assert i18n._("first failure: %s") == "first failure: %s"
+    assert i18n.page("docs/03_output_projection.md", root=str(tmp_path)) == \
+        "docs/03_output_projection.md"
+
+
+def test_a_translated_hints_file_skips_its_header_line(tmp_path):
+    p = tmp_path / "hints.es.txt"
+    p.write_text("# Traducción: 100 % al día\n\nPrimera pista,\nen dos líneas.\n\nSegunda.\n")
+    assert i18n.read_hints(str(p)) == ["Primera pista, en dos líneas.", "Segunda."]
+
+
+@pytest.mark.parametrize("msgstr, complaint", [
+    ("Divide `x` en 4 cabezas; ver [la lección](02_batched_attention.md).", None),
+    ("Divide `y` en 4 cabezas; ver [la lección](02_batched_attention.md).", "code spans"),
+    ("Divide `x` en cuatro cabezas; ver [la lección](02_batched_attention.md).", "numbers"),
+    ("Divide `x` en 4 cabezas; ver [la lección](es/02_batched_attention.md).", "link targets"),
+])
+def test_a_translated_block_keeps_code_spans_numbers_and_link_targets(msgstr, complaint):
+    msgid = "Split `x` into 4 heads; see [the lesson](02_batched_attention.md)."
+    found = pages.block_problems(msgid, msgstr)
+    if complaint is None:
+        assert found == []
+    else:
+        assert len(found) == 1 and complaint in found[0]
+
+
+def test_a_fenced_code_block_inside_a_block_must_be_copied_verbatim():
+    msgid = "Run:\n\n```\nbazel test //labs/01_split_heads/...\n```\n"
+    assert pages.block_problems(msgid, msgid.replace("Run", "Ejecuta")) == []
+    assert "fenced code" in pages.block_problems(
+        msgid, msgid.replace("bazel test", "bazel prueba"))[0]
+
+
+def test_links_point_from_the_translated_page_to_translated_pages_where_they_exist():
+    tmap = {"docs/02_batched_attention.md": "docs/es/02_batched_attention.md"}
+    text = ("See [lab 2](02_batched_attention.md#classic-mistakes), "
+            "[the header](../labs/01_split_heads/split_heads.h), [web](https://x.org/a.md) "
+            "and [here](#the-idea).\n\n```\n[not a link](../x)\n```\n")
+    out = pages.rewrite_links(text, "docs/01_split_heads.md", "docs/es/01_split_heads.md", tmap)
+    assert "(02_batched_attention.md#classic-mistakes)" in out
+    assert "(../../labs/01_split_heads/split_heads.h)" in out
+    assert "(https://x.org/a.md)" in out and "(#the-idea)" in out
+    assert "[not a link](../x)" in out
+
+
+def test_the_terminal_template_holds_the_public_tests_mistakes():
+    words = {w for w, _, _ in pages.mistake_words()}
+    assert "scores not scaled by 1/sqrt(d_head)" in words
+    with open(os.path.join(ROOT, "po", "cli", "messages.pot"), encoding="utf-8") as f:
+        pot = f.read()
+    assert 'msgctxt "mistake"\nmsgid "scores not scaled by 1/sqrt(d_head)"' in pot
+
+
+# ------------------------------------------------ the issue's "done when"
+
+_COPIED = ["po", "docs", "labs", "common", "README.md", "tools/lab"]
+
+
+def _copy(dest):
+    """The files the translations read, as they are in this checkout, in a git
+    repository of their own."""
+    listed = subprocess.run(["git", "-C", ROOT, "ls-files", "--"] + _COPIED, check=True,
+                            capture_output=True, text=True).stdout.split("\n")
+    for rel in filter(None, listed):
+        src = os.path.join(ROOT, rel)
+        if os.path.isfile(src):
+            os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
+            shutil.copyfile(src, os.path.join(dest, rel))
+    for extract in pages.EXTRACTS:           # an extract may be newer than HEAD's
+        shutil.copyfile(os.path.join(ROOT, extract.target), os.path.join(dest, extract.target))
+    _commit(dest, "the copy")
+
+
+def _commit(root, message):
+    git = ["git", "-C", root, "-c", "user.name=t", "-c", "user.email=t@t"]
+    if not os.path.isdir(os.path.join(root, ".git")):
+        subprocess.run(git + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-q", "-m", message], check=True)
+
+
+_LESSON = "docs/01_split_heads.md"
+
+
+def _paragraph(root):
+    with open(os.path.join(root, _LESSON), encoding="utf-8") as f:
+        text = f.read()
+    start = text.index("Multi-head attention runs several small attentions")
+    return text, text[start:text.index("\n\n", start) + 1]
+
+
+_TRANSLATED = {
+    "es": {"Lab 1: split and combine heads": "Laboratorio 1: dividir y combinar las cabezas",
+           "paragraph": "La atención multicabeza ejecuta varias atenciones pequeñas en paralelo "
+                        "en lugar de una ancha.\n"},
+    "pt_BR": {"Lab 1: split and combine heads": "Laboratório 1: dividir e combinar as cabeças",
+              "paragraph": "A atenção multi-cabeça executa várias atenções pequenas lado a lado "
+                           "em vez de uma larga.\n"},
+}
+
+
+def _translate(root, paragraph):
+    for lang, words in _TRANSLATED.items():
+        path = os.path.join(root, "po", lang + ".po")
+        po = polib.pofile(path, wrapwidth=0)
+        for e in po:
+            if e.msgid == "Lab 1: split and combine heads":
+                e.msgstr = words[e.msgid]
+            elif e.msgid == paragraph:
+                e.msgstr = words["paragraph"]
+        po.save(path)
+
+
+def _page(root, lang):
+    with open(os.path.join(root, "docs", pages.LANGS[lang], "01_split_heads.md"),
+              encoding="utf-8") as f:
+        return f.read()
+
+
+@needs_tools
+def test_an_edited_english_paragraph_falls_back_to_english_in_both_languages(tmp_path):
+    root = str(tmp_path / "repo")
+    _copy(root)
+    quiet = lambda *a: None   # noqa: E731
+    pages.update(root, log=quiet)                     # catalogues in step with the English
+    text, paragraph = _paragraph(root)
+    _translate(root, paragraph)
+    pages.regenerate(root, log=quiet)
+    assert pages.problems(root) == []
+    for lang, words in _TRANSLATED.items():
+        page = _page(root, lang)
+        assert words["paragraph"] in page and paragraph not in page
+        assert "# " + words["Lab 1: split and combine heads"] in page
+    before = {lang: _page(root, lang) for lang in _TRANSLATED}
+
+    # An author rewrites the paragraph and runs ./lab translate.
+    edited = paragraph.replace("several small attentions", "several narrow attentions")
+    with open(os.path.join(root, _LESSON), "w", encoding="utf-8") as f:
+        f.write(text.replace(paragraph, edited))
+    _commit(root, "the English paragraph, edited")
+    assert any("01_split_heads.md is not what" in p for p in pages.problems(root))
+    pages.update(root, log=quiet)
+    assert pages.problems(root) == []
+
+    for lang, words in _TRANSLATED.items():
+        page = _page(root, lang)
+        assert edited in page and words["paragraph"] not in page      # that block: English
+        assert "# " + words["Lab 1: split and combine heads"] in page  # the others: unchanged
+        # Exactly that block and the header line changed.
+        old_lines, new_lines = before[lang].splitlines(), page.splitlines()
+        assert len(old_lines) - len(words["paragraph"].splitlines()) + \
+            len(edited.splitlines()) == len(new_lines)
+        changed = [i for i, (a, b) in enumerate(zip(old_lines[:2], new_lines[:2])) if a != b]
+        assert changed == [0]                                        # the header line
+        assert old_lines[-20:] == new_lines[-20:]
+        po = polib.pofile(os.path.join(root, "po", lang + ".po"))
+        fuzzy = [e for e in po if "fuzzy" in e.flags and not e.obsolete]
+        assert [e.msgid for e in fuzzy] == [edited]
+    assert "(0 de" not in _page(root, "es").splitlines()[0]
