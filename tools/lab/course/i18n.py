@@ -202,7 +202,8 @@ def cli_template_text(root=ROOT):
         py = os.path.join(tmp, "py.pot")
         _run(["xgettext", "--language=Python", "--from-code=UTF-8", "--keyword=_",
               "--keyword=N_", "--keyword=ngettext:1,2", "--add-comments=TRANSLATORS",
-              "--sort-by-file", "--omit-header", "--add-location=file", "--no-wrap", "--package-name=mha-labs",
+              "--sort-by-file", "--omit-header", "--add-location=file", "--no-wrap",
+              "--package-name=mha-labs",
               "-o", py] + cli_sources(root), cwd=root)
         entries = []
         for words, name, rel in mistake_words(root):
@@ -292,10 +293,16 @@ def english_commits(paths, root=ROOT):
     return out
 
 
+# The English file as the reader knows it: the kit's README is README.md there.
+KIT_README = "tools/lab/course/kit_readme/README.md"
+_SHOWN_AS = {KIT_README: "README.md"}
+
+
 def header_line(lang, source, stats, commit):
     tot, cur = stats.get(source, [0, 0])
+    src = english_of(source)
     return _HEADER[lang].format(pct=_pct(lang, cur, tot), cur=cur, tot=tot,
-                                src=english_of(source),
+                                src=_SHOWN_AS.get(src, src),
                                 commit=commit or _UNCOMMITTED[lang])
 
 
@@ -471,8 +478,29 @@ def _page_links(path, root):
     return missing
 
 
+_TOOLS = ("po4a", "msgfmt", "msgmerge", "msginit", "xgettext", "git")
+
+
+def missing_tools():
+    """What ./lab translate and the check need and this machine lacks."""
+    out = [t for t in _TOOLS if shutil.which(t) is None]
+    try:
+        _polib()
+    except RuntimeError:
+        out.append("python3-polib")
+    return out
+
+
+def _need_tools():
+    missing = missing_tools()
+    if missing:
+        raise RuntimeError("%s missing: tools/setup.sh installs po4a, gettext and python3-polib "
+                           "in the instructors' repository" % ", ".join(missing))
+
+
 def problems(root=ROOT):
     """Everything the translations check fails on; [] when all is well."""
+    _need_tools()
     out = []
     for e in EXTRACTS:
         try:
@@ -520,6 +548,9 @@ def problems(root=ROOT):
                                % (rel, "po/%s.po" % lang))
             if rel.endswith(".md"):
                 out += _page_links(rel, root)
+            if pg.source == KIT_README and not re.search(r"^\|\s*-+\s*\|", made, re.M):
+                out.append("%s lost its table's separator line (| --- | ...): the kit adds one "
+                           "row per lab after it" % rel)
     return out
 
 
@@ -570,6 +601,7 @@ def regenerate(root=ROOT, log=print):
 
 def cmd_translate(args):
     try:
+        _need_tools()
         if args.pages:
             regenerate()
         else:

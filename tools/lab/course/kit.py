@@ -289,7 +289,10 @@ def kit_readme(text, labs, lang, files):
             translated = "docs/%s/%s" % (lang, os.path.basename(lab.lesson_file))
             if translated in files:
                 lesson = translated
-                title = _lesson_title(files[translated].decode()) or title
+                heading = _lesson_title(files[translated].decode())
+                # The lesson's heading once it is translated, else the registry's title.
+                if heading and heading != _lesson_title(files.get(lab.lesson_file, b"").decode()):
+                    title = heading
         rows.append("| %d | `%s` | [%s](%s) |" % (lab.number, lab.learner_file, title, lesson))
     lines = text.splitlines(keepends=True)
     for i, line in enumerate(lines):

@@ -22,7 +22,7 @@ def _save_seen(seen):
 
 def _print_hint(lab, hints, i):
     print(_("Hint %(i)d of %(n)d for lab %(lab)d (%(title)s):")
-          % {"i": i + 1, "n": len(hints), "lab": lab.number, "title": lab.title})
+          % {"i": i + 1, "n": len(hints), "lab": lab.number, "title": i18n.title(lab)})
     print(textwrap.fill(hints[i], width=WIDTH, initial_indent="  ", subsequent_indent="  "))
 
 

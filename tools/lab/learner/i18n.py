@@ -155,6 +155,12 @@ def read_hints(path):
 _DOC = r"(docs/[\w./-]+\.md)"
 _SEE = re.compile(r'see %s, "Classic mistakes"' % _DOC)
 _NOT_IMPLEMENTED = re.compile(r"lab (\d+): (\S+) is not implemented yet, see %s" % _DOC)
+# What AllClose and MatchesGolden say (common/testing/testing.cc).
+_ALLCLOSE = re.compile(r"(\d+) of (\d+) elements differ; first at (\[[^\]]*\]): actual (\S+), "
+                       r"expected (\S+); max \|error\| (\S+) at (\[[^\]]*\]): actual (\S+), "
+                       r"expected (\S+) \(atol (\S+), rtol ([^)\s]+)\)")
+_CHECKED = re.compile(r"\bchecked against (\S+): ")
+_SHAPES = re.compile(r"\bshape mismatch: actual (\([^)]*\)), expected (\([^)]*\))")
 
 
 def _mistakes():
@@ -177,6 +183,15 @@ def test_text(text, root=ROOT):
         text = text.replace(english + "; see docs/", words + "; see docs/")
     text = _SEE.sub(lambda m: _('see %s, "Classic mistakes"') % page(m.group(1), root), text)
     text = text.replace("looks like ", _("looks like "))
+    text = _ALLCLOSE.sub(lambda m: _(
+        "%(bad)s of %(n)s elements differ; first at %(first)s: actual %(a1)s, expected "
+        "%(e1)s; max |error| %(err)s at %(worst)s: actual %(a2)s, expected %(e2)s (atol "
+        "%(atol)s, rtol %(rtol)s)") % dict(zip(
+            ("bad", "n", "first", "a1", "e1", "err", "worst", "a2", "e2", "atol", "rtol"),
+            m.groups())), text)
+    text = _CHECKED.sub(lambda m: _("checked against %s: ") % m.group(1), text)
+    text = _SHAPES.sub(lambda m: _("shape mismatch: actual %(actual)s, expected %(expected)s")
+                       % {"actual": m.group(1), "expected": m.group(2)}, text)
     if text.startswith("does not compile: "):
         text = _("does not compile: ") + text[len("does not compile: "):]
     return _NOT_IMPLEMENTED.sub(
@@ -188,3 +203,34 @@ def N_(message):
     """Marks a message for the catalogue where it is defined; _() translates it
     where it is printed."""
     return message
+
+
+_TITLES = {}
+
+
+def _first_heading(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("# "):
+                    return line[2:].strip()
+    except OSError:
+        pass
+    return None
+
+
+def title(lab):
+    """The lab's title in the current language: its translated lesson's
+    heading without the "Lab N:" prefix, once that heading is translated;
+    else the registry's English title."""
+    if not _state["lang"]:
+        return lab.title
+    key = (_state["lang"], lab.lesson_file)
+    if key not in _TITLES:
+        translated = page(lab.lesson_file, lab.root)
+        heading = _first_heading(os.path.join(lab.root, translated))
+        _TITLES[key] = lab.title
+        if translated != lab.lesson_file and heading and \
+                heading != _first_heading(os.path.join(lab.root, lab.lesson_file)):
+            _TITLES[key] = re.sub(r"^[^:]*\d+\s*:\s*", "", heading) or lab.title
+    return _TITLES[key]

@@ -4,6 +4,7 @@ import textwrap
 
 from labs import load_labs
 from learner import files
+from learner import i18n
 from learner.bazel import Bazel
 from learner.console import FAILED, OK, USAGE, WIDTH, err
 from learner.i18n import _, test_text
@@ -13,7 +14,7 @@ from learner.results import bazel_complaint
 
 def scoreboard_lines(rows, width=WIDTH):
     """The provisional scoreboard: rows are (lab, passed, total, message)."""
-    tw = max([len(lab.title) for lab, _, _, _ in rows] + [5])
+    tw = max([len(i18n.title(lab)) for lab, _, _, _ in rows] + [5])
     lines = textwrap.wrap(_("Provisional scoreboard: the public tests only. It is not your "
                             "grade: your instructor grades with hidden tests that check more "
                             "(other shapes and seeds, bad arguments, numbers compared with "
@@ -25,7 +26,7 @@ def scoreboard_lines(rows, width=WIDTH):
         total += t
         full += bool(t) and p == t
         score = "%d/%d" % (p, t)
-        head = "%s %-2d  %-*s  %7s" % (_("lab"), lab.number, tw, lab.title, score)
+        head = "%s %-2d  %-*s  %7s" % (_("lab"), lab.number, tw, i18n.title(lab), score)
         if t and p == t:
             lines.append(head + "  " + _("pass"))
             continue

@@ -6,6 +6,7 @@ reset it. The started labs' public tests run in one Bazel invocation.
 """
 from labs import load_labs
 from learner import files
+from learner import i18n
 from learner.bazel import Bazel
 from learner.console import OK, WIDTH, err, wrap
 from learner.i18n import N_, _, ngettext, test_text
@@ -20,10 +21,11 @@ STATES = {"not started": N_("not started"), "failing": N_("failing"), "passing":
 def status_lines(states, labs, width=WIDTH):
     """The text of ./lab status (without the "next:" line)."""
     state_of = {lab.number: state for lab, state, _ in states}
-    tw = max(len(lab.title) for lab in labs)
+    tw = max(len(i18n.title(lab)) for lab in labs)
     lines = []
     for lab, state, r in states:
-        head = "%s %-2d  %-*s  %s" % (_("lab"), lab.number, tw, lab.title, _(STATES[state]))
+        head = "%s %-2d  %-*s  %s" % (_("lab"), lab.number, tw, i18n.title(lab),
+                                      _(STATES[state]))
         if r is not None and state == "failing" and count_text(r) and not r.error:
             head += ": " + count_text(r)
         lines.append(head.rstrip())
@@ -54,7 +56,7 @@ def status_lines(states, labs, width=WIDTH):
 
 def next_line(lab):
     return _("next: lab %(n)d — %(title)s — bazel test %(target)s") % {
-        "n": lab.number, "title": lab.title, "target": lab.public_tests}
+        "n": lab.number, "title": i18n.title(lab), "target": lab.public_tests}
 
 
 def cmd_status(args):

@@ -11,6 +11,7 @@ import textwrap
 import time
 
 from labs import ROOT, load_labs
+from learner import i18n
 from learner.bazel import Bazel
 from learner.console import FAILED, OK, USAGE, WIDTH, err, lab_arg
 from learner.i18n import _, test_text
@@ -124,7 +125,8 @@ def cmd_watch(args):
                 directory = os.path.dirname(os.path.join(ROOT, lab.learner_file))
                 name = os.path.basename(lab.learner_file)
                 print(_("watching %(file)s (lab %(n)d — %(title)s); Ctrl-C stops")
-                      % {"file": lab.learner_file, "n": lab.number, "title": lab.title},
+                      % {"file": lab.learner_file, "n": lab.number,
+                         "title": i18n.title(lab)},
                       flush=True)
                 # The folder, not the file: editors often save by writing a new
                 # file and renaming it over the old one, which ends a watch on the file.

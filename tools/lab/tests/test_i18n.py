@@ -178,8 +178,8 @@ _TRANSLATED = {
            "paragraph": "La atención multicabeza ejecuta varias atenciones pequeñas en paralelo "
                         "en lugar de una ancha.\n"},
     "pt_BR": {"Lab 1: split and combine heads": "Laboratório 1: dividir e combinar as cabeças",
-              "paragraph": "A atenção multi-cabeça executa várias atenções pequenas lado a lado "
-                           "em vez de uma larga.\n"},
+              "paragraph": "A atenção multi-cabeça executa várias atenções pequenas lado a "
+                           "lado em vez de uma larga.\n"},
 }
 
 
@@ -241,3 +241,59 @@ def test_an_edited_english_paragraph_falls_back_to_english_in_both_languages(tmp
         fuzzy = [e for e in po if "fuzzy" in e.flags and not e.obsolete]
         assert [e.msgid for e in fuzzy] == [edited]
     assert "(0 de" not in _page(root, "es").splitlines()[0]
+
+
+# ------------------------------------------------------------------ the kit
+
+@needs_tools
+def test_the_kit_ships_the_compiled_catalogues_and_each_readme_it_has():
+    from course import kit
+    from labs import load_labs
+    files = kit.kit_files(load_labs())
+    for lang in pages.LANGS:
+        mo = files["tools/lab/locale/%s/LC_MESSAGES/lab.mo" % lang]
+        assert mo[:4] in (b"\xde\x12\x04\x95", b"\x95\x04\x12\xde")     # gettext's magic
+    for name in ("README.es.md", "README.pt-BR.md"):
+        shipped = name in files
+        assert shipped == os.path.isfile(os.path.join(ROOT, kit.README_DIR, name))
+        # The English README points at a translation only when the kit has it.
+        assert ("(%s)" % name in files["README.md"].decode()) == shipped
+
+
+def test_the_kit_readme_lists_every_lab_with_its_lesson_in_the_readme_language():
+    from course import kit
+    from labs import load_labs
+    labs = load_labs()
+    english = b"# Lab 2: batched attention\n"
+    files = {"docs/es/02_batched_attention.md": "*Traducción ...*\n\n# Lab 2: atención por "
+             "lotes\n".encode(), "docs/02_batched_attention.md": english,
+             "docs/es/01_split_heads.md": b"# Lab 1: split and combine heads\n",
+             "docs/01_split_heads.md": b"# Lab 1: split and combine heads\n"}
+    text = kit.kit_readme("# Kit\n\n| lab | file | lesson |\n| --- | --- | --- |\n\nmore\n",
+                          labs, "es", files)
+    assert "| 2 | `labs/02_batched_attention/attention.cc` | [atención por lotes]" \
+        "(docs/es/02_batched_attention.md) |" in text
+    # A lesson whose heading is not translated yet keeps the registry's title.
+    assert "[%s](docs/es/01_split_heads.md)" % labs[0].title in text
+    assert text.count("\n| ") == len(labs) + 2 and text.endswith("\nmore\n")
+
+
+def test_a_golden_comparison_prints_its_sentence_in_spanish_with_the_same_numbers(tmp_path):
+    msgid = ("%(bad)s of %(n)s elements differ; first at %(first)s: actual %(a1)s, expected "
+             "%(e1)s; max |error| %(err)s at %(worst)s: actual %(a2)s, expected %(e2)s (atol "
+             "%(atol)s, rtol %(rtol)s)")
+    _catalogue(tmp_path, [
+        (None, msgid, "%(bad)s de %(n)s elementos difieren; el primero en %(first)s: obtenido "
+         "%(a1)s, esperado %(e1)s; máximo |error| %(err)s en %(worst)s: obtenido %(a2)s, "
+         "esperado %(e2)s (atol %(atol)s, rtol %(rtol)s)"),
+        (None, "checked against %s: ", "comparado con %s: ")])
+    i18n.setup("es", root=str(tmp_path))
+    english = ("(checked against labs/02/golden/w.npy: 75 of 75 elements differ; first at "
+               "[head 0, query 0, key 0]: actual 0.08189806, expected 0.1399203; max |error| "
+               "0.2094828 at [head 1, query 4, key 1]: actual 0.7101973, expected 0.5007145 "
+               "(atol 1e-05, rtol 0.0001))")
+    assert i18n.test_text(english, root=str(tmp_path)) == (
+        "(comparado con labs/02/golden/w.npy: 75 de 75 elementos difieren; el primero en "
+        "[head 0, query 0, key 0]: obtenido 0.08189806, esperado 0.1399203; máximo |error| "
+        "0.2094828 en [head 1, query 4, key 1]: obtenido 0.7101973, esperado 0.5007145 "
+        "(atol 1e-05, rtol 0.0001))")
