@@ -108,6 +108,11 @@ def selftest_checks(labs, make_check):
     disk_cache = os.path.join(workspace.work_root(), "kit-disk-cache")
     env = dict(os.environ, MHA_BAZEL_OUTPUT_BASE=ob, MHA_SETUP_FLAGS="")
     env.pop("MHA_BAZEL_STARTUP", None)
+    # The kit's ./lab in English, whatever the caller's language: the checks
+    # read its English words (learner/i18n.py).
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        env.pop(name, None)
+    env["LANG"] = "C.UTF-8"
     bazel = ["bazel", "--output_base=" + ob]
     checks = []
 

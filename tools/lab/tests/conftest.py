@@ -20,6 +20,12 @@ def _memory_tmpdir(path="/dev/shm"):
     return path
 
 
+# The learner's commands in English, whatever the caller's language
+# (learner/i18n.py): the tests read their English words.
+for _name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+    os.environ.pop(_name, None)
+os.environ["LANG"] = "C.UTF-8"
+
 if "TMPDIR" not in os.environ and _memory_tmpdir():
     os.environ["TMPDIR"] = _memory_tmpdir()
 
