@@ -4,6 +4,7 @@ docs/INSTRUCTORS.md is the manual. Exit status of ./lab grade: 0 when it
 graded (whatever the scores), 2 when the rubric has errors (it still grades
 and writes every report), 1 when it could not grade at all.
 """
+import hashlib
 import json
 import os
 import re
@@ -30,6 +31,28 @@ def _log(msg):
 
 def _safe_name(name):
     return re.sub(r"[^A-Za-z0-9._-]", "_", name) or "_"
+
+
+def folder_names(names):
+    """{name: its output folder}, one distinct folder per name: a name that is
+    already safe keeps it, one that had to change ("bob smith") gets the start
+    of its hash ("bob_smith-3f2a9c1e"), so it never takes another's folder
+    ("bob_smith"); what still collides (case-only twins, a name chosen to match
+    a hash) is numbered, in sorted order. Never an overwrite."""
+    out, taken = {}, set()
+    for name in sorted(names):
+        base = _safe_name(name)
+        if base in (".", ".."):
+            base = "_" + base
+        if base != name:
+            base += "-" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        folder, n = base, 1
+        while folder.lower() in taken:
+            n += 1
+            folder = "%s-%d" % (base, n)
+        taken.add(folder.lower())
+        out[name] = folder
+    return out
 
 
 def _fallback_results(directory, why):
@@ -168,13 +191,14 @@ def _grade_roster(grading, args, mode):
         files, ign, notes = submission.collect(path, grading.labs)
         submissions.append(grade.Submission(name, files, ign, notes))
     count = [0]
+    folders = folder_names([s.name for s in submissions])
 
     def progress(rep):
         count[0] += 1
         name = rep["submission"]
-        d = os.path.join(args.gradescope or out, _safe_name(name))
+        d = os.path.join(args.gradescope or out, folders[name])
         report.write_gradescope(rep, d, grading.rubric)
-        report.write_json(rep, os.path.join(out, _safe_name(name), "report.json"))
+        report.write_json(rep, os.path.join(out, folders[name], "report.json"))
         trouble = ["lab %d %s" % (r["lab"], r["status"].replace("_", " "))
                    for r in rep["labs"] if r["status"] not in ("graded",)]
         print("[%d/%d] %-30s %s/%s points%s" % (
