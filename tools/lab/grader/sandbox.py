@@ -38,11 +38,13 @@ you, under limits only, and the report says "isolation: limits only".
 Every tool used here is Debian's: prlimit, setpriv and unshare (util-linux),
 chroot and env (coreutils), /usr/bin/python3 for jail.py.
 """
+import ctypes
 import json
 import os
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 
 import limits
@@ -58,13 +60,14 @@ class Isolation:
     follows from it: every command of a job goes through these methods."""
 
     def __init__(self, root, setuid, chroot, namespaces, pidns=False, jail=False, cgroup=None,
-                 missing=None, probe_uid=None):
+                 missing=None, probe_uid=None, landlock=False):
         self.root = root
         self.setuid = setuid
         self.chroot = chroot
         self.namespaces = namespaces
         self.pidns = pidns
         self.jail = jail              # build steps in a mount namespace (jail.py)
+        self.landlock = landlock      # else in a Landlock domain (jail.py), where the kernel has it
         self.cgroup = cgroup          # the grader's cgroup v2 directory, or None
         self.missing = missing or {}  # layer: why it is missing
         self.probe_uid = probe_uid    # a one-off uid for the self-checks (runs no learner code)
@@ -82,14 +85,26 @@ class Isolation:
                      "namespaces (ipc, no network)" if self.namespaces else
                      "no namespaces (the kernel refused them)")
         parts.append("jailed compiler" if self.jail else
+                     "compiler jailed by Landlock (no mount namespace)" if self.landlock else
                      "compiler unjailed (file modes only)")
         parts.append("cgroup per job" if self.cgroup else "no cgroup")
         parts.append("limits")
         return {"summary": ", ".join(parts), "separate_user": True, "chroot": self.chroot,
                 "namespaces": self.namespaces, "limits": True, "fresh_uid_per_job": True,
-                "pid_namespace": self.pidns, "jailed_compiler": self.jail,
+                "pid_namespace": self.pidns, "jailed_compiler": self.jail or self.landlock,
+                "compiler_wall": self.build_wall(),
                 "cgroup": bool(self.cgroup), "missing": dict(self.missing)}
 
+
+    def build_wall(self):
+        """What keeps a build step (compiler, assembler, linker) from the file
+        system: "mount namespace", "landlock", "file modes" or "none" (not
+        root). Part of every compile cache key (learner_build.py): an object
+        built behind a weaker wall (an .incbin of a file it could read) is
+        never served to a grading behind a stronger one."""
+        if not self.setuid:
+            return "none"
+        return "mount namespace" if self.jail else "landlock" if self.landlock else "file modes"
 
     # ------------------------------------------------------------ the policy
 
@@ -169,7 +184,7 @@ def probe(scratch):
     if not pidns:
         missing["pid namespace"] = ("unshare --pid was refused: leftover processes are killed "
                                     "by uid instead")
-    jail_ok = False
+    jail_ok = landlock_ok = False
     if setuid:
         mnt = os.path.join(scratch, "mnt")
         os.makedirs(mnt, mode=0o700, exist_ok=True)
@@ -184,24 +199,57 @@ def probe(scratch):
         jail_ok = process.quiet([process.system_python(), "-I", "-S",
                                  os.path.join(_HERE, "jail.py"), json.dumps(spec)]
                                 ) and os.path.exists(os.path.join(work, "ok"))
-        shutil.rmtree(work, ignore_errors=True)
         if not jail_ok:
-            missing["jailed compiler"] = ("no mount namespace (unshare --mount refused): the "
-                                          "compiler sees the file system, guarded by its modes")
+            # No mount namespace: a Landlock domain instead, where the kernel has one.
+            landlock_ok = _probe_landlock(uid)
+            missing["mount namespace"] = ("unshare --mount was refused (no CAP_SYS_ADMIN?)")
+            if not landlock_ok:
+                missing["jailed compiler"] = (
+                    "no mount namespace and no Landlock (Linux 5.13+, not refused by seccomp): "
+                    "the compiler sees the file system, guarded by its modes alone")
+        shutil.rmtree(work, ignore_errors=True)
     cg, why = cgroups.probe_cgroup(scratch)
     if not cg:
         missing["cgroup"] = why
     shutil.rmtree(jail, ignore_errors=True)
-    return Isolation(True, setuid, chroot_ok, namespaces, pidns, jail_ok, cg, missing, uid)
+    return Isolation(True, setuid, chroot_ok, namespaces, pidns, jail_ok, cg, missing, uid,
+                     landlock_ok)
+
+
+def _probe_landlock(uid):
+    """Whether jail.py's Landlock domain works here: as `uid`, it must run g++
+    and must not read a file that the modes let every user read."""
+    d = tempfile.mkdtemp(prefix="mha-landlock-probe-")
+    try:
+        os.chmod(d, 0o711)
+        secret = os.path.join(d, "secret")
+        with open(secret, "w") as f:
+            f.write("x\n")
+        os.chmod(secret, 0o644)
+        work = os.path.join(d, "work")
+        os.mkdir(work, 0o700)
+        os.chown(work, uid, uid)
+        spec = {"landlock": True, "mnt": "", "ro": [], "rw": [work], "uid": uid, "cwd": work,
+                "env": {"PATH": "/usr/bin:/bin"}, "rlimits": {}, "cgroup": "",
+                "argv": ["sh", "-c", "test -x /usr/bin/g++ && ! cat %s 2>/dev/null && touch ok"
+                         % secret]}
+        return (process.quiet([process.system_python(), "-I", "-S",
+                               os.path.join(_HERE, "jail.py"), json.dumps(spec)])
+                and os.path.exists(os.path.join(work, "ok")))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------
 # Running a command as a slot user, with limits.
 
 def _prlimit(memory_mb, cpu_s, file_mb, nproc, nofile):
+    # --msgqueue=0: the uid may create no POSIX message queue, which would
+    # outlive the job where no IPC namespace holds it (the queues have no
+    # file to remove unless /dev/mqueue is mounted).
     return ["prlimit", "--as=%d" % (memory_mb << 20), "--cpu=%d" % cpu_s,
             "--fsize=%d" % (file_mb << 20), "--nproc=%d" % nproc, "--nofile=%d" % nofile,
-            "--core=0", "--"]
+            "--core=0", "--msgqueue=0", "--"]
 
 
 class Job:
@@ -250,12 +298,12 @@ def build_argv(argv, iso, job, env, ro=(), rw=()):
     its modes."""
     rl = {"AS": limits.COMPILE_MEMORY_MB << 20, "CPU": limits.COMPILE_CPU_SECONDS,
           "FSIZE": limits.COMPILE_FILE_MB << 20, "NPROC": limits.COMPILE_PROCESSES,
-          "NOFILE": 256, "CORE": 0}
+          "NOFILE": 256, "CORE": 0, "MSGQUEUE": 0}
     uid = job.uid                       # claims it (and the job's cgroup) if not yet done
-    if iso.setuid and iso.jail:
+    if iso.setuid and (iso.jail or iso.landlock):
         spec = {"mnt": job.mnt, "ro": list(ro), "rw": list(rw), "uid": uid,
                 "cwd": rw[0] if rw else "/", "env": env, "rlimits": rl,
-                "cgroup": job.procs(), "argv": list(argv)}
+                "cgroup": job.procs(), "argv": list(argv), "landlock": not iso.jail}
         return [process.system_python(), "-I", "-S", os.path.join(_HERE, "jail.py"),
                 json.dumps(spec)]
     out = in_cgroup(job)
@@ -319,7 +367,8 @@ def kill_job(iso, job, final=False):
     if final:
         cgroups.kill_cgroup(job.cgroup)
         job.cgroup = None
-    for tmp in ("/tmp", "/var/tmp", "/dev/shm"):
+    remove_ipc_of(uid)
+    for tmp in ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue"):
         try:
             entries = os.listdir(tmp)
         except OSError:
@@ -334,6 +383,55 @@ def kill_job(iso, job, final=False):
                         os.unlink(p)
             except OSError:
                 pass
+
+
+_IPC_RMID = 0
+
+
+def ipc_objects_of(uid, sysvipc="/proc/sysvipc"):
+    """[(kind, id)] of the System V shared memory segments, message queues and
+    semaphore sets of this IPC namespace that `uid` created or owns (the owner
+    may be handed on with IPC_SET; the creator may not)."""
+    found = []
+    for kind in ("shm", "msg", "sem"):
+        try:
+            with open(os.path.join(sysvipc, kind)) as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        if not lines:
+            continue
+        head = lines[0].split()
+        try:
+            at_id, at_uid, at_cuid = (head.index(kind + "id" if kind != "msg" else "msqid"),
+                                      head.index("uid"), head.index("cuid"))
+        except ValueError:
+            continue
+        for line in lines[1:]:
+            cols = line.split()
+            try:
+                if int(cols[at_uid]) == uid or int(cols[at_cuid]) == uid:
+                    found.append((kind, int(cols[at_id])))
+            except (IndexError, ValueError):
+                continue
+    return found
+
+
+def remove_ipc_of(uid):
+    """Removes every System V IPC object of `uid` (ipc_objects_of): where no
+    IPC namespace ends with the job, a segment it made would outlive it and
+    answer a later job. Returns how many it removed."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    removed = 0
+    for kind, ident in ipc_objects_of(uid):
+        if kind == "shm":
+            rc = libc.shmctl(ident, _IPC_RMID, None)
+        elif kind == "msg":
+            rc = libc.msgctl(ident, _IPC_RMID, None)
+        else:
+            rc = libc.semctl(ident, 0, _IPC_RMID)
+        removed += rc == 0
+    return removed
 
 
 def give_to_job(path, iso, job):

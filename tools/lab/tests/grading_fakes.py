@@ -113,8 +113,13 @@ class FakeIsolation:
         self.ended = []
         self.trusted = []     # (argv, env) of each trusted run
 
+    wall = "fake"
+
     def describe(self):
         return {"summary": "fake isolation (unit tests)"}
+
+    def build_wall(self):
+        return self.wall
 
     def new_job(self, slot, mnt):
         job = FakeJob(slot)
