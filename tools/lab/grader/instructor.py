@@ -106,7 +106,10 @@ def _output_dirs(args):
     if args.gradescope:
         dirs.append(os.path.abspath(args.gradescope))
     for f in (args.json, args.csv):
-        if f:
+        # A file's folder is made private only when this grading makes it: an
+        # existing one (/tmp for --json /tmp/r.json) keeps its mode, and the
+        # file itself is written 0600 (umask 077).
+        if f and not os.path.exists(os.path.dirname(os.path.abspath(f))):
             dirs.append(os.path.dirname(os.path.abspath(f)))
     return dirs
 
@@ -127,6 +130,8 @@ def cmd_grade(args):
         for d in _output_dirs(args):
             make_private_dir(d)
             secrets.append(d)
+        # A report file that exists already keeps its mode when rewritten.
+        secrets += [os.path.abspath(f) for f in (args.json, args.csv) if f and os.path.exists(f)]
         grading = grade.open_grading(labs, _log, grade.Options(mode=mode, jobs=args.jobs),
                                      secrets=secrets, only=only)
     except Exception as e:

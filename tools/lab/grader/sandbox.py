@@ -201,7 +201,9 @@ def probe(scratch):
                                 ) and os.path.exists(os.path.join(work, "ok"))
         if not jail_ok:
             # No mount namespace: a Landlock domain instead, where the kernel has one.
-            landlock_ok = _probe_landlock(uid)
+            # MHA_SANDBOX_NO_LANDLOCK=1: as a kernel without it (to try file modes alone).
+            landlock_ok = (not os.environ.get("MHA_SANDBOX_NO_LANDLOCK")
+                           and _probe_landlock(uid, os.path.dirname(scratch.rstrip("/"))))
             missing["mount namespace"] = ("unshare --mount was refused (no CAP_SYS_ADMIN?)")
             if not landlock_ok:
                 missing["jailed compiler"] = (
@@ -216,10 +218,11 @@ def probe(scratch):
                      landlock_ok)
 
 
-def _probe_landlock(uid):
+def _probe_landlock(uid, where):
     """Whether jail.py's Landlock domain works here: as `uid`, it must run g++
-    and must not read a file that the modes let every user read."""
-    d = tempfile.mkdtemp(prefix="mha-landlock-probe-")
+    and must not read a file that the modes let every user read. `where`: a
+    folder others may enter (the work root), to try it in."""
+    d = tempfile.mkdtemp(prefix="landlock-probe-", dir=where)
     try:
         os.chmod(d, 0o711)
         secret = os.path.join(d, "secret")
