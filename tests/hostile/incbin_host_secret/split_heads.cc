@@ -2,12 +2,13 @@
 // Gradescope, /autograder/submission_metadata.json holds the learner's
 // earlier submissions and their results (hidden tests included), and is
 // readable by every user; where the kernel refuses namespaces the compiler
-// once saw the whole file system. The assembler's .incbin reads what the
-// compiler may read; `asm` and `incbin` are spelled so that the source scan
-// does not see them, so the wall alone must hold: the self-test plants
-// @HOSTSECRET@ in a host secret place (made private as /autograder is) and
-// @READABLE@, a file every user may read, outside any (a mount namespace or
-// Landlock refuses it; file modes alone cannot).
+// once saw the whole file system. The assembler's include-binary directive
+// reads what the compiler may read; the directive and the inline assembler
+// are spelled (token pasting, a split string) so that the source scan, which
+// reads comments too, sees neither word: the wall alone must hold. The
+// self-test plants @HOSTSECRET@ in a host secret place (made private as
+// /autograder is) and @READABLE@, a file every user may read, outside any (a
+// mount namespace or Landlock refuses it; file modes alone cannot).
 //@ after includes
 #include <string>
 

@@ -12,6 +12,7 @@
 #include <mqueue.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -57,6 +58,7 @@ bool OldQueueIsThere() {
   attr.mq_msgsize = 32;
   mqd_t q = mq_open(kQueue, O_RDWR | O_CREAT | O_EXCL | O_NONBLOCK, 0666, &attr);
   if (q != static_cast<mqd_t>(-1)) {
+    fchmod(q, 0666);  // a queue is a descriptor on Linux: open it to every uid, whatever the umask
     const std::string now = std::to_string(static_cast<long>(time(nullptr)));
     mq_send(q, now.c_str(), now.size() + 1, 0);
     mq_close(q);

@@ -51,7 +51,7 @@ import limits
 from grader import cgroups
 from grader import privacy
 from grader import process
-from grader.uids import as_user, claim_uid, processes_of
+from grader.uids import as_user, claim_uid, processes_of, uid_busy, uid_range
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -210,6 +210,10 @@ def probe(scratch):
                     "no mount namespace and no Landlock (Linux 5.13+, not refused by seccomp): "
                     "the compiler sees the file system, guarded by its modes alone")
         shutil.rmtree(work, ignore_errors=True)
+    if setuid:
+        # What jobs of an earlier grading left in this IPC namespace (a crash,
+        # a grader from before jobs' objects were removed) answers no job.
+        remove_stale_ipc()
     cg, why = cgroups.probe_cgroup(scratch)
     if not cg:
         missing["cgroup"] = why
@@ -420,13 +424,57 @@ def ipc_objects_of(uid, sysvipc="/proc/sysvipc"):
     return found
 
 
+def ipc_objects_in_range(first, count, sysvipc="/proc/sysvipc"):
+    """[(kind, id, uid)] of the System V IPC objects that a one-off uid of
+    first..first+count-1 created or owns: what a job of an earlier grading
+    left (one that crashed, or a grader from before jobs' objects were removed)."""
+    found = []
+    for kind in ("shm", "msg", "sem"):
+        try:
+            with open(os.path.join(sysvipc, kind)) as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        if not lines:
+            continue
+        head = lines[0].split()
+        try:
+            at_id = head.index({"shm": "shmid", "msg": "msqid", "sem": "semid"}[kind])
+            at_uid, at_cuid = head.index("uid"), head.index("cuid")
+        except ValueError:
+            continue
+        for line in lines[1:]:
+            cols = line.split()
+            try:
+                for u in (int(cols[at_cuid]), int(cols[at_uid])):
+                    if first <= u < first + count:
+                        found.append((kind, int(cols[at_id]), u))
+                        break
+            except (IndexError, ValueError):
+                continue
+    return found
+
+
 def remove_ipc_of(uid):
     """Removes every System V IPC object of `uid` (ipc_objects_of): where no
     IPC namespace ends with the job, a segment it made would outlive it and
     answer a later job. Returns how many it removed."""
+    return _remove_ipc(ipc_objects_of(uid))
+
+
+def remove_stale_ipc():
+    """Removes the System V IPC objects of every one-off uid (uids.uid_range)
+    whose job is over: no process runs as its uid. Returns how many."""
+    first, count = uid_range()
+    stale = [(kind, ident) for kind, ident, u in ipc_objects_in_range(first, count)
+             if not uid_busy(u)]
+    return _remove_ipc(stale)
+
+
+def _remove_ipc(objects):
     libc = ctypes.CDLL(None, use_errno=True)
     removed = 0
-    for kind, ident in ipc_objects_of(uid):
+    for kind, ident in objects:
         if kind == "shm":
             rc = libc.shmctl(ident, _IPC_RMID, None)
         elif kind == "msg":

@@ -123,3 +123,11 @@ def test_landlock_lets_the_compiler_work_and_refuses_a_file_every_user_may_read(
     assert not (work / "a.o").exists()                  # the .incbin was refused
     assert "submission_metadata.json" in p.stderr       # as says "file not found"
     assert "MHA-METADATA-SECRET" not in p.stdout + p.stderr
+
+
+def test_the_objects_an_earlier_grading_left_are_found_by_the_uid_range(workdir):
+    for kind, text in (("shm", SHM), ("msg", MSG), ("sem", SEM)):
+        (workdir / kind).write_text(text)
+    assert sandbox.ipc_objects_in_range(1000, 1000, str(workdir)) == [
+        ("shm", 7, 1500), ("shm", 8, 1500), ("msg", 3, 1500)]
+    assert sandbox.ipc_objects_in_range(2000, 10, str(workdir)) == []
