@@ -16,8 +16,12 @@ default, and Gradescope's case):
   * the compiler, assembler, linker, nm and readelf run in a jail (jail.py):
     new mount, pid, IPC, network and UTS namespaces, a tmpfs root holding only
     /usr, the staged headers and runtime (read-only) and the job's own
-    directory; where mount namespaces are refused they run as the job's uid
-    with the file system's modes as the wall;
+    directory; where mount namespaces are refused, in a Landlock domain that
+    lets them read only those (jail.py, where the kernel has Landlock), else
+    as the job's uid with the file system's modes as the wall (the grading
+    machine's own secret places, Gradescope's /autograder, made private
+    first: grade.host_secrets); build_wall() names which, and is part of the
+    compile cache's key;
   * the learner's process is chrooted into a directory holding only its own
     binary and the shared libraries it needs, with no writable path, in new
     pid, IPC, network and UTS namespaces;
@@ -25,8 +29,10 @@ default, and Gradescope's case):
     zombies included) and, where cgroup v2 offers memory, pids and cpu, a
     cgroup per job with its own limits, killed as a whole at the end
     (cgroups.py);
-  * everything runs under wall-clock and rlimit bounds (limits.py), and every
-    process of the job's uid is killed at the end of the job.
+  * everything runs under wall-clock and rlimit bounds (limits.py; no POSIX
+    message queue), and every process of the job's uid is killed at the end
+    of the job, with its System V IPC objects (which outlive it where no IPC
+    namespace holds them).
 
 Each layer is probed (probe()); the Isolation it returns applies the policy
 to every command a job runs (run_build, run_trusted, learner_argv) and
