@@ -380,7 +380,7 @@ def check(ctx, labs, make_check, second_layer=True):
     elapsed = time.time() - t0
     if elapsed > CASE_SECONDS:
         total.fail("took %.0f s" % elapsed)
-    total.details.append("isolation: " + ctx.isolation.describe()["summary"])
+    total.name += " (isolation: %s)" % ctx.isolation.describe()["summary"]
     out.append(total)
     return out
 
