@@ -21,7 +21,13 @@ trick written on its lab's stub; assemble() makes the one file a learner
 would submit from it (tests/hostile/README.md describes the `//@` lines).
 `@ROOT@`, `@WORK@` and `@CANARY@` in a file are replaced before grading by the
 checkout's path, the grader's work directory and a secret file that the
-self-test plants inside the suite, so the tricks aim at real files.
+self-test plants inside the suite, so the tricks aim at real files;
+`@HOSTSECRET@` by a file planted in a host secret place (made private as
+grade.host_secrets makes Gradescope's /autograder) and `@READABLE@` by a file
+every user may read outside any: a mount namespace or Landlock must refuse it
+(where the compiler's wall is file modes alone it is not a secret, and says so).
+MHA_HOSTILE_CASES=name,name grades only those cases (to try a few by hand,
+e.g. under `capsh --drop=cap_sys_admin --`, where no namespace is allowed).
 
 check() grades every case twice (with the grader's second layer, the source
 scan and object checks, and without it: the wall must hold on its own) and
@@ -221,8 +227,33 @@ def secret_needles(labs, canary_token):
     return needles
 
 
-def _source(case, canary_path, work_root, trick=True):
+def plant_host_secrets(ctx):
+    """(directory, {placeholder: (path, token)}): a file in a host secret place,
+    made private as open_grading makes /autograder, and one every user may read."""
+    # Beside the work root, whose parent others may enter (workspace.check_traversable).
+    base = tempfile.mkdtemp(prefix="mha-hostile-host-",
+                            dir=os.path.dirname(os.path.abspath(ctx.workspace.root)))
+    os.chmod(base, 0o755)
+    planted = {}
+    for placeholder, rel in (("@HOSTSECRET@", "autograder/submission_metadata.json"),
+                             ("@READABLE@", "elsewhere/notes.txt")):
+        path = os.path.join(base, rel)
+        os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+        os.chmod(os.path.dirname(path), 0o755)
+        token = "MHA-HOST-" + secrets.token_hex(12)
+        with open(path, "w") as f:
+            f.write('{"previous_submissions": "%s"}\n' % token)
+        os.chmod(path, 0o644)
+        planted[placeholder] = (path, token)
+    ctx.isolation.protect(grade.host_secrets(ctx.workspace.root,
+                                             [os.path.join(base, "autograder")]), ctx.log)
+    return base, planted
+
+
+def _source(case, canary_path, work_root, trick=True, planted=None):
     data = assemble(case, trick).encode()
+    for placeholder, (path, _) in (planted or {}).items():
+        data = data.replace(placeholder.encode(), path.encode())
     return (data.replace(b"@ROOT@", ROOT.encode()).replace(b"@WORK@", work_root.encode())
             .replace(b"@CANARY@", canary_path.encode()))
 
@@ -236,13 +267,23 @@ def check(ctx, labs, make_check, second_layer=True):
     """One Check per case."""
     canary_path, token = plant_canary()
     needles = secret_needles(labs, token)
+    host_dir, planted = plant_host_secrets(ctx)
+    needles[planted["@HOSTSECRET@"][1]] = "the host secret (as /autograder/submission_metadata.json)"
+    wall = ctx.isolation.build_wall() if hasattr(ctx.isolation, "build_wall") else ""
+    if wall != "file modes":
+        needles[planted["@READABLE@"][1]] = ("a file outside the suite that the compiler's wall "
+                                             "(%s) must refuse" % wall)
     cases = load_cases(labs)
+    only = [n for n in os.environ.get("MHA_HOSTILE_CASES", "").split(",") if n]
+    if only:
+        cases = [c for c in cases if c.name in only]
     ctx.builder.second_layer = second_layer
     subs, witnesses = [], {}
     for case in cases:
         nxt = [l for l in labs if l.number == case.lab.number + 1 or
                l.number in case.expect.get("with", [])]
-        files = {case.lab.number: _source(case, canary_path, workspace.work_root())}
+        files = {case.lab.number: _source(case, canary_path, workspace.work_root(),
+                                          planted=planted)}
         for l in nxt:
             files[l.number] = _solution(l)
         sub = grade.Submission("hostile " + case.name, files, labs=set(files))
@@ -251,7 +292,8 @@ def check(ctx, labs, make_check, second_layer=True):
         witnesses[case.name] = nxt
         if case.expect.get("control"):
             ctrl = grade.Submission("control " + case.name, {
-                case.lab.number: _source(case, canary_path, workspace.work_root(), trick=False)},
+                case.lab.number: _source(case, canary_path, workspace.work_root(), trick=False,
+                                         planted=planted)},
                 labs={case.lab.number})
             ctrl.mode = case.expect.get("mode", "isolated")
             subs.append(ctrl)
@@ -273,6 +315,7 @@ def check(ctx, labs, make_check, second_layer=True):
     finally:
         ctx.log = old_log
         ctx.builder.second_layer = True
+        subprocess.run(["rm", "-rf", host_dir])
     layer = "with" if second_layer else "without"
     out = []
     for case in cases:
@@ -337,6 +380,7 @@ def check(ctx, labs, make_check, second_layer=True):
     elapsed = time.time() - t0
     if elapsed > CASE_SECONDS:
         total.fail("took %.0f s" % elapsed)
+    total.name += " (isolation: %s)" % ctx.isolation.describe()["summary"]
     out.append(total)
     return out
 

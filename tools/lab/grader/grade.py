@@ -158,8 +158,12 @@ def open_grading(labs=None, log=None, options=None, rubric_path=None, secrets=()
     isolation = sandbox.probe(workspace.private_dir)
     if isolation.cgroup:
         atexit.register(cgroups.remove_cgroup_parent, isolation.cgroup)
-    # What learner code must not read: the suite, Bazel's outputs, rosters.
-    isolation.protect([ROOT] + bazel_output_paths() + list(secrets), log)
+    # What learner code must not read: the suite, Bazel's outputs, rosters,
+    # and the grading machine's own secrets (Gradescope's /autograder, its
+    # submission_metadata.json with earlier results): the wall where no mount
+    # namespace and no Landlock jail the compiler (sandbox.py).
+    isolation.protect([ROOT] + bazel_output_paths() + list(secrets) +
+                      host_secrets(workspace.root), log)
     isolation.check_private(list(secrets) + workspace.private_paths())
     suite = Suite(graded, workspace.stage_dir, log)
     if frozen_suite:
@@ -170,6 +174,36 @@ def open_grading(labs=None, log=None, options=None, rubric_path=None, secrets=()
     tests = {lab.dir: suite.artefacts[lab.number].hidden_test_names for lab in graded}
     rubric = rubric_mod.load(labs, tests, rubric_path or rubric_mod.PATH)
     return Grading(labs, workspace, isolation, suite, rubric, options, log, graded)
+
+
+# Places on a grading machine that hold what no learner may read; "/autograder"
+# is Gradescope's (the suite in source/, the learner's files, the results and
+# submission_metadata.json, with earlier submissions' results, hidden tests
+# included). $MHA_GRADE_SECRETS adds more (paths separated by ":").
+HOST_SECRETS = ["/autograder"]
+
+
+def host_secrets(work_root, places=None):
+    """The host's secret places that exist, made private whole; one that holds
+    the work root is made private below it, all but the way to the work root."""
+    places = list(HOST_SECRETS if places is None else places)
+    places += [p for p in os.environ.get("MHA_GRADE_SECRETS", "").split(":") if p]
+    work_root = os.path.abspath(work_root)
+    out = []
+    for place in places:
+        place = os.path.abspath(place)
+        if not os.path.lexists(place):
+            continue
+        if work_root != place and not work_root.startswith(place.rstrip("/") + "/"):
+            out.append(place)
+            continue
+        # The work root is inside: every entry beside the way down is private.
+        here = place
+        while here != work_root:
+            step = os.path.relpath(work_root, here).split(os.sep)[0]
+            out += [os.path.join(here, e) for e in sorted(os.listdir(here)) if e != step]
+            here = os.path.join(here, step)
+    return out
 
 
 def lab_report(lab, status, message, tests, rubric, submitted, notes=None, warnings=None):

@@ -4,6 +4,7 @@ docs/INSTRUCTORS.md is the manual. Exit status of ./lab grade: 0 when it
 graded (whatever the scores), 2 when the rubric has errors (it still grades
 and writes every report), 1 when it could not grade at all.
 """
+import hashlib
 import json
 import os
 import re
@@ -31,6 +32,28 @@ def _log(msg):
 
 def _safe_name(name):
     return re.sub(r"[^A-Za-z0-9._-]", "_", name) or "_"
+
+
+def folder_names(names):
+    """{name: its output folder}, one distinct folder per name: a name that is
+    already safe keeps it, one that had to change ("bob smith") gets the start
+    of its hash ("bob_smith-3f2a9c1e"), so it never takes another's folder
+    ("bob_smith"); what still collides (case-only twins, a name chosen to match
+    a hash) is numbered, in sorted order. Never an overwrite."""
+    out, taken = {}, set()
+    for name in sorted(names):
+        base = _safe_name(name)
+        if base in (".", ".."):
+            base = "_" + base
+        if base != name:
+            base += "-" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        folder, n = base, 1
+        while folder.lower() in taken:
+            n += 1
+            folder = "%s-%d" % (base, n)
+        taken.add(folder.lower())
+        out[name] = folder
+    return out
 
 
 def _fallback_results(directory, why):
@@ -84,7 +107,10 @@ def _output_dirs(args):
     if args.gradescope:
         dirs.append(os.path.abspath(args.gradescope))
     for f in (args.json, args.csv):
-        if f:
+        # A file's folder is made private only when this grading makes it: an
+        # existing one (/tmp for --json /tmp/r.json) keeps its mode, and the
+        # file itself is written 0600 (umask 077).
+        if f and not os.path.exists(os.path.dirname(os.path.abspath(f))):
             dirs.append(os.path.dirname(os.path.abspath(f)))
     return dirs
 
@@ -98,14 +124,14 @@ def cmd_grade(args):
     mode = "cumulative" if args.cumulative else "isolated"
     os.umask(0o077)                 # every file and directory of this grading: private
     if getattr(args, "slurm_task", None):
-        return slurm.run_task(args.slurm_task, args.slurm_round, _safe_name,
+        return slurm.run_task(args.slurm_task, args.slurm_round, folder_names,
                               _slurm_write_submission)
     if getattr(args, "slurm_merge", None):
-        return slurm.run_merge(args.slurm_merge, _safe_name, write_roster_outputs)
+        return slurm.run_merge(args.slurm_merge, folder_names, write_roster_outputs)
     if getattr(args, "slurm", False) and not args.roster:
         raise SystemExit("lab: --slurm grades a roster: give --roster DIR")
     if getattr(args, "slurm", False) and args.status:
-        return slurm.status(args, os.path.abspath(_roster_out(args)), _safe_name)
+        return slurm.status(args, os.path.abspath(_roster_out(args)), folder_names)
     try:
         labs, only = _selected_labs(args)
         secrets = [os.path.abspath(args.roster)] if args.roster else []
@@ -114,9 +140,11 @@ def cmd_grade(args):
         for d in _output_dirs(args):
             make_private_dir(d)
             secrets.append(d)
+        # A report file that exists already keeps its mode when rewritten.
+        secrets += [os.path.abspath(f) for f in (args.json, args.csv) if f and os.path.exists(f)]
         if getattr(args, "slurm", False):
             return slurm.submit(args, os.path.abspath(_roster_out(args)), mode, labs, only,
-                                _safe_name, secrets)
+                                folder_names, secrets)
         grading = grade.open_grading(labs, _log, grade.Options(mode=mode, jobs=args.jobs),
                                      secrets=secrets, only=only)
     except Exception as e:
@@ -161,12 +189,11 @@ def cmd_grade(args):
     return 2 if grading.rubric.errors else 0
 
 
-def _slurm_write_submission(rep, rubric, gradescope):
+def _slurm_write_submission(rep, rubric, gradescope, folder):
     """What a Slurm task writes for one submission besides its report.json:
     the Gradescope results, where a local roster grading writes them."""
     if gradescope:
-        report.write_gradescope(rep, os.path.join(gradescope, _safe_name(rep["submission"])),
-                                rubric)
+        report.write_gradescope(rep, os.path.join(gradescope, folder), rubric)
 
 
 def _written(args, files, dirs=()):
@@ -189,13 +216,14 @@ def _grade_roster(grading, args, mode):
         files, ign, notes = submission.collect(path, grading.labs)
         submissions.append(grade.Submission(name, files, ign, notes))
     count = [0]
+    folders = folder_names([s.name for s in submissions])
 
     def progress(rep):
         count[0] += 1
         name = rep["submission"]
-        d = os.path.join(args.gradescope or out, _safe_name(name))
+        d = os.path.join(args.gradescope or out, folders[name])
         report.write_gradescope(rep, d, grading.rubric)
-        report.write_json(rep, os.path.join(out, _safe_name(name), "report.json"))
+        report.write_json(rep, os.path.join(out, folders[name], "report.json"))
         trouble = ["lab %d %s" % (r["lab"], r["status"].replace("_", " "))
                    for r in rep["labs"] if r["status"] not in ("graded",)]
         print("[%d/%d] %-30s %s/%s points%s" % (

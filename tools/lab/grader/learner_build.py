@@ -123,7 +123,12 @@ class Builder:
         return res
 
     def compile_source(self, lab, source, job, timing=None):
+        # The wall the compiler ran behind is part of the key: an object built
+        # where it could read more (an .incbin of a file the modes left open)
+        # is never served to a grading behind a stronger wall.
+        wall = self.isolation.build_wall().encode()
         key = hashlib.sha256(b"compile\0" + self.suite.fingerprint.encode() + b"\0" +
+                             b"wall=" + wall + b"\0" +
                              (b"layer2\0" if self.second_layer else b"nolayer2\0") +
                              lab.dir.encode() + b"\0" + source).hexdigest()
         obj_path = self.workspace.cache_path("obj", key + ".o")

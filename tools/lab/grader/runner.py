@@ -89,9 +89,12 @@ def run_tests(lab, kind, server, job, workspace, isolation, suite, run_limits, s
 
     got = {}
     try:
-        with open(results_file) as f:
+        # Binary, each line decoded on its own: a learner's exception message
+        # may hold any byte (0xff), which costs that message a U+FFFD, never
+        # the lab's verdicts.
+        with open(results_file, "rb") as f:
             for line in f:
-                r = parse_result_line(line)
+                r = parse_result_line(line.decode("utf-8", "replace"))
                 if r is not None:
                     got[r.name] = r
     except OSError:

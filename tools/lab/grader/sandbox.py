@@ -16,8 +16,12 @@ default, and Gradescope's case):
   * the compiler, assembler, linker, nm and readelf run in a jail (jail.py):
     new mount, pid, IPC, network and UTS namespaces, a tmpfs root holding only
     /usr, the staged headers and runtime (read-only) and the job's own
-    directory; where mount namespaces are refused they run as the job's uid
-    with the file system's modes as the wall;
+    directory; where mount namespaces are refused, in a Landlock domain that
+    lets them read only those (jail.py, where the kernel has Landlock), else
+    as the job's uid with the file system's modes as the wall (the grading
+    machine's own secret places, Gradescope's /autograder, made private
+    first: grade.host_secrets); build_wall() names which, and is part of the
+    compile cache's key;
   * the learner's process is chrooted into a directory holding only its own
     binary and the shared libraries it needs, with no writable path, in new
     pid, IPC, network and UTS namespaces;
@@ -25,8 +29,10 @@ default, and Gradescope's case):
     zombies included) and, where cgroup v2 offers memory, pids and cpu, a
     cgroup per job with its own limits, killed as a whole at the end
     (cgroups.py);
-  * everything runs under wall-clock and rlimit bounds (limits.py), and every
-    process of the job's uid is killed at the end of the job.
+  * everything runs under wall-clock and rlimit bounds (limits.py; no POSIX
+    message queue), and every process of the job's uid is killed at the end
+    of the job, with its System V IPC objects (which outlive it where no IPC
+    namespace holds them).
 
 Each layer is probed (probe()); the Isolation it returns applies the policy
 to every command a job runs (run_build, run_trusted, learner_argv) and
@@ -38,18 +44,20 @@ you, under limits only, and the report says "isolation: limits only".
 Every tool used here is Debian's: prlimit, setpriv and unshare (util-linux),
 chroot and env (coreutils), /usr/bin/python3 for jail.py.
 """
+import ctypes
 import json
 import os
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 
 import limits
 from grader import cgroups
 from grader import privacy
 from grader import process
-from grader.uids import as_user, claim_uid, processes_of
+from grader.uids import as_user, claim_uid, processes_of, uid_busy, uid_range
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -58,13 +66,14 @@ class Isolation:
     follows from it: every command of a job goes through these methods."""
 
     def __init__(self, root, setuid, chroot, namespaces, pidns=False, jail=False, cgroup=None,
-                 missing=None, probe_uid=None):
+                 missing=None, probe_uid=None, landlock=False):
         self.root = root
         self.setuid = setuid
         self.chroot = chroot
         self.namespaces = namespaces
         self.pidns = pidns
         self.jail = jail              # build steps in a mount namespace (jail.py)
+        self.landlock = landlock      # else in a Landlock domain (jail.py), where the kernel has it
         self.cgroup = cgroup          # the grader's cgroup v2 directory, or None
         self.missing = missing or {}  # layer: why it is missing
         self.probe_uid = probe_uid    # a one-off uid for the self-checks (runs no learner code)
@@ -82,14 +91,26 @@ class Isolation:
                      "namespaces (ipc, no network)" if self.namespaces else
                      "no namespaces (the kernel refused them)")
         parts.append("jailed compiler" if self.jail else
+                     "compiler jailed by Landlock (no mount namespace)" if self.landlock else
                      "compiler unjailed (file modes only)")
         parts.append("cgroup per job" if self.cgroup else "no cgroup")
         parts.append("limits")
         return {"summary": ", ".join(parts), "separate_user": True, "chroot": self.chroot,
                 "namespaces": self.namespaces, "limits": True, "fresh_uid_per_job": True,
-                "pid_namespace": self.pidns, "jailed_compiler": self.jail,
+                "pid_namespace": self.pidns, "jailed_compiler": self.jail or self.landlock,
+                "compiler_wall": self.build_wall(),
                 "cgroup": bool(self.cgroup), "missing": dict(self.missing)}
 
+
+    def build_wall(self):
+        """What keeps a build step (compiler, assembler, linker) from the file
+        system: "mount namespace", "landlock", "file modes" or "none" (not
+        root). Part of every compile cache key (learner_build.py): an object
+        built behind a weaker wall (an .incbin of a file it could read) is
+        never served to a grading behind a stronger one."""
+        if not self.setuid:
+            return "none"
+        return "mount namespace" if self.jail else "landlock" if self.landlock else "file modes"
 
     # ------------------------------------------------------------ the policy
 
@@ -169,7 +190,7 @@ def probe(scratch):
     if not pidns:
         missing["pid namespace"] = ("unshare --pid was refused: leftover processes are killed "
                                     "by uid instead")
-    jail_ok = False
+    jail_ok = landlock_ok = False
     if setuid:
         mnt = os.path.join(scratch, "mnt")
         os.makedirs(mnt, mode=0o700, exist_ok=True)
@@ -184,24 +205,64 @@ def probe(scratch):
         jail_ok = process.quiet([process.system_python(), "-I", "-S",
                                  os.path.join(_HERE, "jail.py"), json.dumps(spec)]
                                 ) and os.path.exists(os.path.join(work, "ok"))
-        shutil.rmtree(work, ignore_errors=True)
         if not jail_ok:
-            missing["jailed compiler"] = ("no mount namespace (unshare --mount refused): the "
-                                          "compiler sees the file system, guarded by its modes")
+            # No mount namespace: a Landlock domain instead, where the kernel has one.
+            # MHA_SANDBOX_NO_LANDLOCK=1: as a kernel without it (to try file modes alone).
+            landlock_ok = (not os.environ.get("MHA_SANDBOX_NO_LANDLOCK")
+                           and _probe_landlock(uid, os.path.dirname(scratch.rstrip("/"))))
+            missing["mount namespace"] = ("unshare --mount was refused (no CAP_SYS_ADMIN?)")
+            if not landlock_ok:
+                missing["jailed compiler"] = (
+                    "no mount namespace and no Landlock (Linux 5.13+, not refused by seccomp): "
+                    "the compiler sees the file system, guarded by its modes alone")
+        shutil.rmtree(work, ignore_errors=True)
+    if setuid:
+        # What jobs of an earlier grading left in this IPC namespace (a crash,
+        # a grader from before jobs' objects were removed) answers no job.
+        remove_stale_ipc()
     cg, why = cgroups.probe_cgroup(scratch)
     if not cg:
         missing["cgroup"] = why
     shutil.rmtree(jail, ignore_errors=True)
-    return Isolation(True, setuid, chroot_ok, namespaces, pidns, jail_ok, cg, missing, uid)
+    return Isolation(True, setuid, chroot_ok, namespaces, pidns, jail_ok, cg, missing, uid,
+                     landlock_ok)
+
+
+def _probe_landlock(uid, where):
+    """Whether jail.py's Landlock domain works here: as `uid`, it must run g++
+    and must not read a file that the modes let every user read. `where`: a
+    folder others may enter (the work root), to try it in."""
+    d = tempfile.mkdtemp(prefix="landlock-probe-", dir=where)
+    try:
+        os.chmod(d, 0o711)
+        secret = os.path.join(d, "secret")
+        with open(secret, "w") as f:
+            f.write("x\n")
+        os.chmod(secret, 0o644)
+        work = os.path.join(d, "work")
+        os.mkdir(work, 0o700)
+        os.chown(work, uid, uid)
+        spec = {"landlock": True, "mnt": "", "ro": [], "rw": [work], "uid": uid, "cwd": work,
+                "env": {"PATH": "/usr/bin:/bin"}, "rlimits": {}, "cgroup": "",
+                "argv": ["sh", "-c", "test -x /usr/bin/g++ && ! cat %s 2>/dev/null && touch ok"
+                         % secret]}
+        return (process.quiet([process.system_python(), "-I", "-S",
+                               os.path.join(_HERE, "jail.py"), json.dumps(spec)])
+                and os.path.exists(os.path.join(work, "ok")))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------
 # Running a command as a slot user, with limits.
 
 def _prlimit(memory_mb, cpu_s, file_mb, nproc, nofile):
+    # --msgqueue=0: the uid may create no POSIX message queue, which would
+    # outlive the job where no IPC namespace holds it (the queues have no
+    # file to remove unless /dev/mqueue is mounted).
     return ["prlimit", "--as=%d" % (memory_mb << 20), "--cpu=%d" % cpu_s,
             "--fsize=%d" % (file_mb << 20), "--nproc=%d" % nproc, "--nofile=%d" % nofile,
-            "--core=0", "--"]
+            "--core=0", "--msgqueue=0", "--"]
 
 
 class Job:
@@ -250,12 +311,12 @@ def build_argv(argv, iso, job, env, ro=(), rw=()):
     its modes."""
     rl = {"AS": limits.COMPILE_MEMORY_MB << 20, "CPU": limits.COMPILE_CPU_SECONDS,
           "FSIZE": limits.COMPILE_FILE_MB << 20, "NPROC": limits.COMPILE_PROCESSES,
-          "NOFILE": 256, "CORE": 0}
+          "NOFILE": 256, "CORE": 0, "MSGQUEUE": 0}
     uid = job.uid                       # claims it (and the job's cgroup) if not yet done
-    if iso.setuid and iso.jail:
+    if iso.setuid and (iso.jail or iso.landlock):
         spec = {"mnt": job.mnt, "ro": list(ro), "rw": list(rw), "uid": uid,
                 "cwd": rw[0] if rw else "/", "env": env, "rlimits": rl,
-                "cgroup": job.procs(), "argv": list(argv)}
+                "cgroup": job.procs(), "argv": list(argv), "landlock": not iso.jail}
         return [process.system_python(), "-I", "-S", os.path.join(_HERE, "jail.py"),
                 json.dumps(spec)]
     out = in_cgroup(job)
@@ -319,7 +380,8 @@ def kill_job(iso, job, final=False):
     if final:
         cgroups.kill_cgroup(job.cgroup)
         job.cgroup = None
-    for tmp in ("/tmp", "/var/tmp", "/dev/shm"):
+    remove_ipc_of(uid)
+    for tmp in ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue"):
         try:
             entries = os.listdir(tmp)
         except OSError:
@@ -334,6 +396,99 @@ def kill_job(iso, job, final=False):
                         os.unlink(p)
             except OSError:
                 pass
+
+
+_IPC_RMID = 0
+
+
+def ipc_objects_of(uid, sysvipc="/proc/sysvipc"):
+    """[(kind, id)] of the System V shared memory segments, message queues and
+    semaphore sets of this IPC namespace that `uid` created or owns (the owner
+    may be handed on with IPC_SET; the creator may not)."""
+    found = []
+    for kind in ("shm", "msg", "sem"):
+        try:
+            with open(os.path.join(sysvipc, kind)) as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        if not lines:
+            continue
+        head = lines[0].split()
+        try:
+            at_id, at_uid, at_cuid = (head.index(kind + "id" if kind != "msg" else "msqid"),
+                                      head.index("uid"), head.index("cuid"))
+        except ValueError:
+            continue
+        for line in lines[1:]:
+            cols = line.split()
+            try:
+                if int(cols[at_uid]) == uid or int(cols[at_cuid]) == uid:
+                    found.append((kind, int(cols[at_id])))
+            except (IndexError, ValueError):
+                continue
+    return found
+
+
+def ipc_objects_in_range(first, count, sysvipc="/proc/sysvipc"):
+    """[(kind, id, uid)] of the System V IPC objects that a one-off uid of
+    first..first+count-1 created or owns: what a job of an earlier grading
+    left (one that crashed, or a grader from before jobs' objects were removed)."""
+    found = []
+    for kind in ("shm", "msg", "sem"):
+        try:
+            with open(os.path.join(sysvipc, kind)) as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        if not lines:
+            continue
+        head = lines[0].split()
+        try:
+            at_id = head.index({"shm": "shmid", "msg": "msqid", "sem": "semid"}[kind])
+            at_uid, at_cuid = head.index("uid"), head.index("cuid")
+        except ValueError:
+            continue
+        for line in lines[1:]:
+            cols = line.split()
+            try:
+                for u in (int(cols[at_cuid]), int(cols[at_uid])):
+                    if first <= u < first + count:
+                        found.append((kind, int(cols[at_id]), u))
+                        break
+            except (IndexError, ValueError):
+                continue
+    return found
+
+
+def remove_ipc_of(uid):
+    """Removes every System V IPC object of `uid` (ipc_objects_of): where no
+    IPC namespace ends with the job, a segment it made would outlive it and
+    answer a later job. Returns how many it removed."""
+    return _remove_ipc(ipc_objects_of(uid))
+
+
+def remove_stale_ipc():
+    """Removes the System V IPC objects of every one-off uid (uids.uid_range)
+    whose job is over: no process runs as its uid. Returns how many."""
+    first, count = uid_range()
+    stale = [(kind, ident) for kind, ident, u in ipc_objects_in_range(first, count)
+             if not uid_busy(u)]
+    return _remove_ipc(stale)
+
+
+def _remove_ipc(objects):
+    libc = ctypes.CDLL(None, use_errno=True)
+    removed = 0
+    for kind, ident in objects:
+        if kind == "shm":
+            rc = libc.shmctl(ident, _IPC_RMID, None)
+        elif kind == "msg":
+            rc = libc.msgctl(ident, _IPC_RMID, None)
+        else:
+            rc = libc.semctl(ident, 0, _IPC_RMID)
+        removed += rc == 0
+    return removed
 
 
 def give_to_job(path, iso, job):

@@ -58,8 +58,11 @@ def _log(msg):
     sys.stderr.flush()
 
 
-def report_path(out, name, safe_name):
-    return os.path.join(out, safe_name(name), "report.json")
+def report_path(out, folder):
+    """A submission's report, in its output folder (instructor.folder_names:
+    one distinct folder per name over the whole roster, as a local grading
+    names them)."""
+    return os.path.join(out, folder, "report.json")
 
 
 def _write_json_atomic(data, path):
@@ -134,7 +137,7 @@ def _plan_of(args, mode, only, names):
             "gradescope": os.path.abspath(args.gradescope) if args.gradescope else None}
 
 
-def submit(args, out, mode, labs, only, safe_name, secrets):
+def submit(args, out, mode, labs, only, folder_names, secrets):
     """./lab grade --roster DIR --slurm: builds and freezes the suite, submits
     the array and the merge job for the submissions without a report."""
     state = state_dir(out)
@@ -149,6 +152,7 @@ def submit(args, out, mode, labs, only, safe_name, secrets):
                                 " ".join(sorted(active))))
     subs, _ = submission.roster(args.roster)
     names = [n for n, _ in subs]
+    folders = folder_names(names)
     plan = _plan_of(args, mode, only, names)
     old = _read_json(os.path.join(state, "plan.json"))
     if old and {k: old.get(k) for k in ("roster", "mode", "labs")} != \
@@ -162,7 +166,7 @@ def submit(args, out, mode, labs, only, safe_name, secrets):
     suite_dir = os.path.join(state, "suite")
     stamp = os.path.join(suite_dir, "FINGERPRINT")
     frozen = open(stamp).read().strip() if os.path.exists(stamp) else None
-    done = [n for n in names if os.path.exists(report_path(out, n, safe_name))]
+    done = [n for n in names if os.path.exists(report_path(out, folders[n]))]
     if frozen != grading.suite.fingerprint:
         if done and frozen is not None:
             raise SystemExit(
@@ -245,7 +249,7 @@ def _quote(path):
     return shlex.quote(path)
 
 
-def status(args, out, safe_name):
+def status(args, out, folder_names):
     """graded / running / waiting / failed counts of a Slurm grading."""
     state = state_dir(out)
     plan = _read_json(os.path.join(state, "plan.json"))
@@ -253,7 +257,8 @@ def status(args, out, safe_name):
         raise SystemExit("lab: %s holds no Slurm grading (no %s/plan.json)" % (out, state))
     jobs = _read_json(os.path.join(state, "jobs.json"), [])
     names = plan["names"]
-    graded = {n for n in names if os.path.exists(report_path(out, n, safe_name))}
+    folders = folder_names(names)
+    graded = {n for n in names if os.path.exists(report_path(out, folders[n]))}
     states = _job_states([j for r in jobs for j in (r["array"], r["merge"]) if j])
     last = jobs[-1] if jobs else None
     running = waiting = 0
@@ -307,7 +312,7 @@ def _listed_tasks(array_id):
     return tasks
 
 
-def run_task(state, round_no, safe_name, write_submission):
+def run_task(state, round_no, folder_names, write_submission):
     """One array task: grades its block's submissions that have no report."""
     plan = _read_json(os.path.join(state, "plan.json"))
     index = int(os.environ.get("SLURM_ARRAY_TASK_ID", "0"))
@@ -315,7 +320,8 @@ def run_task(state, round_no, safe_name, write_submission):
     if plan is None or names is None:
         raise SystemExit("lab: no plan or block %d in %s" % (index, state))
     out = os.path.dirname(state)
-    todo = [n for n in names if not os.path.exists(report_path(out, n, safe_name))]
+    folders = folder_names(plan["names"])
+    todo = [n for n in names if not os.path.exists(report_path(out, folders[n]))]
     print("task %d: %d submission(s), %d to grade" % (index, len(names), len(todo)))
     sys.stdout.flush()
     if not todo:
@@ -344,9 +350,9 @@ def run_task(state, round_no, safe_name, write_submission):
 
     def progress(rep):
         count[0] += 1
-        write_submission(rep, grading.rubric, plan.get("gradescope"))
+        write_submission(rep, grading.rubric, plan.get("gradescope"), folders[rep["submission"]])
         _write_json_atomic(report.deterministic(rep),
-                           report_path(out, rep["submission"], safe_name))
+                           report_path(out, folders[rep["submission"]]))
         print("[%d/%d] %-30s %s/%s points" % (count[0], len(subs), rep["submission"],
                                              report.fmt_points(rep["points"]),
                                              report.fmt_points(rep["max_points"])))
@@ -366,12 +372,13 @@ class _Described:
         return self._describe
 
 
-def run_merge(state, safe_name, write_outputs):
+def run_merge(state, folder_names, write_outputs):
     """The merge job: the whole class's outputs once every submission has its report."""
     plan = _read_json(os.path.join(state, "plan.json"))
     out = os.path.dirname(state)
     names = plan["names"]
-    missing = [n for n in names if not os.path.exists(report_path(out, n, safe_name))]
+    folders = folder_names(names)
+    missing = [n for n in names if not os.path.exists(report_path(out, folders[n]))]
     missing_file = os.path.join(state, "missing.json")
     if missing:
         _write_json_atomic(missing, missing_file)
@@ -385,7 +392,7 @@ def run_merge(state, safe_name, write_outputs):
         os.remove(missing_file)
     labs = load_labs()
     graded_labs = [l for l in labs if plan["labs"] is None or l.number in plan["labs"]]
-    reports = [_read_json(report_path(out, n, safe_name)) for n in names]
+    reports = [_read_json(report_path(out, folders[n])) for n in names]
     # The rubric, from the frozen binaries' test names, as open_grading reads it.
     from grader import suite as suite_mod
     tests = {}

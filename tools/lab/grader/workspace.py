@@ -44,7 +44,7 @@ def make_private_dir(path):
         os.mkdir(d, 0o700)
         os.chmod(d, 0o700)
     if not missing and os.stat(path).st_mode & 0o007:
-        os.chmod(path, os.stat(path).st_mode & 0o770)
+        os.chmod(path, os.stat(path).st_mode & 0o7770)   # the sticky bit stays
     return path
 
 

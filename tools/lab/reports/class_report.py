@@ -9,10 +9,10 @@ submissions are unusually similar, and a static HTML report to look at.
 instructor._grade_roster calls build() after grading. Everything here is
 deterministic (sorted, no times), so the roster JSON stays reproducible.
 
-Misconceptions come from each failed test's "mistake" field, which the
-grader's result stream writes when a test recognises a classic mistake
-(feedback.named_mistake; a test that words a mistake without a table names
-it in its message instead). The same mistake, worded differently by two
+Misconceptions come only from each failed test's "mistake" field, which the
+grader's result stream writes when a test recognises a classic mistake; never
+from a failure message, which may carry the learner's own words (an exception
+message that ends "; see docs/..." would name a mistake). The same mistake, worded differently by two
 tests, counts once per submission (feedback.mistake_key of its words, then
 keys that are a word prefix of one another are merged); a row lists the
 MistakeTable names counted under it.
@@ -51,7 +51,10 @@ def lab_diagnoses(lab_report, names=None):
     for t in lab_report.get("tests", []):
         if t.get("passed"):
             continue
-        found = feedback.named_mistake(t.get("message", ""), t.get("mistake"))
+        # The structured field only (written by the verdict process): a failure
+        # message carries the learner's own words ("...; see docs/..." in an
+        # exception message), which must not name, or rename, a mistake.
+        found = feedback.as_mistake(t.get("mistake"))
         text = feedback.diagnosis("", found) if found else ""
         if text:
             key = feedback.mistake_key(text)

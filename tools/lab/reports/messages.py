@@ -16,6 +16,7 @@ def printable(text, limit=None):
     """Text with control characters removed (newlines and tabs become spaces)."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
+    text = valid_utf8(text)
     text = text.replace("\r\n", "\n").replace("\n", " ").replace("\t", " ")
     text = _CONTROL.sub("", text)
     # Unicode bidirectional controls can disguise text in a terminal too.
@@ -24,6 +25,20 @@ def printable(text, limit=None):
     if limit and len(text) > limit:
         text = text[:limit - 3].rstrip() + "..."
     return text
+
+
+def valid_utf8(text):
+    """`text` with what cannot be written as UTF-8 (a file name's stray byte,
+    which os.listdir returns as a lone surrogate) replaced by U+FFFD."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:        # the file system's bytes back, then each bad byte one U+FFFD
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def clean_paths(text, prefixes):

@@ -180,6 +180,23 @@ def write_gradescope(report, directory, rubric=None):
     return path
 
 
+# What a spreadsheet reads as a formula (or, after a tab or CR, as the start
+# of one) when a cell begins with it: OWASP's "CSV injection" list.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """A gradebook cell no spreadsheet evaluates: a string that would start a
+    formula gets a leading apostrophe (shown as text); numbers stay numbers."""
+    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
+        return value
+    try:
+        float(value)
+        return value                   # "-1.5": a number, not a formula
+    except ValueError:
+        return "'" + value
+
+
 def write_csv(reports, labs, path):
     """One row per submission, one column per lab (points), then total and notes."""
     _mkparent(path)
@@ -196,4 +213,4 @@ def write_csv(reports, labs, path):
                 if r and r["status"] in _STATUS_WORDS:
                     notes.append("lab %d %s" % (lab.number, _STATUS_WORDS[r["status"]]))
             row += [fmt_points(rep["points"]), fmt_points(rep["max_points"]), "; ".join(notes)]
-            w.writerow(row)
+            w.writerow([csv_cell(c) for c in row])

@@ -13,7 +13,9 @@
 A learner "source" here is a list of lines the trusted binary reads from the
 learner's program: "PASS <test>" passes it; "HANG <test>" sleeps there (the
 lab's time limit ends it); "CRASH <test>" exits there; a test with no line
-fails with "<test>: wrong answer". "#error" in a source fails its compile.
+fails with "<test>: wrong answer"; "SAY <test> <words>" fails it with the
+learner's own words (any bytes, as an exception message carries them).
+"#error" in a source fails its compile.
 """
 import json
 import os
@@ -111,8 +113,13 @@ class FakeIsolation:
         self.ended = []
         self.trusted = []     # (argv, env) of each trusted run
 
+    wall = "fake"
+
     def describe(self):
         return {"summary": "fake isolation (unit tests)"}
+
+    def build_wall(self):
+        return self.wall
 
     def new_job(self, slot, mnt):
         job = FakeJob(slot)
@@ -154,9 +161,15 @@ TRUSTED = textwrap.dedent('''\
                 print("  " + n)
         sys.exit(0)
     learner = subprocess.run(os.environ["MHA_REMOTE_ARGV"].split("\\n"),
-                             capture_output=True, text=True).stdout.splitlines()
+                             capture_output=True).stdout.decode(
+                                 "utf-8", "surrogateescape").splitlines()
+    said = {l.split(" ", 2)[1]: l.split(" ", 2)[2] for l in learner
+            if l.startswith("SAY ") and l.count(" ") >= 2}
     failed = 0
-    with open(os.environ["MHA_RESULTS_FILE"], "a") as f:
+    # Bytes, as common/grading/test_results.cc writes them: a message's bytes
+    # above 0x7f go through as they are.
+    with open(os.environ["MHA_RESULTS_FILE"], "a", encoding="utf-8",
+              errors="surrogateescape") as f:
         for t in TESTS:
             if "HANG " + t in learner:
                 time.sleep(60)
@@ -165,8 +178,11 @@ TRUSTED = textwrap.dedent('''\
                 sys.exit(139)
             ok = "PASS " + t in learner
             failed += not ok
-            f.write(json.dumps({"name": t, "passed": ok, "ms": 1,
-                                "message": "" if ok else t + ": wrong answer"}) + "\\n")
+            message = "" if ok else said.get(t, t + ": wrong answer")
+            f.write(json.dumps({"name": t, "passed": ok, "ms": 1, "message": "@MSG@"},
+                               ensure_ascii=False).replace(
+                                   "@MSG@", message.replace("\\\\", "").replace('"', "'"))
+                    + "\\n")
             f.flush()
     sys.exit(1 if failed else 0)
     ''')

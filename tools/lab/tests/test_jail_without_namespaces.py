@@ -1,0 +1,133 @@
+"""A jail all the same where the kernel refuses namespaces (issue 29,
+deliverable 5): the host's secret places made private, Landlock for the
+compiler, a job's System V IPC objects removed with it, and a compile cache
+that never serves an object built behind a weaker wall."""
+import ctypes
+import json
+import os
+import subprocess
+
+import pytest
+
+from grader import grade
+from grader import jail
+from grader import sandbox
+from grading_fakes import make_grading, passing_source
+
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (a one-off uid)")
+
+
+def test_a_host_secret_place_is_private_whole_or_all_but_the_way_to_the_work_root(workdir):
+    ag = workdir / "autograder"
+    for p in ("source/x", "submission/a.cc", "results/r.json"):
+        (ag / p).parent.mkdir(parents=True, exist_ok=True)
+        (ag / p).write_text("x")
+    (ag / "submission_metadata.json").write_text("{}")
+    assert grade.host_secrets("/var/tmp/w", [str(ag)]) == [str(ag)]
+    inside = grade.host_secrets(str(ag / "source" / "work"), [str(ag), str(workdir / "none")])
+    assert sorted(inside) == sorted([str(ag / "results"), str(ag / "submission"),
+                                     str(ag / "submission_metadata.json"),
+                                     str(ag / "source" / "x")])
+
+
+SHM = """key      shmid perms size cpid lpid nattch   uid   gid  cuid  cgid atime dtime ctime rss swap
+ 1234       7   666 4096  100  100      0  1500  1500  1500  1500 0 0 0 4096 0
+ 1235       8   666 4096  100  100      0     0     0  1500  1500 0 0 0 4096 0
+ 1236       9   600 4096  100  100      0     0     0     0     0 0 0 0 4096 0
+"""
+MSG = """key msqid perms cbytes qnum lspid lrpid uid gid cuid cgid stime rtime ctime
+  1  3  666 0 0 0 0 1500 1500 1500 1500 0 0 0
+"""
+SEM = """key semid perms nsems uid gid cuid cgid otime ctime
+  2  4  666 1 0 0 7 7 0 0
+"""
+
+
+def test_the_ipc_objects_of_a_uid_are_those_it_created_or_owns(workdir):
+    for kind, text in (("shm", SHM), ("msg", MSG), ("sem", SEM)):
+        (workdir / kind).write_text(text)
+    # Segment 8 was handed to root with IPC_SET: its creator is still the job's uid.
+    assert sandbox.ipc_objects_of(1500, str(workdir)) == [("shm", 7), ("shm", 8), ("msg", 3)]
+    assert sandbox.ipc_objects_of(7, str(workdir)) == [("sem", 4)]
+
+
+@ROOT_ONLY
+def test_a_segment_a_job_made_and_gave_away_is_removed_with_the_job():
+    from grader.uids import claim_uid
+    uid = claim_uid()
+    made = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+ident = libc.shmget(0, 4096, 0o1666)          # IPC_PRIVATE, IPC_CREAT | 0666
+print(ident)
+"""
+    out = subprocess.run(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups",
+                          "/usr/bin/python3", "-I", "-S", "-c", made],
+                         capture_output=True, text=True, check=True).stdout
+    ident = int(out)
+    assert ident >= 0 and ("shm", ident) in sandbox.ipc_objects_of(uid)
+    assert sandbox.remove_ipc_of(uid) == 1
+    assert sandbox.ipc_objects_of(uid) == []
+
+
+def test_a_posix_message_queue_cannot_be_made_by_a_learners_process():
+    argv = sandbox._prlimit(256, 5, 1, 16, 32)
+    assert "--msgqueue=0" in argv
+
+
+def test_an_object_built_behind_a_weaker_wall_is_compiled_again(workdir):
+    g = make_grading(workdir, jobs=1)
+    g.isolation.wall = "file modes"
+    grade.grade_all(g, [grade.Submission("alice", {1: passing_source(1)})], labs=g.labs[:1])
+    g.isolation.wall = "mount namespace"
+    g.forget_runs()
+    grade.grade_all(g, [grade.Submission("alice", {1: passing_source(1)})], labs=g.labs[:1])
+    assert g.isolation.toolchain.compiles == 2
+
+
+def test_the_isolation_names_the_compilers_wall():
+    iso = sandbox.Isolation(True, True, True, False, landlock=True,
+                            missing={"namespaces": "refused"})
+    d = iso.describe()
+    assert "compiler jailed by Landlock" in d["summary"] and d["compiler_wall"] == "landlock"
+    assert sandbox.Isolation(True, True, True, False).build_wall() == "file modes"
+    assert sandbox.Isolation(True, True, True, True, jail=True).build_wall() == "mount namespace"
+    assert sandbox.Isolation(False, False, False, False).build_wall() == "none"
+
+
+LANDLOCK = pytest.mark.skipif(os.geteuid() != 0 or jail.landlock_abi() < 1,
+                              reason="needs root and a kernel with Landlock")
+
+
+@LANDLOCK
+def test_landlock_lets_the_compiler_work_and_refuses_a_file_every_user_may_read(workdir):
+    from grader.uids import claim_uid
+    uid = claim_uid()
+    os.chmod(workdir, 0o711)
+    secret = workdir / "submission_metadata.json"
+    secret.write_text('{"previous_submissions": "MHA-METADATA-SECRET"}\n')
+    os.chmod(secret, 0o644)
+    work = workdir / "job"
+    work.mkdir()
+    os.chown(work, uid, uid)
+    (work / "a.cc").write_text('asm(".section .rodata\\n.incbin \\"%s\\"\\n.previous");\n'
+                               "int main() { return 0; }\n" % secret)
+    os.chmod(work / "a.cc", 0o644)
+    spec = {"landlock": True, "mnt": "", "ro": [], "rw": [str(work)], "uid": uid,
+            "cwd": str(work), "env": {"PATH": "/usr/bin:/bin", "TMPDIR": str(work)},
+            "rlimits": {}, "cgroup": "", "argv": ["sh", "-c", "g++ -c a.cc -o a.o; "
+                                                  "g++ -x c++ -c /dev/null -o b.o && echo built"]}
+    p = subprocess.run(["/usr/bin/python3", "-I", "-S", jail.__file__, json.dumps(spec)],
+                       capture_output=True, text=True)
+    assert "built" in p.stdout                          # the compiler works in the domain
+    assert not (work / "a.o").exists()                  # the .incbin was refused
+    assert "submission_metadata.json" in p.stderr       # as says "file not found"
+    assert "MHA-METADATA-SECRET" not in p.stdout + p.stderr
+
+
+def test_the_objects_an_earlier_grading_left_are_found_by_the_uid_range(workdir):
+    for kind, text in (("shm", SHM), ("msg", MSG), ("sem", SEM)):
+        (workdir / kind).write_text(text)
+    assert sandbox.ipc_objects_in_range(1000, 1000, str(workdir)) == [
+        ("shm", 7, 1500), ("shm", 8, 1500), ("msg", 3, 1500)]
+    assert sandbox.ipc_objects_in_range(2000, 10, str(workdir)) == []
