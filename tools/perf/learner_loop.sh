@@ -10,7 +10,9 @@
 # reference solutions (a learner who has written them), a warm-up build runs, then REPS times, alternating:
 #   edit the file (one line changes)  +  bazel test //labs/LAB_DIR/...
 #   edit the file (one line changes)  +  g++ <Bazel's compile flags> -c FILE
-# and prints the medians and their ratio (the target is <= 1.3x). Set
+# and prints the medians and their ratio (the goal is <= 1.2x). `bazel test`
+# runs what a learner's save runs: the unit tests (.bazelrc leaves the lab
+# programs' quick runs, tagged "program", to ./lab status and grade). Set
 # KEEP_COPY=1 to keep the copy and its output base afterwards.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -20,7 +22,14 @@ tmp="${TMPDIR:-/tmp}"
 copy="$tmp/mha_learner_loop_copy"
 ob="$tmp/mha_learner_loop_output_base"
 
-lib=$(grep -o 'name = "[a-z_]*"' "$here/labs/$lab/BUILD" | head -1 | cut -d'"' -f2)
+# The lab's target comes from the registry (lab BUILD files name no library:
+# lab_library() reads it from labs/labs.json).
+lib=$(/usr/bin/python3 -c '
+import json, sys
+labs = json.load(open(sys.argv[1]))["labs"]
+print(next((l["target"] for l in labs if l["dir"] == sys.argv[2]), ""))' \
+  "$here/labs/labs.json" "$lab")
+[[ -n "$lib" ]] || { echo "learner_loop.sh: $lab is not a lab of labs/labs.json" >&2; exit 2; }
 file="labs/$lab/$lib.cc"
 [[ -f "$here/solutions/$lab/$lib.cc" ]] || { echo "no solutions/$lab/$lib.cc" >&2; exit 1; }
 
@@ -64,6 +73,6 @@ done
 median() { printf "%s\n" "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 mb=$(median "${bazel_s[@]}"); mg=$(median "${gcc_s[@]}")
 ratio=$(echo "$mb / $mg" | bc -l)
-printf "median: bazel test %.2f s, g++ -c %.2f s, ratio %.2fx (target <= 1.30x)\n" "$mb" "$mg" "$ratio"
+printf "median: bazel test %.2f s, g++ -c %.2f s, ratio %.2fx (goal <= 1.20x)\n" "$mb" "$mg" "$ratio"
 bz shutdown >/dev/null 2>&1 || true
 if [[ -z "${KEEP_COPY:-}" ]]; then rm -rf "$copy" "$tmp/mha_learner_loop.o"; fi
