@@ -15,6 +15,7 @@ import traceback
 from checks import consistency, hostile, kit_check, mutants, newlab_check, tolerances
 from grader import grade, instructor
 from labs import ROOT, load_labs
+from progress import BAZEL_UI_FLAGS, run_bazel
 from reports import report
 
 
@@ -59,14 +60,16 @@ def check_consistency(state):
 def check_bazel(state):
     targets = ["//common/...", "//labs/...", "//tests/...", "//bench/..."]
     c = Check("bazel test -c opt --config=solutions " + " ".join(targets))
-    # --test_tag_filters= : the lab programs' quick runs too (.bazelrc leaves them out).
-    p = subprocess.run(["bazel", "test", "-c", "opt", "--config=solutions",
-                        "--test_output=errors", "--test_tag_filters="] + targets, cwd=ROOT, capture_output=True,
-                       text=True)
-    if p.returncode != 0:
-        tail = [l for l in (p.stdout + p.stderr).splitlines()
-                if "FAILED" in l or "ERROR" in l][:10]
-        c.fail("; ".join(tail) or "bazel exited %d" % p.returncode)
+    # --test_tag_filters= : the lab programs' quick runs too (.bazelrc leaves them
+    # out), and --nobuild_tests_only: every target builds (the benchmarks too).
+    rc, out = run_bazel(["bazel", "test"] + BAZEL_UI_FLAGS +
+                        ["-c", "opt", "--config=solutions", "--test_output=errors",
+                         "--test_tag_filters=", "--nobuild_tests_only"] + targets,
+                        "      bazel test (every public and hidden test)", ROOT, tests=True,
+                        stream=sys.stdout)
+    if rc != 0:
+        tail = [l for l in out.splitlines() if "FAILED" in l or "ERROR" in l][:10]
+        c.fail("; ".join(tail) or "bazel exited %d" % rc)
     return [c]
 
 
