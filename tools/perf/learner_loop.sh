@@ -13,7 +13,10 @@
 # and prints the medians and their ratio (the goal is <= 1.2x). `bazel test`
 # runs what a learner's save runs: the unit tests (.bazelrc leaves the lab
 # programs' quick runs, tagged "program", to ./lab status and grade). Set
-# KEEP_COPY=1 to keep the copy and its output base afterwards.
+# KEEP_COPY=1 to keep the copy and its output base afterwards, and
+# LOOP_TEST_FLAGS to add flags to each `bazel test` (LOOP_TEST_FLAGS="--test_tag_filters=
+# --nobuild_tests_only" measures the loop as it was when every save also ran
+# the lab programs' quick runs).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 lab="${1:-01_split_heads}"
@@ -47,10 +50,11 @@ cd "$copy"
 
 # A short idle timeout: the server goes away by itself after the measurement.
 bz() { bazel --output_base="$ob" --max_idle_secs=120 "$@"; }
+read -r -a extra <<< "${LOOP_TEST_FLAGS:-}"
 echo "learner loop: $file, bazel test //labs/$lab/... vs g++ -c, $reps repetitions"
 echo "warm-up build (the first build of the day, not measured)..."
-bz test "//labs/$lab/..." >/dev/null 2>&1 || true
-bz test "//labs/$lab/..." >/dev/null 2>&1 || { echo "the lab's public tests fail on the solution" >&2; exit 1; }
+bz test "${extra[@]}" "//labs/$lab/..." >/dev/null 2>&1 || true
+bz test "${extra[@]}" "//labs/$lab/..." >/dev/null 2>&1 || { echo "the lab's public tests fail on the solution" >&2; exit 1; }
 
 # The compile flags Bazel uses for the learner's file, minus its dependency
 # file and sandbox-only paths; the object goes to a scratch file.
@@ -63,7 +67,7 @@ edit() { echo "// learner-loop edit $1" >> "$file"; }  # one new line
 bazel_s=(); gcc_s=()
 for i in $(seq 1 "$reps"); do
   edit "b$i"
-  t0=$(now); bz test "//labs/$lab/..." >/dev/null 2>&1; t1=$(now)
+  t0=$(now); bz test "${extra[@]}" "//labs/$lab/..." >/dev/null 2>&1; t1=$(now)
   bazel_s+=("$(echo "$t1 - $t0" | bc -l)")
   edit "g$i"
   t0=$(now); g++ "${flags[@]}" -c "$file" -o "$tmp/mha_learner_loop.o"; t1=$(now)
