@@ -63,7 +63,8 @@ flags=(-U_FORTIFY_SOURCE -fstack-protector -Wall -Wunused-but-set-parameter
        -Wno-builtin-macro-redefined)
 
 now() { date +%s.%N; }
-edit() { echo "// learner-loop edit $1" >> "$file"; }  # one new line
+# One new line, never seen before: the shared disk cache must not answer for it.
+edit() { echo "// learner-loop edit $1 $(date +%s%N)" >> "$file"; }
 bazel_s=(); gcc_s=()
 for i in $(seq 1 "$reps"); do
   edit "b$i"

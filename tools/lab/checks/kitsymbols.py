@@ -23,7 +23,7 @@ import re
 import subprocess
 
 from labs import objects_path
-from progress import BAZEL_UI_FLAGS, run_bazel
+from progress import BAZEL_UI_FLAGS, Progress, run_bazel
 
 # nm's letters that are not the definition of a function's code: references
 # (U, and the weak references w and v), data (B, D, R, G, S, C, V, u: bss,
@@ -166,17 +166,19 @@ def stub_object_paths(lab, object_paths):
 
 def nm_objects(bin_dir):
     """{path relative to bin_dir: nm -C --defined-only output} of every
-    object file under bin_dir."""
-    out = {}
+    object file under bin_dir (a progress line while it reads them)."""
+    paths = []
     for dirpath, dirnames, filenames in os.walk(bin_dir):
         dirnames.sort()
-        for fn in sorted(filenames):
-            if not fn.endswith(".o"):
-                continue
-            full = os.path.join(dirpath, fn)
-            p = subprocess.run(["nm", "-C", "--defined-only", full], capture_output=True,
-                               text=True, errors="replace")
-            out[os.path.relpath(full, bin_dir)] = p.stdout
+        paths += [os.path.join(dirpath, fn) for fn in sorted(filenames) if fn.endswith(".o")]
+    shown = Progress("export-kit: reading the symbols of the kit's object files")
+    out = {}
+    for i, full in enumerate(paths, 1):
+        p = subprocess.run(["nm", "-C", "--defined-only", full], capture_output=True,
+                           text=True, errors="replace")
+        out[os.path.relpath(full, bin_dir)] = p.stdout
+        shown.update("%d / %d" % (i, len(paths)))
+    shown.done()
     return out
 
 
