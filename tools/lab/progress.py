@@ -92,6 +92,31 @@ class Progress:
         self.width = 0
 
 
+class ticking:
+    """`with ticking("grade: staging"):` work that has no count of its own: the
+    time so far is shown while it runs (a thread ticks a Progress each second)."""
+
+    def __init__(self, what, text="", stream=None):
+        self.progress = Progress(what, stream=stream)
+        self.progress.text = text
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.wait(1.0):
+            self.progress.tick()
+
+    def __enter__(self):
+        self._thread.start()
+        return self.progress
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.progress.done()
+        return False
+
+
 def _columns():
     try:
         return os.get_terminal_size().columns

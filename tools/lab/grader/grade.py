@@ -50,7 +50,7 @@ from grader.suite import Suite, bazel_output_paths
 from grader.workspace import Workspace
 import limits
 from labs import ROOT, load_labs
-from progress import Progress
+from progress import Progress, ticking
 from reports import feedback
 from reports import messages
 from reports import rubric as rubric_mod
@@ -157,7 +157,8 @@ def open_grading(labs=None, log=None, options=None, rubric_path=None, secrets=()
     isolation.check_private(list(secrets) + workspace.private_paths())
     suite = Suite(graded, workspace.stage_dir, log)
     suite.build()
-    suite.stage_libraries(workspace.private_dir)
+    with ticking("grade: staging the shared libraries of a learner's jail"):
+        suite.stage_libraries(workspace.private_dir)
     tests = {lab.dir: suite.artefacts[lab.number].hidden_test_names for lab in graded}
     rubric = rubric_mod.load(labs, tests, rubric_path or rubric_mod.PATH)
     return Grading(labs, workspace, isolation, suite, rubric, options, log, graded)

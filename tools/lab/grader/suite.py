@@ -26,7 +26,7 @@ import subprocess
 
 from grader import sandbox
 from labs import ROOT, bin_path
-from progress import BAZEL_UI_FLAGS, run_bazel
+from progress import BAZEL_UI_FLAGS, run_bazel, ticking
 
 MODES = ("isolated", "cumulative")
 # The grader's own code (every package of tools/lab): part of the fingerprint.
@@ -177,7 +177,8 @@ class Suite:
               what="grade: building the hidden tests (%d targets)" % len(targets))
         bin_dir = bazel(["info"] + BAZEL_FLAGS + ["bazel-bin"]).strip()
         exec_root = bazel(["info"] + BAZEL_FLAGS + ["execution_root"]).strip()
-        self.load(bin_dir, exec_root)
+        with ticking("grade: staging the tests, headers and precompiled header"):
+            self.load(bin_dir, exec_root)
 
     def load(self, bin_dir, exec_root):
         """Finds every lab's artefacts under `bin_dir`, lists their tests and

@@ -67,3 +67,16 @@ def test_run_bazel_ticks_while_the_command_is_silent_and_returns_its_output():
     assert rc == 0 and out.splitlines() == ["[1 / 4] Compiling a.cc", "done"]
     ticks = [l for l in log.getvalue().splitlines() if "work: 1 / 4 actions" in l]
     assert len(ticks) >= 2   # the silence was filled, once a second
+
+
+def test_ticking_shows_the_time_while_uncounted_work_runs():
+    import time
+    log = _Log()
+    old = progress.LOG_EVERY
+    progress.LOG_EVERY = 1.0
+    try:
+        with progress.ticking("grade: staging", stream=log):
+            time.sleep(2.5)
+    finally:
+        progress.LOG_EVERY = old
+    assert log.getvalue().count("grade: staging") >= 2
