@@ -15,7 +15,7 @@ import traceback
 from checks import consistency, hostile, kit_check, mutants, newlab_check, tolerances
 from grader import grade, instructor
 from labs import ROOT, load_labs
-from progress import BAZEL_UI_FLAGS, run_bazel
+from progress import BAZEL_UI_FLAGS, run_bazel, ticking
 from reports import report
 
 
@@ -236,7 +236,9 @@ def main(args):
             continue
         t = time.time()
         try:
-            results = fn(state)
+            # A check runs for minutes (the kit's, 14 min): its time so far meanwhile.
+            with ticking("./lab test: " + fn.__name__, stream=sys.stdout):
+                results = fn(state)
         except Exception as e:  # a broken check is a failed check, not a crash
             c = Check(fn.__name__)
             c.fail("%s: %s" % (type(e).__name__, e))
