@@ -241,20 +241,66 @@ def graded_test(deps = [], data = None, size = "small", reference = False, refer
               lib = _lib(lab), **kwargs)
     lab_remote(hdrs = remote_hdrs)
 
-def lab_program(name, deps, data = [], quick = None, more_quick_tests = {}, flags_test = False):
+def _optimised_transition_impl(settings, attr):
+    return {"//command_line_option:compilation_mode": "opt"}
+
+# A program's build in -c opt whatever the command line says: running a lab's
+# program with a plain `bazel run` beside the lab's `bazel test` keeps one
+# top-level configuration, so Bazel keeps its analysis cache (a top-level
+# -c opt would discard it at every switch between the two).
+_optimised_transition = transition(
+    implementation = _optimised_transition_impl,
+    inputs = [],
+    outputs = ["//command_line_option:compilation_mode"],
+)
+
+def _optimised_binary_impl(ctx):
+    inner = ctx.attr.binary[0][DefaultInfo]
+    exe = inner.files_to_run.executable
+    out = ctx.actions.declare_file(ctx.label.name)
+    ctx.actions.symlink(output = out, target_file = exe, is_executable = True)
+    runfiles = ctx.runfiles(files = [exe]).merge(inner.default_runfiles)
+    return [DefaultInfo(executable = out, files = depset([out]), runfiles = runfiles)]
+
+_optimised_binary = rule(
+    implementation = _optimised_binary_impl,
+    attrs = {
+        "binary": attr.label(cfg = _optimised_transition, executable = True, mandatory = True),
+        "_allowlist_function_transition": attr.label(
+            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
+        ),
+    },
+    executable = True,
+)
+
+def lab_program(name, deps, data = [], quick = None, more_quick_tests = {}, flags_test = False,
+                optimised = False):
     """A lab's program <name> (<name>.cc), and its tests:
       quick: the args of <name>_quick_test, which runs it in its small
         configuration (common/programs/quick_run_test.sh: the chart spec and the
         CSV it writes, then the program's own flags);
       more_quick_tests: {test name: args}, more such runs;
       flags_test: <name>_flags_test (<name>_flags_test.sh, which sources
-        common/programs/flag_test_lib.sh), its bad flags."""
+        common/programs/flag_test_lib.sh), its bad flags;
+      optimised: <name> is always built with -c opt (a program that trains):
+        `bazel run //labs/NN_name:<name>` needs no -c opt, so running it between
+        two `bazel test`s rebuilds nothing and keeps Bazel's analysis cache.
+        The tests then run <name>_bin, the same program in the command line's
+        mode (no second compile of the labs for a test).
+    Every test is tagged "program": .bazelrc leaves them out of a plain
+    `bazel test` (the learner's save-and-test loop); ./lab status, ./lab
+    grade and ./lab watch's second step run them."""
+    binary = name + "_bin" if optimised else name
     cc_binary(
-        name = name,
+        name = binary,
         srcs = [name + ".cc"],
         data = data,
         deps = deps,
     )
+    if optimised:
+        # manual: `bazel build //...` (the kit's symbol check) compiles the
+        # labs once, for the tests; the optimised copy is built when it is run.
+        _optimised_binary(name = name, binary = ":" + binary, tags = ["manual"])
     runs = ({name + "_quick_test": quick} if quick != None else {})
     runs.update(more_quick_tests)
     tests = [(test, "//common/programs:quick_run_test.sh", args, [])
@@ -269,8 +315,9 @@ def lab_program(name, deps, data = [], quick = None, more_quick_tests = {}, flag
             name = test,
             size = "small",
             srcs = [script],
-            args = ["$(location :%s)" % name] + args,
-            data = [":" + name] + data,
+            args = ["$(location :%s)" % binary] + args,
+            data = [":" + binary] + data,
+            tags = ["program"],
         )
 
 def solution_file(src):

@@ -10,8 +10,9 @@
 // "(5)", no axes as "()".
 //
 // The reference solutions use it in their error messages, and your lab file
-// may use it too: #include "common/core/shape_string.h" (every lab's library lists
-// //common/core:shape_string in its deps already).
+// may use it too: #include "common/core/shape_string.h" where the lab's BUILD
+// lists //common/core:shape_string in lab_library's deps (labs 1-12 do, and the
+// template of `./lab new` does; lab 13's file names values, not shapes).
 #ifndef MHA_COMMON_SHAPE_STRING_H_
 #define MHA_COMMON_SHAPE_STRING_H_
 

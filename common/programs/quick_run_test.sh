@@ -1,6 +1,8 @@
 #!/bin/bash
-# Runs one of a lab's programs in its small configuration (--quick), as part
-# of that lab's `bazel test //labs/NN_name/...`, and checks what it wrote:
+# Runs one of a lab's programs in its small configuration (--quick) and checks
+# what it wrote. The test is tagged "program" (common/lab.bzl): ./lab status,
+# ./lab grade and ./lab watch's second step run it, a plain
+# `bazel test //labs/NN_name/...` leaves it out (.bazelrc):
 #
 #   quick_run_test.sh PROGRAM CHART CSV [FLAGS...]
 #

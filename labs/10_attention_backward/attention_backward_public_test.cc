@@ -47,7 +47,7 @@ const AttentionCase kAttentionCase{kGolden, "pub", /*masked=*/true};
 
 // The public layer case: MultiHeadAttention(d_model=8, n_heads=2, seed=3) on
 // pub_mha_x.npy with the mask pub_mha_mask.npy.
-const LayerCase kLayerCase{kGolden, "pub_mha", "pub_mha"};
+const LayerCase kLayerCase{kGolden, "pub_mha", "pub_mha", /*masked=*/true};
 
 MhaGrads PublicLayerGrads() {
   const MultiHeadAttention layer(/*d_model=*/8, /*n_heads=*/2, /*seed=*/3);

@@ -5,6 +5,20 @@
 
 #include <stdexcept>
 
+// What you may call from earlier labs (labs/labs.json "calls"): split_heads and
+// combine_heads (lab 1), softmax_rows and attention_batched (lab 2), causal_mask
+// (lab 4), repeat_kv and GroupedQueryAttention's constructor (lab 5),
+// MultiHeadLatentAttention's constructor and compress (lab 6), and
+// attention_backward (lab 10). Helpers of common/core you may use too:
+// shape_string (error messages), matrix_ref and vector_math (fast loops).
+#include "common/core/shape_string.h"
+#include "labs/01_split_heads/split_heads.h"
+#include "labs/02_batched_attention/attention.h"
+#include "labs/04_causal_mask/causal_mask.h"
+#include "labs/05_grouped_query_attention/grouped_query_attention.h"
+#include "labs/06_latent_attention/latent_attention.h"
+#include "labs/10_attention_backward/attention_backward.h"
+
 namespace mha {
 
 GqaGrads gqa_backward(const GroupedQueryAttention& layer, const Tensor2& x,

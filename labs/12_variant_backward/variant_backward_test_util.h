@@ -30,6 +30,9 @@ inline const MistakeTable kVariantBackwardMistakes(
         {"kv_grad_one_query_head",
          "a kv head's gradient was taken from one of its query heads instead of summed over "
          "all the query heads that read it"},
+        {"kv_grad_overwritten",
+         "a kv head's gradient was overwritten by each query head of its group (the last one "
+         "wins) instead of summed over the group: add into dK and dV, do not assign"},
         {"kv_grad_tiled",
          "the query heads' gradients were summed in the tiled order (kv head h % n_kv_heads) "
          "instead of the repeated one (kv head h / (n_heads / n_kv_heads))"},
@@ -40,6 +43,12 @@ inline const MistakeTable kVariantBackwardMistakes(
          "dx is missing the latent path: x feeds the queries and the latent, so "
          "dx = dQ W_Q^T + dc W_DKV^T"},
         {"no_scale", "the 1/sqrt(d_head) scale was forgotten in the backward (dq and dk)"},
+        {"mask_not_in_backward",
+         "the mask was not passed to the backward: P was recomputed without it, so masked "
+         "keys get weight and gradient"},
+        {"dW_O_transposed",
+         "the gradient of W_O is transposed: dW_O = concat^T d_y (d_model, d_model), not "
+         "d_y^T concat"},
     });
 
 inline const std::vector<std::string> kTokenAxes = {"token", "column"};
@@ -59,34 +68,38 @@ struct VariantGradCheck {
 
 inline const std::vector<VariantGradCheck<GqaGrads>>& GqaGradChecks() {
   static const std::vector<VariantGradCheck<GqaGrads>> checks = {
-      {"dx", &GqaGrads::dx, kTokenAxes, {"no_scale"}, true},
-      {"dW_Q", &GqaGrads::dW_Q, kWeightAxes, {"no_scale"}, false},
-      {"dW_K", &GqaGrads::dW_K, kWeightAxes, {"no_scale"}, true},
-      {"dW_V", &GqaGrads::dW_V, kWeightAxes, {}, true},
-      {"dW_O", &GqaGrads::dW_O, kWeightAxes, {}, false},
+      {"dx", &GqaGrads::dx, kTokenAxes, {"no_scale", "mask_not_in_backward"}, true},
+      {"dW_Q", &GqaGrads::dW_Q, kWeightAxes, {"no_scale", "mask_not_in_backward"}, false},
+      {"dW_K", &GqaGrads::dW_K, kWeightAxes, {"no_scale", "mask_not_in_backward"}, true},
+      {"dW_V", &GqaGrads::dW_V, kWeightAxes, {"mask_not_in_backward"}, true},
+      {"dW_O", &GqaGrads::dW_O, kWeightAxes, {"dW_O_transposed", "mask_not_in_backward"}, false},
   };
   return checks;
 }
 
 inline const std::vector<VariantGradCheck<MlaGrads>>& MlaGradChecks() {
   static const std::vector<VariantGradCheck<MlaGrads>> checks = {
-      {"dx", &MlaGrads::dx, kTokenAxes, {"dx_no_latent_path", "mla_no_w_uk_path", "no_scale"},
-       false},
-      {"dW_Q", &MlaGrads::dW_Q, kWeightAxes, {"no_scale"}, false},
-      {"dW_DKV", &MlaGrads::dW_DKV, kWeightAxes, {"mla_no_w_uk_path", "no_scale"}, false},
-      {"dW_UK", &MlaGrads::dW_UK, kWeightAxes, {"no_scale"}, false},
-      {"dW_UV", &MlaGrads::dW_UV, kWeightAxes, {}, false},
-      {"dW_O", &MlaGrads::dW_O, kWeightAxes, {}, false},
+      {"dx", &MlaGrads::dx, kTokenAxes,
+       {"dx_no_latent_path", "mla_no_w_uk_path", "no_scale", "mask_not_in_backward"}, false},
+      {"dW_Q", &MlaGrads::dW_Q, kWeightAxes, {"no_scale", "mask_not_in_backward"}, false},
+      {"dW_DKV", &MlaGrads::dW_DKV, kWeightAxes,
+       {"mla_no_w_uk_path", "no_scale", "mask_not_in_backward"}, false},
+      {"dW_UK", &MlaGrads::dW_UK, kWeightAxes, {"no_scale", "mask_not_in_backward"}, false},
+      {"dW_UV", &MlaGrads::dW_UV, kWeightAxes, {"mask_not_in_backward"}, false},
+      {"dW_O", &MlaGrads::dW_O, kWeightAxes, {"dW_O_transposed", "mask_not_in_backward"}, false},
   };
   return checks;
 }
 
 // The kv-head summation mistakes a GQA layer can make: one query head's
-// gradient taken for its whole group (when groups have 2+ heads), and the
-// tiled order (when there are 2+ groups of 2+ heads).
+// gradient taken for its whole group, or overwritten by each in turn (when
+// groups have 2+ heads), and the tiled order (when there are 2+ groups of 2+ heads).
 inline std::vector<std::string> KvMistakes(const GroupedQueryAttention& layer) {
   std::vector<std::string> kv;
-  if (layer.n_kv_heads < layer.n_heads) kv.push_back("kv_grad_one_query_head");
+  if (layer.n_kv_heads < layer.n_heads) {
+    kv.push_back("kv_grad_one_query_head");
+    kv.push_back("kv_grad_overwritten");
+  }
   if (layer.n_kv_heads > 1 && layer.n_kv_heads < layer.n_heads) kv.push_back("kv_grad_tiled");
   return kv;
 }
@@ -130,7 +143,11 @@ template <class Grads>
 void ExpectGradMatchesTorch(const VariantCase& c, const Grads& g,
                             const VariantGradCheck<Grads>& check,
                             const std::vector<std::string>& kv, bool with_mistakes = true) {
-  std::vector<std::string> names = check.mistakes;
+  std::vector<std::string> names;
+  for (const std::string& m : check.mistakes) {
+    // Forgetting the mask changes nothing (and has no golden) in a case without one.
+    if (m != "mask_not_in_backward" || !c.mask.empty()) names.push_back(m);
+  }
   if (check.kv) names.insert(names.end(), kv.begin(), kv.end());
   const std::string golden = c.dir + c.name + "_" + check.name;
   EXPECT_TRUE(MatchesGolden(g.*check.member, golden + ".npy", kLayer, check.axes,

@@ -6,6 +6,9 @@
 
 #include <stdexcept>
 
+// NumpyRng (common/rng.h): the constructor draws embed, pos and unembed with it.
+#include "common/rng.h"
+
 // What you may call from earlier labs: MultiHeadAttention's constructor,
 // forward and attend (lab 3), causal_mask (lab 4) and mha_backward (lab 10).
 #include "labs/04_causal_mask/causal_mask.h"

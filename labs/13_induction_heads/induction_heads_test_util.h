@@ -35,6 +35,9 @@ inline const MistakeTable kInductionHeadsMistakes(
         {"mean_over_all",
          "the mean loss was taken over all T positions instead of over the scored ones "
          "(targets >= 0)"},
+        {"embed_grad_overwritten",
+         "a repeated token's embedding gradient was overwritten at each occurrence instead of "
+         "accumulated: d_embed[token] sums d_x's rows of every position that holds it"},
         {"no_pos_grad",
          "the positions' gradient is missing: d_pos is zero, but x_0 = embed[tokens] + pos"},
         {"k_transposed",

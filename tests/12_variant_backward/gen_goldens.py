@@ -53,14 +53,21 @@ PUBLIC = common.public_golden_dir(__file__)
 # The classic mistakes, and which gradients each one changes.
 GQA_MISTAKES = {
     "kv_grad_one_query_head": ("dx", "dW_K", "dW_V"),
+    "kv_grad_overwritten": ("dx", "dW_K", "dW_V"),
     "kv_grad_tiled": ("dx", "dW_K", "dW_V"),
     "no_scale": ("dx", "dW_Q", "dW_K"),
+    "mask_not_in_backward": ("dx", "dW_Q", "dW_K", "dW_V", "dW_O"),
+    "dW_O_transposed": ("dW_O",),
 }
 MLA_MISTAKES = {
     "mla_no_w_uk_path": ("dx", "dW_DKV"),
     "dx_no_latent_path": ("dx",),
     "no_scale": ("dx", "dW_Q", "dW_DKV", "dW_UK"),
+    "mask_not_in_backward": ("dx", "dW_Q", "dW_DKV", "dW_UK", "dW_UV", "dW_O"),
+    "dW_O_transposed": ("dW_O",),
 }
+# Only where a case has a mask does forgetting it change anything.
+NEEDS_MASK = ("mask_not_in_backward",)
 
 
 def mla_weights(seed, d, r):
@@ -139,11 +146,11 @@ def attention_part(Q, K, V, W_O, n_heads, n_kv, mask, d_y, mistake):
     dh = q.shape[-1]
     scale = 1 / np.sqrt(dh)
     scores = q @ k.transpose(0, 2, 1) * scale
-    if mask is not None:
+    if mask is not None and mistake != "mask_not_in_backward":
         scores = scores + mask
     P = common.softmax_rows(scores)
     concat = common.combine_heads(P @ v)
-    dW_O = concat.T @ d_y
+    dW_O = d_y.T @ concat if mistake == "dW_O_transposed" else concat.T @ d_y
     dO = common.split_heads(d_y @ W_O.T, n_heads)
     dv = P.transpose(0, 2, 1) @ dO
     dP = dO @ v.transpose(0, 2, 1)
@@ -153,6 +160,8 @@ def attention_part(Q, K, V, W_O, n_heads, n_kv, mask, d_y, mistake):
     # repeat_kv's adjoint: kv head g gets the sum over its query heads.
     if mistake == "kv_grad_one_query_head":
         dk_kv, dv_kv = dk[::group], dv[::group]
+    elif mistake == "kv_grad_overwritten":  # dk[g] = dk_rep[h] in the loop: the last head wins
+        dk_kv, dv_kv = dk[group - 1::group], dv[group - 1::group]
     elif mistake == "kv_grad_tiled":  # query head h taken as reading kv head h % n_kv
         dk_kv = np.stack([dk[g::n_kv].sum(axis=0) for g in range(n_kv)])
         dv_kv = np.stack([dv[g::n_kv].sum(axis=0) for g in range(n_kv)])
@@ -193,8 +202,10 @@ def gqa_case(out, case, x, Ws, n_heads, n_kv, mask, d_y, with_mistakes=True):
         common.assert_grads_close(common.autograd_nn_mha(x, Ws, n_heads, mask, d_y), grads, case,
                                   1e-10)
     def shows(m):
-        if m == "kv_grad_one_query_head":
+        if m in ("kv_grad_one_query_head", "kv_grad_overwritten"):
             return n_kv != n_heads  # no sharing: one query head per kv head
+        if m in NEEDS_MASK:
+            return mask is not None
         if m == "kv_grad_tiled":
             return n_kv not in (1, n_heads)  # one group, or no sharing: both orders agree
         return True
@@ -211,7 +222,9 @@ def mla_case(out, case, x, Ws, n_heads, mask, d_y, with_mistakes=True):
     assert np.allclose(y, y_abs, rtol=1e-10, atol=1e-10), case
     common.assert_grads_close(manual_mla(x, Ws, n_heads, mask, d_y), grads, case, 1e-12)
     common.assert_grads_close(absorbed, grads, case, 1e-10)
-    common.save_grads(out, case, grads, MLA_MISTAKES if with_mistakes else {},
+    mistakes = {m: changed for m, changed in MLA_MISTAKES.items()
+                if with_mistakes and (mask is not None or m not in NEEDS_MASK)}
+    common.save_grads(out, case, grads, mistakes,
                       lambda m: manual_mla(x, Ws, n_heads, mask, d_y, m))
     return grads
 

@@ -162,6 +162,15 @@ def save_case(name, case):
     for l in range(n_layers):
         for n in "QKVO":
             common.save(out, "%s_dW_%s_%d" % (name, n, l), grads["W_%s_%d" % (n, l)])
+    inputs = case[7]
+    if len(set(inputs)) < len(inputs):
+        # A repeated token's row of d_embed overwritten at each occurrence: the
+        # last position's row of d_x (= d_pos's row there) wins.
+        wrong = np.zeros_like(grads["embed"])
+        for t, tok in enumerate(inputs):
+            wrong[tok] = grads["pos"][t]
+        assert not np.allclose(wrong, grads["embed"], rtol=1e-2, atol=1e-3), name
+        common.save(out, name + "_d_embed_mistake_embed_grad_overwritten", wrong)
     for m in MISTAKES:
         if m == "no_mask_layer2" and n_layers < 2:
             continue

@@ -22,9 +22,23 @@ if not sys.executable.startswith("/usr/bin/"):
     sys.exit("run the golden generators with Debian's /usr/bin/python3 "
              "(apt-get install python3-numpy python3-torch), not " + sys.executable)
 
-import torch  # noqa: E402
+# PyTorch only where a helper uses it (torch_*, t64, autograd_nn_mha): a
+# NumPy-only generator runs without it. When it is installed, it is loaded
+# here, so that every generator that uses it gets float64 as its default dtype.
+try:
+    import torch  # noqa: E402
+except ImportError:
+    torch = None
+else:
+    torch.set_default_dtype(torch.float64)
 
-torch.set_default_dtype(torch.float64)
+
+def _torch():
+    """torch, or a clear exit when a helper that needs it runs without it."""
+    if torch is None:
+        sys.exit("this golden helper needs PyTorch: apt-get install python3-torch "
+                 "(tools/setup.sh --dev installs it)")
+    return torch
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -68,6 +82,7 @@ def f64(a):
 
 def t64(a):
     """A float64 torch tensor of `a`."""
+    _torch()
     return torch.from_numpy(np.asarray(a, np.float64))
 
 
@@ -105,6 +120,7 @@ def torch_attention(q, k, v, mask=None):
     Returns (output (H,T,d), weights (H,T,S)) as float64 NumPy arrays, with
     the rows of fully masked queries set to zero.
     """
+    _torch()
     q, k, v = (torch.from_numpy(np.asarray(a, np.float64)) for a in (q, k, v))
     scores = q @ k.transpose(-1, -2) / np.sqrt(q.shape[-1])
     if mask is not None:
@@ -119,6 +135,7 @@ def torch_mha(x, W_Q, W_K, W_V, W_O, n_heads, mask=None):
 
     Returns (T, d_model). Rows of queries that can see no key are zero.
     """
+    _torch()
     T, d = x.shape
     mha = torch.nn.MultiheadAttention(d, n_heads, bias=False, batch_first=True)
     with torch.no_grad():
@@ -160,6 +177,7 @@ def torch_attention_autograd(q, k, v, mask):
     """Attention in differentiable float64 torch ops, (H, T, d) output, with the
     suite's convention for a query that sees no key: an all-zero weight row,
     with no NaN in the forward or the backward (torch.softmax alone gives NaN)."""
+    _torch()
     scores = q @ k.transpose(-1, -2) / np.sqrt(q.shape[-1])
     if mask is None:
         return torch.softmax(scores, dim=-1) @ v
@@ -173,6 +191,7 @@ def autograd_nn_mha(x, Ws, n_heads, mask, d_y):
     """{dx, dW_Q, dW_K, dW_V, dW_O} of sum(y * d_y) through
     torch.nn.MultiheadAttention (no bias; rows that see no key give NaN there,
     so only for masks where every query sees a key). Ws = W_Q, W_K, W_V, W_O."""
+    _torch()
     d = x.shape[1]
     mha = torch.nn.MultiheadAttention(d, n_heads, bias=False, batch_first=True)
     with torch.no_grad():

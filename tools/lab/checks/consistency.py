@@ -13,12 +13,15 @@ without building anything:
   * README.md's lab table out of step with the registry;
   * a line with no "calls" (its call surface, tools/lab/surface.py), a name in
     it that no earlier lab has, or a lesson whose "What you may call" line
-    differs from it.
+    differs from it;
+  * a signature of tests/NN_name/remote.cc that differs from the lab's header
+    (checks/signatures.py).
 """
 import json
 import os
 import re
 
+from checks import signatures
 from labs import ROOT, load_labs, sha256
 import surface
 
@@ -57,6 +60,7 @@ def problems(labs=None, root=ROOT):
         out += surface.registry_problems(lab, labs, root)
         if lab.calls is not None:
             out += surface.lesson_problems(lab, root)
+        out += signatures.problems(lab, root)
     registered = {lab.dir for lab in labs}
     for top in ("labs", "solutions", "tests"):
         base = os.path.join(root, top)

@@ -23,6 +23,7 @@ import re
 import subprocess
 
 from labs import objects_path
+from progress import BAZEL_UI_FLAGS, Progress, run_bazel
 
 # nm's letters that are not the definition of a function's code: references
 # (U, and the weak references w and v), data (B, D, R, G, S, C, V, u: bss,
@@ -165,17 +166,19 @@ def stub_object_paths(lab, object_paths):
 
 def nm_objects(bin_dir):
     """{path relative to bin_dir: nm -C --defined-only output} of every
-    object file under bin_dir."""
-    out = {}
+    object file under bin_dir (a progress line while it reads them)."""
+    paths = []
     for dirpath, dirnames, filenames in os.walk(bin_dir):
         dirnames.sort()
-        for fn in sorted(filenames):
-            if not fn.endswith(".o"):
-                continue
-            full = os.path.join(dirpath, fn)
-            p = subprocess.run(["nm", "-C", "--defined-only", full], capture_output=True,
-                               text=True, errors="replace")
-            out[os.path.relpath(full, bin_dir)] = p.stdout
+        paths += [os.path.join(dirpath, fn) for fn in sorted(filenames) if fn.endswith(".o")]
+    shown = Progress("export-kit: reading the symbols of the kit's object files")
+    out = {}
+    for i, full in enumerate(paths, 1):
+        p = subprocess.run(["nm", "-C", "--defined-only", full], capture_output=True,
+                           text=True, errors="replace")
+        out[os.path.relpath(full, bin_dir)] = p.stdout
+        shown.update("%d / %d" % (i, len(paths)))
+    shown.done()
     return out
 
 
@@ -201,11 +204,11 @@ def scan(kit_dir, labs, bazel):
     and check its objects. bazel: the command and startup options, e.g.
     ["bazel", "--output_base=/tmp/x"]. Returns (problems, objects scanned);
     a failed build is a problem."""
-    p = subprocess.run(bazel + ["build", "--color=no", "--curses=no", "--symlink_prefix=/",
-                                "//..."], cwd=kit_dir, capture_output=True, text=True,
-                       errors="replace")
-    if p.returncode != 0:
-        errors = [l for l in p.stderr.splitlines() if l.startswith("ERROR")]
+    rc, out = run_bazel(bazel + ["build"] + BAZEL_UI_FLAGS + ["--symlink_prefix=/", "//..."],
+                        "export-kit: bazel build //... in the kit (its symbols are checked next)",
+                        kit_dir)
+    if rc != 0:
+        errors = [l for l in out.splitlines() if l.startswith("ERROR")]
         return ["bazel build //... fails in the kit, so its symbols cannot be checked: %s"
                 % " ".join(errors)[:400]], 0
     p = subprocess.run(bazel + ["info", "--color=no", "bazel-bin"], cwd=kit_dir,

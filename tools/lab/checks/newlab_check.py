@@ -77,6 +77,22 @@ def selftest_checks(labs, make_check):
             return [c]
         for problem in consistency.problems(root=copy):
             c.fail("registry check: " + problem)
+        # The goldens ./lab new wrote are what the lab's generator writes (when
+        # NumPy is here to run it): a template whose tests read them, not a
+        # generator whose output nothing reads.
+        golden = {r: h for r, h in after.items() if "/golden/" in r}
+        if not golden:
+            c.fail("./lab new wrote no goldens")
+        elif subprocess.run(["/usr/bin/python3", "-c", "import numpy"],
+                            capture_output=True).returncode == 0:
+            gen = subprocess.run(["/usr/bin/python3", lab.goldens_generator], cwd=copy,
+                                 capture_output=True, text=True)
+            now = _snapshot(copy)
+            changed = sorted(r for r in golden if now.get(r) != golden[r])
+            if gen.returncode != 0 or changed:
+                c.fail("its golden generator %s: %s" % (
+                    "fails" if gen.returncode else "rewrites " + ", ".join(changed),
+                    (gen.stderr or "")[-200:]))
         bazel = ["bazel", "--output_base=" + out_base]
         t = subprocess.run(bazel + ["test", "-c", "opt", "--config=solutions", lab.public_tests,
                                     lab.hidden_tests], cwd=copy, capture_output=True,

@@ -19,6 +19,7 @@ import subprocess
 import sys
 
 from labs import ROOT
+from progress import BAZEL_UI_FLAGS, run_bazel
 
 BENCHES = ["attention_bench", "layer_bench", "variants_bench", "kv_cache_bench",
            "flash_attention_bench", "attention_backward_bench"]
@@ -35,8 +36,13 @@ OUT = os.path.join(ROOT, "out", "bench")
 IMAGES = os.path.join(ROOT, "docs", "images")
 
 
-def _bazel(args, startup, capture=False):
+def _bazel(args, startup, capture=False, what=None):
     cmd = ["bazel"] + startup + args
+    if what:   # Bazel's progress as lines with the time so far (tools/lab/progress.py)
+        rc, _ = run_bazel(["bazel"] + startup + args[:1] + BAZEL_UI_FLAGS + args[1:], what, ROOT)
+        if rc != 0:
+            raise SystemExit("bench: `%s` failed (exit %d)" % (" ".join(cmd), rc))
+        return ""
     p = subprocess.run(cmd, cwd=ROOT, text=True,
                        stdout=subprocess.PIPE if capture else None)
     if p.returncode != 0:
@@ -200,12 +206,12 @@ def main(args):
     targets = ["//bench:%s" % b for b in BENCHES]
     print("bench: building %s with --config=bench (-c opt, solutions)" % " ".join(targets))
     sys.stdout.flush()
-    _bazel(["build", "--config=bench"] + targets, startup)
+    _bazel(["build", "--config=bench"] + targets, startup, what="bench: building")
     bin_dir = _bazel(["info", "--config=bench", "bazel-bin"], startup, capture=True).strip()
     os.makedirs(OUT, exist_ok=True)
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     results, context = {}, {}
-    for name in BENCHES:
+    for i, name in enumerate(BENCHES, 1):
         out = os.path.join(OUT, name + ".json")
         cmd = [os.path.join(bin_dir, "bench", name),
                "--benchmark_out=" + out, "--benchmark_out_format=json",
@@ -214,7 +220,7 @@ def main(args):
                "--benchmark_report_aggregates_only=true"]
         if args.filter:
             cmd.append("--benchmark_filter=" + args.filter)
-        print("bench: " + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c
+        print("bench: %d / %d: " % (i, len(BENCHES)) + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c
                                    for c in cmd))
         sys.stdout.flush()
         subprocess.run(cmd, env=env, check=True)

@@ -6,21 +6,26 @@ writes a lab that builds, whose stub fails its tests and whose solution
 passes them, from the first minute:
 
     labs/NN_name/<target>.h, <target>.cc (the stub), <target>_test_util.h (the
-                 tests' helpers and table of classic mistakes),
-                 <target>_public_test.cc, hints.txt, BUILD
+                 tests' helpers, table of classic mistakes and the shared
+                 golden case), <target>_public_test.cc, golden/, hints.txt, BUILD
     solutions/NN_name/<target>.cc, BUILD
-    tests/NN_name/<target>_test.cc, remote.cc, gen_goldens.py, mutants/, BUILD
+    tests/NN_name/<target>_test.cc, remote.cc, gen_goldens.py, golden/, mutants/, BUILD
     docs/NN_name.md (with its "Classic mistakes" section)
 
 and adds the lab's line to labs/labs.json and its row to README.md's lab
 table (both derived from the same facts). The example function it declares,
 `<target>(x)` = 2 x, is a placeholder: replace it with the lab's API, keeping
-the layout. Grading, the learner kit, the mutant check and the registry
+the layout. Its tests are what docs/AUTHORING.md prescribes: the public and
+hidden tests compare with goldens (the same bytes gen_goldens.py writes with
+NumPy) through one shared case in the test util, and a wrong answer that
+matches a classic mistake's golden names it; the hidden tests add fresh random
+inputs. Grading, the learner kit, the mutant check and the registry
 check pick the lab up with no other file edited.
 """
 import json
 import os
 import re
+import struct
 import sys
 
 from checks import consistency
@@ -78,14 +83,15 @@ Tensor2 {target}(const Tensor2& x) {{
 #include "labs/{dir}/{target}.h"
 
 #include <stdexcept>
-#include <string>
+
+#include "common/core/shape_string.h"
 
 namespace mha {{
 
 Tensor2 {target}(const Tensor2& x) {{  // (T, d) -> (T, d)
   if (x.size() == 0) {{
-    throw std::invalid_argument("{target}: x has shape (" + std::to_string(x.shape(0)) + ", " +
-                                std::to_string(x.shape(1)) + "), expected a non-empty tensor");
+    throw std::invalid_argument("{target}: x has shape " + shape_string(x) +
+                                ", expected a non-empty tensor");
   }}
   return x * 2.0f;
 }}
@@ -98,6 +104,8 @@ Tensor2 {target}(const Tensor2& x) {{  // (T, d) -> (T, d)
 #ifndef {util_guard}
 #define {util_guard}
 
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "common/testing/testing.h"
@@ -107,9 +115,9 @@ namespace mha {{
 namespace testing {{
 
 // The classic mistakes of {doc}, by the names the golden generator gives
-// what each one computes (<golden>_mistake_<name>.npy). LooksLike and Named
-// print the sentence and record the mistake as data for the grader
-// (common/testing/misconception.h).
+// what each one computes (<golden>_mistake_<name>.npy). MatchesGolden, and
+// LooksLike and Named, print the sentence and record the mistake as data for
+// the grader (common/testing/misconception.h).
 inline const MistakeTable k{suite}Mistakes(
     "{doc}",
     {{
@@ -117,7 +125,18 @@ inline const MistakeTable k{suite}Mistakes(
         {{"not_doubled", "every element must be doubled"}},
     }});
 
-// {target}(x) is 2 * x; a failure names the mistake it looks like.
+// A shared case (the public tests run it on labs/{dir}/golden/, the hidden
+// tests on tests/{dir}/golden/): {target}(<c>_x.npy) equals <c>_y.npy, which
+// tests/{dir}/gen_goldens.py computed with NumPy; a failure that matches
+// what a classic mistake computes (<c>_y_mistake_<name>.npy) names it.
+inline void ExpectMatchesGolden(const std::string& dir, const std::string& c) {{
+  const Tensor2 x = LoadGolden<2>(GoldenFile(dir, c + "_x"));  // (T, d)
+  EXPECT_TRUE(MatchesGolden({target}(x), GoldenFile(dir, c + "_y"), kExact, {{"row", "column"}},
+                            k{suite}Mistakes.Of(dir + c + "_y", {{"doubled_twice"}})));
+}}
+
+// On inputs no golden holds (the hidden tests' fresh draws): {target}(x) is
+// 2 * x, computed here; a failure names the mistake it looks like.
 inline void ExpectDoubled(const Tensor2& x) {{
   const Tensor2 y = {target}(x);
   EXPECT_TRUE(AllClose(y, x * 2.0f, kExact, {{"row", "column"}}))
@@ -141,8 +160,8 @@ inline void ExpectDoubled(const Tensor2& x) {{
 namespace mha {{
 namespace {{
 
-TEST({suite}Public, DoublesEveryElement) {{
-  testing::ExpectDoubled(testing::RandomTensor2(3, 5, /*seed=*/7));
+TEST({suite}Public, MatchesNumpyOnASmallInput) {{
+  testing::ExpectMatchesGolden("labs/{dir}/golden/", "pub");
 }}
 
 TEST({suite}Public, RejectsAnEmptyInputNamingItsShape) {{
@@ -167,8 +186,8 @@ TEST({suite}Public, RejectsAnEmptyInputNamingItsShape) {{
 namespace mha {{
 namespace {{
 
-TEST({suite}, DoublesEveryElementOfATallInput) {{
-  testing::ExpectDoubled(testing::RandomTensor2(9, 2, /*seed=*/21));
+TEST({suite}, MatchesNumpyOnATallInput) {{
+  testing::ExpectMatchesGolden("tests/{dir}/golden/", "tall");
 }}
 
 TEST({suite}, RejectsAnEmptyInputNamingItsShape) {{
@@ -205,17 +224,28 @@ looks like (see {doc}, "Classic mistakes").
 import os
 import sys
 
+import numpy as np
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "goldens"))
 import common  # noqa: E402  (tools/goldens/common.py)
 
-OUT = common.golden_dir(__file__)
+HIDDEN = common.golden_dir(__file__)
+PUBLIC = common.public_golden_dir(__file__)
+
+
+def save_case(out, case, x):
+    """<case>_x, the right answer <case>_y, and what each classic mistake gives."""
+    common.save(out, case + "_x", x)
+    common.save(out, case + "_y", 2 * x)
+    common.save(out, case + "_y_mistake_doubled_twice", 4 * x)
 
 
 def main():
-    x = common.inputs(11, 4, 3)
-    common.save(OUT, "example_x", x)
-    common.save(OUT, "example_y", 2 * x)
-    common.save(OUT, "example_y_mistake_doubled_twice", 4 * x)
+    # (Template values, exact in float32. A real lab draws its inputs with
+    # common.inputs(seed, ...) and its weights as the header says.)
+    save_case(PUBLIC, "pub", (np.arange(12, dtype=np.float32).reshape(4, 3) - 5) / 4)
+    save_case(HIDDEN, "tall", (np.arange(18, dtype=np.float32).reshape(9, 2) - 7) / 8)
+    common.report_written(PUBLIC, HIDDEN)
 
 
 if __name__ == "__main__":
@@ -226,7 +256,7 @@ if __name__ == "__main__":
 # Your work: {target}.cc. The header, and the tests' helpers and table of
 # classic mistakes ({target}_test_util.h), are fixed. Run with:
 #   bazel test //labs/{dir}/...
-lab_library()
+lab_library(deps = ["//common/core:shape_string"])
 
 lab_test()
 '''
@@ -295,6 +325,14 @@ The equations, with the shape of every tensor.
         "docs/%s.md" % lab_dir: lesson,
     }
     out = {path: text.format(**fmt) for path, text in files.items()}
+    # The goldens the generator writes, byte for byte as np.save does (so the
+    # lab passes before anyone runs the generator, and running it changes nothing).
+    for folder, case, rows, cols, offset, div in (("labs", "pub", 4, 3, 5, 4),
+                                                  ("tests", "tall", 9, 2, 7, 8)):
+        x = [(i - offset) / div for i in range(rows * cols)]
+        for suffix, factor in (("_x", 1), ("_y", 2), ("_y_mistake_doubled_twice", 4)):
+            out["%s/%s/golden/%s%s.npy" % (folder, lab_dir, case, suffix)] = npy_float32(
+                [v * factor for v in x], (rows, cols))
     sol_path = "solutions/%s/%s.cc" % (lab_dir, target)
     line = [i for i, l in enumerate(out[sol_path].splitlines(), 1) if "x * 2.0f" in l][0]
     out["tests/%s/mutants/doubled_twice.diff" % lab_dir] = (
@@ -303,6 +341,16 @@ The equations, with the shape of every tensor.
         "--- a/{sol}\n+++ b/{sol}\n@@ -{l},1 +{l},1 @@\n-  return x * 2.0f;\n"
         "+  return x * 4.0f;\n").format(sol=sol_path, l=line)
     return out
+
+
+def npy_float32(values, shape):
+    """The bytes np.save writes for a float32 C-order array (.npy version 1.0:
+    magic, header length, a header padded to 64 bytes, the data)."""
+    dims = "%d," % shape[0] if len(shape) == 1 else ", ".join(str(s) for s in shape)
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % dims
+    header += " " * (-(10 + len(header) + 1) % 64) + "\n"
+    return (b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1") +
+            struct.pack("<%df" % len(values), *values))
 
 
 def create(name, title, target=None, root=ROOT):
@@ -328,8 +376,8 @@ def create(name, title, target=None, root=ROOT):
     for rel, text in files.items():
         path = os.path.join(root, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(text)
+        with open(path, "wb") as f:
+            f.write(text if isinstance(text, bytes) else text.encode())
     # The registry line.
     reg = os.path.join(root, "labs", "labs.json")
     with open(reg) as f:

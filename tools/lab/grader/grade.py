@@ -50,6 +50,7 @@ from grader.suite import Suite, bazel_output_paths
 from grader.workspace import Workspace
 import limits
 from labs import ROOT, load_labs
+from progress import Progress, ticking
 from reports import feedback
 from reports import messages
 from reports import rubric as rubric_mod
@@ -170,7 +171,8 @@ def open_grading(labs=None, log=None, options=None, rubric_path=None, secrets=()
         suite.load(os.path.join(frozen_suite, "bin"), os.path.join(frozen_suite, "exec"))
     else:
         suite.build()
-    suite.stage_libraries(workspace.private_dir)
+    with ticking("grade: staging the shared libraries of a learner's jail"):
+        suite.stage_libraries(workspace.private_dir)
     tests = {lab.dir: suite.artefacts[lab.number].hidden_test_names for lab in graded}
     rubric = rubric_mod.load(labs, tests, rubric_path or rubric_mod.PATH)
     return Grading(labs, workspace, isolation, suite, rubric, options, log, graded)
@@ -321,6 +323,17 @@ def _grade_lab(grading, sub, lab, job, kind, timing, mode):
         return lab_report(lab, "grader_error", msg, tests, rubric, lab.number in sub.files)
 
 
+def _as_completed(futures, shown):
+    """concurrent.futures.as_completed, with `shown` ticking while it waits."""
+    pending = set(futures)
+    while pending:
+        finished, pending = concurrent.futures.wait(
+            pending, timeout=1.0, return_when=concurrent.futures.FIRST_COMPLETED)
+        shown.tick()
+        for fut in finished:
+            yield fut
+
+
 def grade_all(grading, submissions, progress=None, kind="hidden", labs=None, mode=None):
     """Reports of `submissions`, in order, over `labs` (default: every graded
     lab), in `mode` (default: the run's; the self-test grades one run both
@@ -352,13 +365,19 @@ def grade_all(grading, submissions, progress=None, kind="hidden", labs=None, mod
                 free.append(slot)
 
     reports = []
+    total = sum(len(labs_of(s)) for s in submissions)
+    shown = Progress("grade: %s tests of %s" % (kind, submissions[0].name if len(submissions) == 1
+                                                else "%d submissions" % len(submissions)))
+    done = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(slots)) as pool:
         futures = {}
         for sub in submissions:
             for lab in labs_of(sub):
                 futures[pool.submit(job, sub, lab)] = (sub, lab)
-        for fut in concurrent.futures.as_completed(futures):
+        for fut in _as_completed(futures, shown):
             sub, lab = futures[fut]
+            done += 1
+            shown.update("%d / %d labs graded (lab %d done)" % (done, total, lab.number))
             results[(sub.name, lab.number)] = fut.result()
             done_labs[sub.name] += 1
             if done_labs[sub.name] == len(labs_of(sub)):
@@ -368,6 +387,7 @@ def grade_all(grading, submissions, progress=None, kind="hidden", labs=None, mod
                 reports.append(rep)
                 if progress:
                     progress(rep)
+    shown.done()
     order = {s.name: i for i, s in enumerate(submissions)}
     reports.sort(key=lambda r: order[r["submission"]])
     return reports

@@ -26,6 +26,7 @@ import subprocess
 
 from grader import sandbox
 from labs import ROOT, bin_path
+from progress import BAZEL_UI_FLAGS, run_bazel, ticking
 
 MODES = ("isolated", "cumulative")
 # The grader's own code (every package of tools/lab): part of the fingerprint.
@@ -58,8 +59,17 @@ def bazel_command():
     return ["bazel"] + os.environ.get("MHA_BAZEL_STARTUP", "").split()
 
 
-def bazel(args, capture=True, timeout=3600):
+def bazel(args, capture=True, timeout=3600, what=None):
+    """Bazel's stdout; with `what`, its progress is shown on stderr while it
+    works (tools/lab/progress.py) and its output kept for the error."""
     cmd = bazel_command() + args
+    if what:
+        cmd = bazel_command() + args[:1] + BAZEL_UI_FLAGS + args[1:]
+        rc, out = run_bazel(cmd, what, ROOT, timeout=timeout)
+        if rc != 0:
+            tail = "\n".join(out.splitlines()[-30:])
+            raise BuildError("`%s` failed (exit %d):\n%s" % (" ".join(cmd), rc, tail))
+        return out
     p = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=capture,
                        text=True, timeout=timeout)
     if p.returncode != 0:
@@ -164,10 +174,12 @@ class Suite:
         targets = self.targets()
         self.log("grade: building the hidden tests and the grading runtime (bazel build "
                  "-c opt --config=solutions, %d targets)" % len(targets))
-        bazel(["build"] + BAZEL_FLAGS + ["--"] + targets)
+        bazel(["build"] + BAZEL_FLAGS + ["--"] + targets,
+              what="grade: building the hidden tests (%d targets)" % len(targets))
         bin_dir = bazel(["info"] + BAZEL_FLAGS + ["bazel-bin"]).strip()
         exec_root = bazel(["info"] + BAZEL_FLAGS + ["execution_root"]).strip()
-        self.load(bin_dir, exec_root)
+        with ticking("grade: staging the tests, headers and precompiled header"):
+            self.load(bin_dir, exec_root)
 
     def load(self, bin_dir, exec_root):
         """Finds every lab's artefacts under `bin_dir`, lists their tests and

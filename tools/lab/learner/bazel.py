@@ -12,6 +12,7 @@ import signal
 import subprocess
 
 from labs import ROOT
+from progress import BAZEL_UI_FLAGS, run_bazel
 
 
 def startup_options():
@@ -87,9 +88,15 @@ class Bazel:
         self.owned = server_pid() is None
         return self
 
-    def run(self, args, capture=True, stdout_only=False):
+    def run(self, args, capture=True, stdout_only=False, progress=None, tests=False):
         """(exit status, output) of `bazel ARGS`: stdout and stderr together, or
-        stdout alone (stderr dropped) with stdout_only."""
+        stdout alone (stderr dropped) with stdout_only. With `progress` (what
+        the command does, e.g. "status: testing labs 1-3"), Bazel's progress is
+        shown on stderr while it works (tools/lab/progress.py); `tests` counts
+        the tests that finished."""
+        if progress and capture:
+            return run_bazel(self.cmd + args[:1] + BAZEL_UI_FLAGS + args[1:], progress, ROOT,
+                             tests=tests, stdout_only=stdout_only)
         stderr = subprocess.DEVNULL if stdout_only else subprocess.STDOUT
         try:
             proc = subprocess.Popen(self.cmd + args, cwd=ROOT, stdin=subprocess.DEVNULL,

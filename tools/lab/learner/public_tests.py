@@ -10,15 +10,23 @@ from learner import compiler_warnings, files, results
 import surface
 
 TEST_FLAGS = ["--keep_going", "--color=no", "--curses=no", "--test_summary=short"]
+# The lab programs' quick runs too (.bazelrc's `test --test_tag_filters=-program`
+# keeps them out of the save-and-test loop; status and grade run them).
+PROGRAM_FLAGS = ["--test_tag_filters="]
 
 
-def run_public_tests(labs, bazel, test_output="summary"):
-    """Runs the public tests of `labs` in ONE `bazel test --keep_going`.
+def run_public_tests(labs, bazel, test_output="summary", programs=True):
+    """Runs the public tests of `labs` in ONE `bazel test --keep_going`, showing
+    its progress. `programs`: with the lab programs' quick runs (tagged
+    "program", which .bazelrc leaves out of a plain `bazel test`).
     Returns ({lab number: LabResult}, exit status, Bazel's output)."""
     if not labs:
         return {}, 0, ""
+    what = "bazel test: lab%s %s" % ("s" if len(labs) > 1 else "",
+                                     ", ".join(str(lab.number) for lab in labs))
     rc, out = bazel.run(["test"] + TEST_FLAGS + ["--test_output=" + test_output] +
-                        [lab.public_tests for lab in labs])
+                        (PROGRAM_FLAGS if programs else []) +
+                        [lab.public_tests for lab in labs], progress=what, tests=True)
     testlogs = None
     if any(s in ("FAILED", "PASSED", "FLAKY") for s in results.parse_summary(out).values()):
         irc, info = bazel.run(["info", "--color=no", "bazel-testlogs"])

@@ -15,7 +15,7 @@ from learner import i18n
 from learner.bazel import Bazel
 from learner.console import FAILED, OK, USAGE, WIDTH, err, lab_arg
 from learner.i18n import _, test_text
-from learner.public_tests import lab_states, next_lab, remember, run_public_tests
+from learner.public_tests import TEST_FLAGS, lab_states, next_lab, remember, run_public_tests
 from learner.results import count_text
 
 _NOISE = re.compile(r"^(Loading:|Analyzing:|\[[\d,]+ / [\d,]+\] |Starting local Bazel server|"
@@ -62,10 +62,35 @@ def _watch_report(lab, result, rc, out, max_lines=60):
 
 def _run_tests_once(lab, bz):
     print("\n[%s] bazel test %s ..." % (time.strftime("%H:%M:%S"), lab.public_tests), flush=True)
-    results, rc, out = run_public_tests([lab], bz, test_output="errors")
+    # The unit tests first: the verdict of a save, in seconds.
+    results, rc, out = run_public_tests([lab], bz, test_output="errors", programs=False)
     r = results[lab.number]
     remember([(lab, "passing" if r.all_pass else "failing", r)])
     _watch_report(lab, r, rc, out)
+    if rc == 0 and r.all_pass:
+        rc = _run_programs(lab, bz)
+    return rc
+
+
+def _run_programs(lab, bz):
+    """The second step, once the unit tests pass: the quick runs of the lab's
+    programs (tests tagged "program"), which train for seconds. Nothing is
+    printed for a lab without programs."""
+    rc, out = bz.run(["test"] + TEST_FLAGS + ["--test_output=errors", "--test_tag_filters=program",
+                                              lab.public_tests],
+                     progress="lab %d: the programs' quick runs" % lab.number, tests=True)
+    if rc == 4:      # Bazel: no test matched, the lab has no program
+        return 0
+    stamp = time.strftime("%H:%M:%S")
+    if rc == 0:
+        print(_("[%(time)s] lab %(lab)d: its programs' quick runs pass too.")
+              % {"time": stamp, "lab": lab.number}, flush=True)
+        return 0
+    lines = [l for l in out.splitlines() if l.strip() and not _NOISE.match(l)]
+    for l in lines[:40]:
+        print(l)
+    print(_("[%(time)s] lab %(lab)d passes its unit tests, but a program's quick run fails "
+            "(above).") % {"time": stamp, "lab": lab.number}, flush=True)
     return rc
 
 

@@ -186,7 +186,7 @@ def test_a_test_run_reads_the_registry_and_the_warnings_cache_once(tmp_path, mon
     monkeypatch.setattr(files, "load_json", load_json_counted)
     monkeypatch.setattr(files, "sha256_file", lambda p: calls["hashed"].append(p) or real_hash(p))
     monkeypatch.setattr(files, "WARNINGS_STATE", str(tmp_path / "warnings.json"))
-    fake_bazel = types.SimpleNamespace(run=lambda args, stdout_only=False: (1, WSHADOW))
+    fake_bazel = types.SimpleNamespace(run=lambda args, stdout_only=False, **kw: (1, WSHADOW))
     labs = real_load_labs()
     results, rc, _ = public_tests.run_public_tests(labs, fake_bazel)
     assert rc == 1 and set(results) == {lab.number for lab in labs}
