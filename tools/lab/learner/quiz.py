@@ -16,13 +16,14 @@ is right. Ids are stable names, so progress kept in a browser survives edits
 to the wording.
 
 Translation: every string is a message of the gettext domain "quiz", its
-English text the msgid (Python's gettext, standard library). A catalogue
-quiz.mo in docs' locale folder (locale/LANG/LC_MESSAGES), when it exists,
-translates the quiz
-for ./lab read's page in LANG and for ./lab quiz N --lang LANG; without one,
-the English text is shown.
+English text the msgid (Python's gettext, standard library). ./lab translate
+extracts them into po/quiz/messages.pot and merges that into po/quiz/es.po and
+po/quiz/pt_BR.po (course/i18n.py); their quiz.mo, compiled where ./lab's own
+catalogue is (learner/i18n.py: the kit's tools/lab/locale/, else .cache/locale/),
+translates the quiz for ./lab read's page in that language and for ./lab quiz N
+in ./lab's language. A string a catalogue lacks (or has fuzzy, because its
+English changed) is shown in English.
 """
-import gettext
 import json
 import os
 import random
@@ -34,7 +35,7 @@ STAGES = ("before", "check", "after")
 STAGE_NAMES = {"before": "before you start", "check": "check your understanding",
                "after": "after the lab"}
 MIN_QUESTIONS, MAX_QUESTIONS = 5, 8
-LOCALE_DIR = os.path.join("docs", "locale")
+DOMAIN = "quiz"
 
 
 def quiz_path(lab, root=ROOT):
@@ -121,12 +122,13 @@ def problems(labs=None, root=ROOT):
 
 
 def translator(lang, root=ROOT):
-    """A function text -> text in `lang` (the quiz catalogue), or the identity."""
-    if not lang or lang == "en":
+    """A function text -> text in `lang` (es, pt-BR, pt_BR, es_ES.UTF-8...: the
+    quiz catalogue of its language), or the identity (English)."""
+    from learner import i18n
+    code = i18n.language_of(lang) if lang and lang != "en" else None
+    if not code:
         return lambda s: s
-    t = gettext.translation("quiz", os.path.join(root, LOCALE_DIR), languages=[lang],
-                            fallback=True)
-    return t.gettext
+    return i18n.translations(code, root, DOMAIN).gettext
 
 
 def translated(data, lang, root=ROOT):
@@ -199,7 +201,7 @@ def cmd_quiz(args):
     # The language ./lab chose (--lang, LANGUAGE, LC_ALL, LC_MESSAGES, LANG:
     # learner/i18n.py); pt_BR is the quiz catalogue's pt-BR.
     from learner import i18n
-    lang = getattr(args, "lang", None) or (i18n.lang() or "").replace("_", "-") or None
+    lang = getattr(args, "lang", None) or i18n.lang()
     data = translated(data, lang)
     if getattr(args, "shuffle", False):
         random.shuffle(data["questions"])
