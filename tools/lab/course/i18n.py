@@ -258,13 +258,20 @@ def update_cli(root=ROOT, merge=True):
 # ------------------------------------------------------ the quizzes' catalogue
 
 def quiz_messages(root=ROOT):
-    """[(English text, [(quiz file, question id)], [what it is])] of every
+    """[(English text, [(quiz file, question id)], [what it is])]: the quiz's
+    own words (learner/quiz.py's ui_messages()), then every
     labs/NN_name/quiz.json, in the labs' order then the file's: each
     question, then each option's text and its explanation. A text used twice
     is one message with both references."""
     from labs import load_labs
     from learner import quiz
     order, refs, roles = [], {}, {}
+    # First the quiz's own words (the terminal's and the page's), then the quizzes.
+    for text in quiz.ui_messages():
+        order.append(text)
+        refs[text] = [("tools/lab/learner/quiz.py", "")]
+        roles[text] = ["the quiz's own words, in the terminal and on the reader's page; "
+                       "keep each {field} as it is"]
     for lab in load_labs(root):
         data = quiz.load(lab, root)
         if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
@@ -519,7 +526,7 @@ def block_problems(msgid, msgstr):
 
 # An identifier of the code (d_head, split_heads, std::invalid_argument): the
 # quizzes write them without backticks, and a translation keeps each.
-_IDENT = re.compile(r"(?<![\w:])[A-Za-z_]\w*(?:_\w*|::\w+)+")
+_IDENT = re.compile(r"(?<![\w:])[A-Za-z_]\w*(?:_\w*|::\w+)+|\{\w+\}")
 
 
 def identifier_problems(msgid, msgstr):
