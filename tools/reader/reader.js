@@ -86,13 +86,22 @@
   }
 
   // -------------------------------------------------------------------- quiz
-  const STAGES = {before: "Before you start", check: "Check your understanding",
-                  after: "After the lab"};
+  // The quiz's own words come with it, in the page's language (learner/quiz.py
+  // labels()); these are the English ones, for a page built without them.
+  const LABELS = {before: "Before you start", check: "Check your understanding",
+                  after: "After the lab", right: "Right.", wrong: "Not quite.",
+                  progress: "{right} of {total} answered right (kept in this browser)",
+                  reset: "start this quiz over"};
+
+  function fill(text, fields) {
+    return text.replace(/\{(\w+)\}/g, (m, k) => (k in fields ? String(fields[k]) : m));
+  }
 
   function setUpQuiz() {
     const data = document.getElementById("quiz-data");
     if (!data) return;
     const quiz = JSON.parse(data.textContent);
+    const words = Object.assign({}, LABELS, quiz.labels || {});
     const box = document.querySelector("#quiz .questions");
     const progress = document.querySelector("#quiz .progress");
     const answers = load(quiz.key);
@@ -100,13 +109,12 @@
     function showProgress() {
       const right = quiz.questions.filter(q => (answers[q.id] || []).some(
           k => q.options[k] && q.options[k].correct)).length;
-      progress.textContent = right + " of " + quiz.questions.length +
-          " answered right (kept in this browser)";
+      progress.textContent = fill(words.progress, {right, total: quiz.questions.length});
     }
 
     for (const [qi, q] of quiz.questions.entries()) {
       const fs = el("fieldset", {class: "question", "data-id": q.id});
-      fs.appendChild(el("legend", {}, STAGES[q.stage] + " \u00b7 " + (qi + 1) + "/" +
+      fs.appendChild(el("legend", {}, words[q.stage] + " \u00b7 " + (qi + 1) + "/" +
                                           quiz.questions.length));
       fs.appendChild(el("p", {class: "q"}, q.question));
       const list = el("ol", {class: "options", type: "a"});
@@ -114,7 +122,7 @@
         const li = el("li");
         const b = el("button", {type: "button", class: "option", "data-k": String(k)}, o.text);
         const why = el("p", {class: "why", hidden: ""},
-                       (o.correct ? "Right. " : "Not quite. ") + o.why);
+                       (o.correct ? words.right : words.wrong) + " " + o.why);
         function reveal() {
           b.classList.add(o.correct ? "right" : "wrong");
           why.hidden = false;
@@ -136,7 +144,7 @@
       fs.appendChild(list);
       box.appendChild(fs);
     }
-    const reset = el("button", {type: "button", class: "reset"}, "start this quiz over");
+    const reset = el("button", {type: "button", class: "reset"}, words.reset);
     reset.addEventListener("click", () => {
       save(quiz.key, {});
       location.reload();

@@ -1,9 +1,9 @@
 """./lab test's browser check of the course reader (./lab read): the site is
 built into a temporary directory, served on 127.0.0.1, and used in headless
 Chromium (Debian's chromium and chromium-driver, driven by python3-selenium)
-as a learner would: lab 2's page in Spanish, the switch to Portuguese, a
-search for "RoPE" and its first hit, a quiz question answered wrongly then
-rightly with both explanations shown, a reload that keeps the progress, and
+as a learner would: lab 2's page in Spanish (its quiz too), the switch to
+Portuguese, a search for "RoPE" and its first hit, a quiz question answered
+wrongly then rightly with both explanations shown, a reload that keeps the progress, and
 the head viewer on a small committed data file (tools/reader/testdata/) with
 a token hovered. Chromium's own log must hold no console error, and its
 performance log (the DevTools protocol's Network events) no request to any
@@ -118,6 +118,16 @@ def run(check):
         step("lab 2's Spanish page is not in Spanish (html lang %r)"
              % driver.find_element(By.TAG_NAME, "html").get_attribute("lang"),
              driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "es")
+        # Its quiz is the Spanish one (po/quiz/es.po), drawn with Spanish words.
+        from learner import quiz
+        q = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#quiz .question")))
+        spanish = quiz.translated(quiz.load(_lab2()), "es")["questions"][0]
+        words = quiz.labels("es")
+        step("lab 2's Spanish page does not ask its quiz in Spanish: %r"
+             % q.find_element(By.CSS_SELECTOR, "p.q").text,
+             q.find_element(By.CSS_SELECTOR, "p.q").text == spanish["question"] and
+             q.find_element(By.TAG_NAME, "legend").text.startswith(
+                 words[spanish["stage"]]))
         driver.find_element(By.CSS_SELECTOR, '.langs a[data-lang="pt-BR"]').click()
         wait.until(EC.url_contains("/pt-BR/"))
         step("the language switch did not open the Portuguese page: " + driver.current_url,

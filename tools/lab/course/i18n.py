@@ -23,7 +23,10 @@ What this module adds around po4a:
     nothing);
   - the terminal's catalogue, po/cli/: xgettext over the learner's Python
     modules plus the named-mistake sentences of the public tests
-    (mistake_words(): the MistakeTable entries of labs/*/*_test_util.h).
+    (mistake_words(): the MistakeTable entries of labs/*/*_test_util.h);
+  - the quizzes' catalogue, po/quiz/: one message per question, option and
+    explanation of every labs/NN_name/quiz.json (quiz_template_text()),
+    merged and checked like po/cli/ (learner/quiz.py looks them up).
 
 ./lab translate              update sources, templates, catalogues and pages
 ./lab translate --pages      regenerate only the pages from the catalogues as
@@ -45,6 +48,8 @@ CFG = os.path.join("po", "po4a.cfg")
 LANGS = collections.OrderedDict([("es", "es"), ("pt_BR", "pt-BR")])
 CLI_DIR = os.path.join("po", "cli")
 CLI_DOMAIN = "lab"
+QUIZ_DIR = os.path.join("po", "quiz")
+QUIZ_DOMAIN = "quiz"
 # The learner modules whose messages the terminal shows.
 CLI_SOURCES = ["tools/lab/learner", "tools/lab/main.py"]
 
@@ -226,14 +231,14 @@ def cli_template_text(root=ROOT):
     return header + body
 
 
-def update_cli(root=ROOT, merge=True):
-    """Writes po/cli/messages.pot; merges it into po/cli/<lang>.po (creating an
-    empty catalogue for a language that has none) unless merge is False."""
-    d = os.path.join(root, CLI_DIR)
+def _write_and_merge(d, text, merge):
+    """Writes d/messages.pot; merges it into d/<lang>.po (creating an empty
+    catalogue for a language that has none) unless merge is False. A message
+    whose English changed becomes fuzzy (msgmerge), so it shows English."""
     os.makedirs(d, exist_ok=True)
     pot = os.path.join(d, "messages.pot")
     with open(pot, "w", encoding="utf-8") as f:
-        f.write(cli_template_text(root))
+        f.write(text)
     if not merge:
         return
     for lang in LANGS:
@@ -243,6 +248,81 @@ def update_cli(root=ROOT, merge=True):
                   "-o", po])
         else:
             _run(["msgmerge", "--quiet", "--update", "--backup=none", "--no-wrap", po, pot])
+
+
+def update_cli(root=ROOT, merge=True):
+    """Writes po/cli/messages.pot and merges it into po/cli/<lang>.po."""
+    _write_and_merge(os.path.join(root, CLI_DIR), cli_template_text(root), merge)
+
+
+# ------------------------------------------------------ the quizzes' catalogue
+
+def quiz_messages(root=ROOT):
+    """[(English text, [(quiz file, question id)], [what it is])]: the quiz's
+    own words (learner/quiz.py's ui_messages()), then every
+    labs/NN_name/quiz.json, in the labs' order then the file's: each
+    question, then each option's text and its explanation. A text used twice
+    is one message with both references."""
+    from labs import load_labs
+    from learner import quiz
+    order, refs, roles = [], {}, {}
+    # First the quiz's own words (the terminal's and the page's), then the quizzes.
+    for text in quiz.ui_messages():
+        order.append(text)
+        refs[text] = [("tools/lab/learner/quiz.py", "")]
+        roles[text] = ["the quiz's own words, in the terminal and on the reader's page; "
+                       "keep each {field} as it is"]
+    for lab in load_labs(root):
+        data = quiz.load(lab, root)
+        if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
+            continue
+        rel = os.path.relpath(quiz.quiz_path(lab, root), root).replace(os.sep, "/")
+        for q in data["questions"]:
+            if not isinstance(q, dict):
+                continue
+            qid = str(q.get("id", "?"))
+            items = [(q.get("question"), "the question (%s)" % q.get("stage"))]
+            for k, o in enumerate(q.get("options") or []):
+                if not isinstance(o, dict):
+                    continue
+                right = "the right answer" if o.get("correct") is True else "a wrong answer"
+                items.append((o.get("text"), "option %s, %s" % (chr(ord("a") + k), right)))
+                items.append((o.get("why"), "why option %s is %s" % (
+                    chr(ord("a") + k), "right" if o.get("correct") is True else "wrong")))
+            for text, role in items:
+                if not isinstance(text, str) or not text.strip():
+                    continue
+                if text not in refs:
+                    order.append(text)
+                    refs[text], roles[text] = [], []
+                refs[text].append((rel, qid))
+                roles[text].append("%s: %s" % (qid, role))
+    return [(t, refs[t], roles[t]) for t in order]
+
+
+def quiz_template_text(root=ROOT):
+    """The text of po/quiz/messages.pot (deterministic: the quizzes' order)."""
+    polib = _polib()
+    entries = []
+    for text, refs, roles in quiz_messages(root):
+        e = polib.POEntry(msgid=text, msgstr="", occurrences=refs, comment="\n".join(roles))
+        entries.append(e.__unicode__(wrapwidth=0) if hasattr(e, "__unicode__") else str(e))
+    header = ('# The quizzes of the labs (./lab quiz N, and ./lab read\'s pages): every question,\n'
+              '# option and explanation of labs/*/quiz.json. Generated by ./lab translate:\n'
+              '# edit the quiz.json files, not this file. Keep every number, formula and\n'
+              '# identifier as in the English.\n'
+              'msgid ""\nmsgstr ""\n'
+              '"Project-Id-Version: mha-labs\\n"\n'
+              '"PO-Revision-Date: YEAR-MO-DA HO:MI+ZONE\\n"\n'
+              '"MIME-Version: 1.0\\n"\n'
+              '"Content-Type: text/plain; charset=UTF-8\\n"\n'
+              '"Content-Transfer-Encoding: 8bit\\n"\n\n')
+    return header + "\n".join(entries)
+
+
+def update_quiz(root=ROOT, merge=True):
+    """Writes po/quiz/messages.pot and merges it into po/quiz/<lang>.po."""
+    _write_and_merge(os.path.join(root, QUIZ_DIR), quiz_template_text(root), merge)
 
 
 # ------------------------------------------------------- generated pages
@@ -444,8 +524,24 @@ def block_problems(msgid, msgstr):
     return out
 
 
-def catalogue_problems(path, root=ROOT, markdown=True):
-    """msgfmt -c of a catalogue, then block_problems of each current entry."""
+# An identifier of the code (d_head, split_heads, std::invalid_argument): the
+# quizzes write them without backticks, and a translation keeps each.
+_IDENT = re.compile(r"(?<![\w:])[A-Za-z_]\w*(?:_\w*|::\w+)+|\{\w+\}")
+
+
+def identifier_problems(msgid, msgstr):
+    a, b = _multiset(_IDENT.findall(msgid)), _multiset(_IDENT.findall(msgstr))
+    if a == b:
+        return []
+    missing = [x for x in a if x not in b] or ["-"]
+    extra = [x for x in b if x not in a] or ["-"]
+    return ["its identifiers differ from the English (missing %s; not in the English %s)"
+            % (", ".join(missing[:3]), ", ".join(extra[:3]))]
+
+
+def catalogue_problems(path, root=ROOT, markdown=True, identifiers=False):
+    """msgfmt -c of a catalogue, then block_problems of each current entry
+    (and identifier_problems where identifiers is set: the quizzes')."""
     full = os.path.join(root, path)
     p = subprocess.run(["msgfmt", "-c", "-o", os.devnull, full], capture_output=True, text=True)
     if p.returncode != 0:
@@ -457,7 +553,10 @@ def catalogue_problems(path, root=ROOT, markdown=True):
     for e in _polib().pofile(full):
         if e.obsolete or not e.translated():
             continue
-        for why in block_problems(e.msgid, e.msgstr):
+        whys = block_problems(e.msgid, e.msgstr)
+        if identifiers:
+            whys += identifier_problems(e.msgid, e.msgstr)
+        for why in whys:
             where = ", ".join(dict.fromkeys(f for f, _ in e.occurrences))
             out.append("%s, the block of %s that starts %r: %s"
                        % (path, where, e.msgid[:50], why))
@@ -520,6 +619,18 @@ def problems(root=ROOT):
         cli = os.path.join(CLI_DIR, lang + ".po")
         if os.path.isfile(os.path.join(root, cli)):
             out += catalogue_problems(cli, root, markdown=False)
+        qpo = os.path.join(QUIZ_DIR, lang + ".po")
+        if os.path.isfile(os.path.join(root, qpo)):
+            out += catalogue_problems(qpo, root, identifiers=True)
+    pot = os.path.join(root, QUIZ_DIR, "messages.pot")
+    try:
+        with open(pot, encoding="utf-8") as f:
+            committed = f.read()
+    except OSError:
+        committed = None
+    if committed != quiz_template_text(root):
+        out.append("po/quiz/messages.pot is not what labs/*/quiz.json give today (run ./lab "
+                   "translate)")
     if shutil.which("xgettext"):
         pot = os.path.join(root, CLI_DIR, "messages.pot")
         try:
@@ -559,26 +670,30 @@ def problems(root=ROOT):
 
 
 def shares(root=ROOT):
-    """{lang: (pages' blocks current, blocks, terminal messages current, messages)}."""
+    """{lang: (pages' blocks current, blocks, terminal messages current, messages,
+    quiz messages current, messages)}."""
     polib = _polib()
     out = {}
+
+    def entries(path):
+        return [e for e in polib.pofile(path) if not e.obsolete] if os.path.isfile(path) else []
     for lang in LANGS:
-        po = polib.pofile(os.path.join(root, "po", lang + ".po"))
-        entries = [e for e in po if not e.obsolete]
-        cli_path = os.path.join(root, CLI_DIR, lang + ".po")
-        cli = [e for e in polib.pofile(cli_path) if not e.obsolete] \
-            if os.path.isfile(cli_path) else []
-        out[lang] = (sum(e.translated() for e in entries), len(entries),
-                     sum(e.translated() for e in cli), len(cli))
+        po = entries(os.path.join(root, "po", lang + ".po"))
+        cli = entries(os.path.join(root, CLI_DIR, lang + ".po"))
+        qz = entries(os.path.join(root, QUIZ_DIR, lang + ".po"))
+        out[lang] = (sum(e.translated() for e in po), len(po),
+                     sum(e.translated() for e in cli), len(cli),
+                     sum(e.translated() for e in qz), len(qz))
     return out
 
 
 def share_lines(root=ROOT):
     lines = []
-    for lang, (cur, tot, ccur, ctot) in shares(root).items():
+    for lang, (cur, tot, ccur, ctot, qcur, qtot) in shares(root).items():
         lines.append("%s: pages %d of %d blocks current (%.0f%%); terminal %d of %d messages "
-                     "(%.0f%%)" % (lang, cur, tot, 100.0 * cur / max(tot, 1), ccur, ctot,
-                                   100.0 * ccur / max(ctot, 1)))
+                     "(%.0f%%); quizzes %d of %d messages (%.0f%%)"
+                     % (lang, cur, tot, 100.0 * cur / max(tot, 1), ccur, ctot,
+                        100.0 * ccur / max(ctot, 1), qcur, qtot, 100.0 * qcur / max(qtot, 1)))
     return lines
 
 
@@ -586,13 +701,15 @@ def share_lines(root=ROOT):
 
 def update(root=ROOT, log=print):
     """After an English edit: the extracts, po4a's template and catalogues (a
-    changed block becomes fuzzy), the terminal's template and catalogues, then
-    every page."""
+    changed block becomes fuzzy), the terminal's and the quizzes' templates
+    and catalogues, then every page."""
     write_sources(root)
     log("po4a: template and catalogues (po/messages.pot, po/es.po, po/pt_BR.po)...")
     _run(["po4a", "--no-translations", CFG], cwd=root)
     log("xgettext: po/cli/messages.pot, merged into po/cli/*.po...")
     update_cli(root)
+    log("quizzes: po/quiz/messages.pot from labs/*/quiz.json, merged into po/quiz/*.po...")
+    update_quiz(root)
     regenerate(root, log)
 
 

@@ -229,29 +229,32 @@ def kit_files(labs):
     return files
 
 
-# The terminal's translations: po/cli/<lang>.po, compiled where the learner's
+# The terminal's translations: po/cli/<lang>.po (domain "lab") and the
+# quizzes' po/quiz/<lang>.po (domain "quiz"), compiled where the learner's
 # ./lab looks for them (tools/lab/learner/i18n.py).
 CATALOGUES = {"es": "po/cli/es.po", "pt_BR": "po/cli/pt_BR.po"}
+QUIZ_CATALOGUES = {"es": "po/quiz/es.po", "pt_BR": "po/quiz/pt_BR.po"}
 
 
 def compiled_catalogues(root=ROOT):
-    """{kit path of lab.mo: bytes} of each catalogue, compiled with msgfmt
-    (gettext, tools/setup.sh); none (with a warning: the kit's ./lab then speaks
-    English) where msgfmt is missing."""
+    """{kit path of lab.mo or quiz.mo: bytes} of each catalogue, compiled with
+    msgfmt (gettext, tools/setup.sh); none (with a warning: the kit's ./lab then
+    speaks English) where msgfmt is missing."""
     out = {}
     if shutil.which("msgfmt") is None:
         print("lab: warning: msgfmt is missing (Debian's gettext, tools/setup.sh --dev): the "
               "kit's ./lab will speak only English", file=sys.stderr)
         return out
-    for lang, po in CATALOGUES.items():
-        if not os.path.isfile(os.path.join(root, po)):
-            continue
-        with tempfile.TemporaryDirectory(prefix="mha-mo-") as tmp:
-            mo = os.path.join(tmp, "lab.mo")
-            subprocess.run(["msgfmt", "-o", mo, os.path.join(root, po)], check=True,
-                           capture_output=True)
-            with open(mo, "rb") as f:
-                out["tools/lab/locale/%s/LC_MESSAGES/lab.mo" % lang] = f.read()
+    for domain, catalogues in (("lab", CATALOGUES), ("quiz", QUIZ_CATALOGUES)):
+        for lang, po in catalogues.items():
+            if not os.path.isfile(os.path.join(root, po)):
+                continue
+            with tempfile.TemporaryDirectory(prefix="mha-mo-") as tmp:
+                mo = os.path.join(tmp, domain + ".mo")
+                subprocess.run(["msgfmt", "-o", mo, os.path.join(root, po)], check=True,
+                               capture_output=True)
+                with open(mo, "rb") as f:
+                    out["tools/lab/locale/%s/LC_MESSAGES/%s.mo" % (lang, domain)] = f.read()
     return out
 
 

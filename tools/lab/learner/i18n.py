@@ -72,37 +72,51 @@ def strip_lang_option(argv):
     return out, lang
 
 
-def _compiled(lang, root):
-    """The .mo of `lang`: the kit's, or one compiled from po/cli/<lang>.po into
-    .cache/locale/ (recompiled when the .po is newer). None if there is none."""
-    shipped = os.path.join(root, "tools", "lab", "locale", lang, "LC_MESSAGES", DOMAIN + ".mo")
+# A domain's catalogues: po/<folder>/<lang>.po. "lab" holds ./lab's messages,
+# "quiz" the quizzes' questions (learner/quiz.py).
+PO_FOLDERS = {DOMAIN: "cli", "quiz": "quiz"}
+
+
+def compiled(lang, root=ROOT, domain=DOMAIN):
+    """The .mo of `lang` in `domain`: the kit's (tools/lab/locale/), or one
+    compiled from po/<folder>/<lang>.po into .cache/locale/ (recompiled when
+    the .po is newer). None if there is none."""
+    shipped = os.path.join(root, "tools", "lab", "locale", lang, "LC_MESSAGES", domain + ".mo")
     if os.path.isfile(shipped):
         return shipped
-    po = os.path.join(root, "po", "cli", lang + ".po")
+    po = os.path.join(root, "po", PO_FOLDERS[domain], lang + ".po")
     if not os.path.isfile(po) or shutil.which("msgfmt") is None:
         return None
-    mo = os.path.join(root, ".cache", "locale", lang, "LC_MESSAGES", DOMAIN + ".mo")
+    mo = os.path.join(root, ".cache", "locale", lang, "LC_MESSAGES", domain + ".mo")
     try:
         if not os.path.isfile(mo) or os.path.getmtime(mo) < os.path.getmtime(po):
             os.makedirs(os.path.dirname(mo), exist_ok=True)
-            subprocess.run(["msgfmt", "-o", mo, po], check=True, capture_output=True,
+            # Written beside, then renamed: two ./lab at once never read half a file.
+            tmp = "%s.%d" % (mo, os.getpid())
+            subprocess.run(["msgfmt", "-o", tmp, po], check=True, capture_output=True,
                            timeout=60)
+            os.replace(tmp, mo)
     except (OSError, subprocess.SubprocessError):
         return None
     return mo
 
 
-def setup(lang, root=ROOT):
-    """Makes `lang` (None: English) the language of every later message."""
-    tr = gettext.NullTranslations()
-    mo = _compiled(lang, root) if lang else None
+def translations(lang, root=ROOT, domain=DOMAIN):
+    """A gettext translations object of `lang` (None: English) in `domain`;
+    a missing catalogue or message gives the English."""
+    mo = compiled(lang, root, domain) if lang else None
     if mo:
         try:
             with open(mo, "rb") as f:
-                tr = gettext.GNUTranslations(f)
+                return gettext.GNUTranslations(f)
         except (OSError, gettext.error):
-            tr = gettext.NullTranslations()
-    _state["lang"], _state["tr"] = lang, tr
+            pass
+    return gettext.NullTranslations()
+
+
+def setup(lang, root=ROOT):
+    """Makes `lang` (None: English) the language of every later message."""
+    _state["lang"], _state["tr"] = lang, translations(lang, root)
 
 
 def lang():

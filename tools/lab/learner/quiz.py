@@ -16,13 +16,14 @@ is right. Ids are stable names, so progress kept in a browser survives edits
 to the wording.
 
 Translation: every string is a message of the gettext domain "quiz", its
-English text the msgid (Python's gettext, standard library). A catalogue
-quiz.mo in docs' locale folder (locale/LANG/LC_MESSAGES), when it exists,
-translates the quiz
-for ./lab read's page in LANG and for ./lab quiz N --lang LANG; without one,
-the English text is shown.
+English text the msgid (Python's gettext, standard library). ./lab translate
+extracts them into po/quiz/messages.pot and merges that into po/quiz/es.po and
+po/quiz/pt_BR.po (course/i18n.py); their quiz.mo, compiled where ./lab's own
+catalogue is (learner/i18n.py: the kit's tools/lab/locale/, else .cache/locale/),
+translates the quiz for ./lab read's page in that language and for ./lab quiz N
+in ./lab's language. A string a catalogue lacks (or has fuzzy, because its
+English changed) is shown in English.
 """
-import gettext
 import json
 import os
 import random
@@ -31,10 +32,31 @@ from labs import ROOT, load_labs
 from learner.console import FAILED, OK, USAGE, err, lab_arg
 
 STAGES = ("before", "check", "after")
-STAGE_NAMES = {"before": "before you start", "check": "check your understanding",
-               "after": "after the lab"}
+STAGE_NAMES = {"before": "Before you start", "check": "Check your understanding",
+               "after": "After the lab"}
+# The quiz's own words around its questions, in the terminal and on the
+# reader's page: messages of the "quiz" domain too (first in its template), so
+# a translated quiz is translated whole. {fields} are filled in by str.format
+# here and by the page's script (tools/reader/reader.js).
+UI = {
+    "title": "Quiz",
+    "right": "Right.",
+    "wrong": "Not quite.",
+    "progress": "{right} of {total} answered right (kept in this browser)",
+    "reset": "start this quiz over",
+    "start": "Lab {number} quiz: {title} ({count} questions; answer with a letter, q stops)",
+    "prompt": "your answer: ",
+    "letters": "answer with a letter from a to {last} (q stops)",
+    "stopped": "stopped: {answered} of {count} answered, {first} right at the first try",
+    "done": "done: {first} of {count} right at the first try",
+}
+
+
+def ui_messages():
+    """The English of the quiz's own words, in a fixed order."""
+    return [STAGE_NAMES[s] for s in STAGES] + list(UI.values())
 MIN_QUESTIONS, MAX_QUESTIONS = 5, 8
-LOCALE_DIR = os.path.join("docs", "locale")
+DOMAIN = "quiz"
 
 
 def quiz_path(lab, root=ROOT):
@@ -121,12 +143,21 @@ def problems(labs=None, root=ROOT):
 
 
 def translator(lang, root=ROOT):
-    """A function text -> text in `lang` (the quiz catalogue), or the identity."""
-    if not lang or lang == "en":
+    """A function text -> text in `lang` (es, pt-BR, pt_BR, es_ES.UTF-8...: the
+    quiz catalogue of its language), or the identity (English)."""
+    from learner import i18n
+    code = i18n.language_of(lang) if lang and lang != "en" else None
+    if not code:
         return lambda s: s
-    t = gettext.translation("quiz", os.path.join(root, LOCALE_DIR), languages=[lang],
-                            fallback=True)
-    return t.gettext
+    return i18n.translations(code, root, DOMAIN).gettext
+
+
+def labels(lang, root=ROOT):
+    """{name: the quiz's own words in `lang`}: UI's, and each stage's name."""
+    tr = translator(lang, root)
+    out = {k: tr(v) for k, v in UI.items()}
+    out.update({s: tr(STAGE_NAMES[s]) for s in STAGES})
+    return out
 
 
 def translated(data, lang, root=ROOT):
@@ -138,7 +169,7 @@ def translated(data, lang, root=ROOT):
         for q in data["questions"]]}
 
 
-def _ask(prompt, n, read, write):
+def _ask(prompt, n, read, write, words):
     while True:
         try:
             answer = read(prompt).strip().lower()
@@ -148,38 +179,39 @@ def _ask(prompt, n, read, write):
             return None
         if len(answer) == 1 and "a" <= answer < chr(ord("a") + n):
             return ord(answer) - ord("a")
-        write("  answer with a letter from a to %s (q stops)" % chr(ord("a") + n - 1))
+        write("  " + words["letters"].format(last=chr(ord("a") + n - 1)))
 
 
-def run_quiz(lab, data, read=input, write=print):
+def run_quiz(lab, data, read=input, write=print, words=None, title=None):
     """Asks the questions; a wrong answer is explained and asked again until
-    right. Returns (right at the first try, questions answered)."""
+    right. words: labels() of the quiz's language (English by default).
+    Returns (right at the first try, questions answered)."""
+    words = words or labels(None)
     first_try = answered = 0
     qs = data["questions"]
-    write("Lab %d quiz: %s (%d questions; answer with a letter, q stops)"
-          % (lab.number, lab.title, len(qs)))
+    write(words["start"].format(number=lab.number, title=title or lab.title, count=len(qs)))
     for i, q in enumerate(qs):
         write("")
-        write("%d/%d (%s) %s" % (i + 1, len(qs), STAGE_NAMES[q["stage"]], q["question"]))
+        write("%d/%d (%s) %s" % (i + 1, len(qs), words[q["stage"]], q["question"]))
         for j, o in enumerate(q["options"]):
             write("  %s) %s" % (chr(ord("a") + j), o["text"]))
         tries = 0
         while True:
-            k = _ask("your answer: ", len(q["options"]), read, write)
+            k = _ask(words["prompt"], len(q["options"]), read, write, words)
             if k is None:
                 write("")
-                write("stopped: %d of %d answered, %d right at the first try"
-                      % (answered, len(qs), first_try))
+                write(words["stopped"].format(answered=answered, count=len(qs),
+                                              first=first_try))
                 return first_try, answered
             tries += 1
             o = q["options"][k]
-            write(("  right. " if o["correct"] else "  not quite. ") + o["why"])
+            write("  %s %s" % (words["right"] if o["correct"] else words["wrong"], o["why"]))
             if o["correct"]:
                 break
         answered += 1
         first_try += tries == 1
     write("")
-    write("done: %d of %d right at the first try" % (first_try, len(qs)))
+    write(words["done"].format(first=first_try, count=len(qs)))
     return first_try, answered
 
 
@@ -199,12 +231,12 @@ def cmd_quiz(args):
     # The language ./lab chose (--lang, LANGUAGE, LC_ALL, LC_MESSAGES, LANG:
     # learner/i18n.py); pt_BR is the quiz catalogue's pt-BR.
     from learner import i18n
-    lang = getattr(args, "lang", None) or (i18n.lang() or "").replace("_", "-") or None
+    lang = getattr(args, "lang", None) or i18n.lang()
     data = translated(data, lang)
     if getattr(args, "shuffle", False):
         random.shuffle(data["questions"])
     try:
-        run_quiz(lab, data)
+        run_quiz(lab, data, words=labels(lang), title=i18n.title(lab))
     except KeyboardInterrupt:
         print()
     return OK

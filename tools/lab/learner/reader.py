@@ -279,12 +279,16 @@ def _quiz_html(lab, lang, root):
     data = quiz.load(lab, root)
     if data is None or quiz.problems_of(data, "quiz"):
         return ""
+    # The page's language: its questions, options, explanations and the quiz's
+    # own words from the quiz catalogue (po/quiz/), English where it has none.
     data = quiz.translated(data, lang, root)
-    payload = json.dumps({"key": lab.dir, "questions": data["questions"]}, ensure_ascii=False)
-    return ('<section id="quiz" class="quiz"><h2>Quiz</h2><p class="progress"></p>'
+    words = quiz.labels(lang, root)
+    payload = json.dumps({"key": lab.dir, "questions": data["questions"], "labels": words},
+                         ensure_ascii=False)
+    return ('<section id="quiz" class="quiz"><h2>%s</h2><p class="progress"></p>'
             '<div class="questions"></div>'
             '<script type="application/json" id="quiz-data">%s</script></section>'
-            % payload.replace("</", "<\\/"))
+            % (_esc(words["title"]), payload.replace("</", "<\\/")))
 
 
 def _views(root, extra_views):

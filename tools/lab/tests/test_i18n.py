@@ -297,3 +297,109 @@ def test_a_golden_comparison_prints_its_sentence_in_spanish_with_the_same_number
         "[head 0, query 0, key 0]: obtenido 0.08189806, esperado 0.1399203; máximo |error| "
         "0.2094828 en [head 1, query 4, key 1]: obtenido 0.7101973, esperado 0.5007145 "
         "(atol 1e-05, rtol 0.0001))")
+
+
+# ------------------------------------------------------------ the quizzes
+
+def _quiz_strings():
+    """Every question, option and explanation of labs/*/quiz.json."""
+    from labs import load_labs
+    from learner import quiz
+    out = []
+    for lab in load_labs():
+        for q in quiz.load(lab)["questions"]:
+            out.append(q["question"])
+            for o in q["options"]:
+                out += [o["text"], o["why"]]
+    return out
+
+
+def test_the_quiz_template_holds_every_question_option_and_explanation_once():
+    from learner import quiz
+    text = pages.quiz_template_text()
+    assert text == pages.quiz_template_text()          # deterministic
+    po = polib.pofile(text)
+    ids = [e.msgid for e in po]
+    assert len(ids) == len(set(ids))
+    assert set(ids) == set(_quiz_strings()) | set(quiz.ui_messages())
+    first = po.find("T = 5 tokens, d_model = 12 and H = 3 heads. What shape does "
+                    "split_heads return?")
+    # The reference names the file and the question's id.
+    assert "#: labs/01_split_heads/quiz.json:d-head\nmsgid \"T = 5 tokens" in text
+    assert "d-head: the question (before)" in first.comment
+
+
+def test_the_committed_quiz_template_and_catalogues_are_current():
+    with open(os.path.join(ROOT, pages.QUIZ_DIR, "messages.pot"), encoding="utf-8") as f:
+        assert f.read() == pages.quiz_template_text()
+    for lang in pages.LANGS:
+        po = polib.pofile(os.path.join(ROOT, pages.QUIZ_DIR, lang + ".po"))
+        current = [e for e in po if not e.obsolete]
+        assert len(current) == len(polib.pofile(pages.quiz_template_text()))
+        assert pages.catalogue_problems(os.path.join(pages.QUIZ_DIR, lang + ".po"),
+                                        identifiers=True) == []
+
+
+@pytest.mark.parametrize("msgstr, complaint", [
+    ("Con d_model = 12 y H = 3, ¿qué columnas le tocan a la cabeza 1?", None),
+    ("Con d_model = 12 y H = 3, ¿qué columnas le tocan a la cabeza uno?", "numbers"),
+    ("Con d_modelo = 12 y H = 3, ¿qué columnas le tocan a la cabeza 1?", "identifiers"),
+])
+def test_a_quiz_translation_keeps_numbers_and_identifiers(msgstr, complaint):
+    msgid = "With d_model = 12 and H = 3, which columns of x does head 1 own?"
+    found = pages.block_problems(msgid, msgstr) + pages.identifier_problems(msgid, msgstr)
+    assert (found == []) if complaint is None else (len(found) == 1 and complaint in found[0])
+    assert pages.identifier_problems("{right} of {total}", "{right} de {todos}")
+
+
+@needs_tools
+def test_a_changed_english_question_falls_back_to_english_and_the_rest_stays_spanish(tmp_path):
+    """./lab translate's merge (msgmerge) on a copy: an edited question becomes
+    fuzzy, so the compiled catalogue (learner/i18n.compiled) shows it in
+    English; every other message stays Spanish."""
+    from learner import quiz
+    d = tmp_path / "po" / "quiz"
+    d.mkdir(parents=True)
+    for lang in pages.LANGS:
+        shutil.copy(os.path.join(ROOT, pages.QUIZ_DIR, lang + ".po"), str(d))
+    other = "Why subtract each row's maximum before exponentiating?"
+    english = [s for s in _quiz_strings() if s.startswith("A model has d_model = 512")][0]
+    edited = english.replace("8 heads", "16 heads")
+    pages._write_and_merge(str(d), pages.quiz_template_text().replace(
+        'msgid "%s"' % english, 'msgid "%s"' % edited), merge=True)
+    po = polib.pofile(str(d / "es.po"))
+    assert [e.msgid for e in po if "fuzzy" in e.flags and not e.obsolete] == [edited]
+    tr = quiz.translator("es", root=str(tmp_path))
+    assert tr(edited) == edited
+    assert tr("Right.") == "Correcto."
+    assert tr(other) == "¿Por qué restar el máximo de cada fila antes de tomar la exponencial?"
+    assert quiz.translator("pt-BR", root=str(tmp_path))("Right.") == "Certo."
+    mo = tmp_path / ".cache" / "locale" / "es" / "LC_MESSAGES" / "quiz.mo"
+    assert mo.is_file()
+
+
+@needs_tools
+def test_the_kit_ships_the_compiled_quiz_catalogues():
+    from course import kit
+    files = kit.compiled_catalogues()
+    for lang in pages.LANGS:
+        mo = files["tools/lab/locale/%s/LC_MESSAGES/quiz.mo" % lang]
+        assert mo[:4] in (b"\xde\x12\x04\x95", b"\x95\x04\x12\xde")
+
+
+@needs_tools
+def test_the_terminal_quiz_asks_in_the_language_of_lab(tmp_path):
+    from labs import load_labs
+    from learner import quiz
+    lab = load_labs()[0]
+    data = quiz.translated(quiz.load(lab), "es")
+    out = []
+    answers = iter(["b", "a"] + ["q"])
+    quiz.run_quiz(lab, data, read=lambda prompt: next(answers), write=out.append,
+                  words=quiz.labels("es"))
+    text = "\n".join(out)
+    assert "Cuestionario del laboratorio 1" in text
+    assert "T = 5 tokens, d_model = 12 y H = 3 cabezas." in text
+    assert "No exactamente. Cada cabeza recibe solo sus propias d_head = 4 columnas" in text
+    assert "Correcto. d_head = d_model / H = 12 / 3 = 4" in text
+    assert "detenido: 1 de 6 respondidas, 0 bien al primer intento" in text

@@ -80,7 +80,7 @@ def test_the_terminal_quiz_explains_a_wrong_answer_and_asks_again():
     first, answered = quiz.run_quiz(lab, _quiz(), read=lambda prompt: next(answers),
                                     write=out.append)
     text = "\n".join(out)
-    assert "not quite. because 1" in text and "right. because 0" in text
+    assert "Not quite. because 1" in text and "Right. because 0" in text
     assert "answer with a letter from a to c" in text
     assert (first, answered) == (4, 5)
     assert "done: 4 of 5 right at the first try" in text
@@ -185,6 +185,39 @@ def test_the_language_switch_offers_only_existing_translations(site):
     en = _read(site, "en/03_output_projection.html")
     assert 'class="missing"' in en and 'data-lang="es"' not in en
     assert not os.path.exists(os.path.join(site, "es", "03_output_projection.html"))
+
+
+def _quiz_of(page):
+    m = re.search(r'<script type="application/json" id="quiz-data">(.*?)</script>', page, re.S)
+    return json.loads(m.group(1).replace("<\\/", "</"))
+
+
+def test_a_translated_page_asks_its_quiz_in_its_language(site):
+    lab = load_labs()[1]
+    english = quiz.load(lab)["questions"][0]
+    en = _quiz_of(_read(site, "en/02_batched_attention.html"))
+    assert en["questions"][0]["question"] == english["question"]
+    assert en["labels"]["right"] == "Right."
+    es_page = _read(site, "es/02_batched_attention.html")
+    es = _quiz_of(es_page)
+    assert es["questions"][0]["question"].startswith("Un modelo tiene d_model = 512 y 8 cabezas.")
+    assert es["questions"][0]["options"][2]["why"].startswith("Los productos escalares")
+    assert es["questions"][0]["options"][2]["correct"] is True      # the data is unchanged
+    assert es["labels"]["right"] == "Correcto." and es["labels"]["before"] == "Antes de empezar"
+    assert '<h2>Cuestionario</h2>' in es_page
+    pt = _quiz_of(_read(site, "pt-BR/02_batched_attention.html"))
+    assert pt["questions"][0]["question"].startswith("Um modelo tem d_model = 512 e 8 cabeças.")
+    assert pt["labels"]["wrong"] == "Não exatamente."
+    assert [q["id"] for q in es["questions"]] == [q["id"] for q in en["questions"]]
+
+
+def test_a_string_the_catalogue_lacks_is_shown_in_english():
+    q = _quiz()
+    q["questions"][0]["question"] = "A model has d_model = 512 and 8 heads. By what number " \
+        "does each head divide its scores?"
+    es = quiz.translated(q, "es")
+    assert es["questions"][0]["question"].startswith("Un modelo tiene")
+    assert es["questions"][1] == q["questions"][1]        # "Which?" has no translation
 
 
 def test_a_translation_is_found_as_docs_lang_NN_or_NN_name(workdir):
