@@ -13,8 +13,9 @@
 // checks that it does not depend on m (m = 0 against m = 1000), and prints
 // how far off an angle computed in float32 (as Hugging Face's Llama computes
 // it) would be, at small positions and near 10^6. The curve
-// swings by up to about 0.2 between neighbouring distances (the fast pairs),
-// so beside each single score it prints the mean over the distances
+// swings up and down by up to about 0.25 within five neighbouring distances
+// (the fast pairs; d_head 64, base 10000), so beside each single score it
+// prints the mean over the distances
 // [n/2, 2n), the trend to quote. It writes
 // the two curves as a CSV and a chart under out/score_by_distance/ in the
 // repository (score_by_distance.json, drawn as score_by_distance.png by
