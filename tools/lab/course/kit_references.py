@@ -27,8 +27,12 @@ _CONFIG_DIRS = {"solutions": "solutions", "bench": "bench"}
 _MACHINE_RE = re.compile(r"(?<![\w.-])(/(?:work|home|root|Users)/[\w./-]+)")
 # A passage may name a path of the full repository when it says so: a
 # Markdown paragraph, or a run of comment lines, that contains one of these.
+# The marker in the three languages of the course (the translated lessons say
+# it as their English does: docs/es/, docs/pt-BR/).
 _ELSEWHERE_RE = re.compile(r"instructors'? (?:repository|copy)|"
-                           r"not in (?:the |your )?(?:learner(?:'s)? )?kit", re.I)
+                           r"not in (?:the |your )?(?:learner(?:'s)? )?kit|"
+                           r"de los instructores|no en el kit|"
+                           r"dos instrutores|não no kit|fora do kit", re.I)
 _COMMENT_RE = re.compile(r"^\s*(//|#|\*|/\*)")
 
 

@@ -379,11 +379,12 @@ def build(site, root=ROOT, translations=None, extra_views=None):
         f.write(HtmlFormatter(style="friendly").get_style_defs(".hl"))
 
     def source(lab, lang):
-        if lang in translations:
+        if lang in translations:   # that folder only, not docs' own
             for name in (lab.dir + ".md", lab.nn + ".md"):
                 p = os.path.join(translations[lang], name)
                 if os.path.isfile(p):
                     return p
+            return None
         return translation_of(lab, lang, root)
 
     runs = last_run(root)
