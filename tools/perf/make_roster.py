@@ -34,7 +34,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools", "lab"))
-import mutants as mutants_mod  # noqa: E402
+from checks import mutants as mutants_mod  # noqa: E402
 from labs import load_labs  # noqa: E402
 
 SOURCES = os.path.join(ROOT, "tools", "perf", "roster_sources")

@@ -120,17 +120,17 @@ class Grading:
         with self._runs_lock:
             self._runs.clear()
 
-    def _run(self, lab, kind, server, job, timing):
+    def _run(self, lab, kind, server, job, timing, mode="isolated"):
         """The results of `lab`'s `kind` tests against `server` (a Built link),
         run once per run and link key."""
-        key = (lab.number, kind, server.key)
+        key = (lab.number, kind, server.key, mode)
         with self._runs_lock:
             cached = self._runs.get(key)
         if cached is None:
             t = time.time()
             cached = runner.run_tests(lab, kind, server.path, job, self.workspace,
                                       self.isolation, self.suite, self.rubric.limits(lab.dir),
-                                      self.workspace.fresh_seed(server.key))
+                                      self.workspace.fresh_seed(server.key), mode)
             learner_build.add_time(timing, "run", time.time() - t)
             with self._runs_lock:
                 self._runs[key] = cached
@@ -261,7 +261,7 @@ def _grade_lab(grading, sub, lab, job, kind, timing, mode):
         server = build.link_server(lab, mode, objects, job, timing)
         if not server.ok:
             return failed("link_error", server.message, notes=notes)
-        results, note = grading._run(lab, kind, server, job, timing)
+        results, note = grading._run(lab, kind, server, job, timing, mode)
         if note:
             notes.append(note)
         return lab_report(lab, "graded", "", results, rubric, True, notes, obj.warnings)

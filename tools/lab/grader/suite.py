@@ -7,6 +7,8 @@ targets labs.Lab names (see common/lab.bzl):
   lab.public_test_remote             the public tests, likewise
   lab.learner_runtime("isolated")    what a learner's object is linked with
   lab.learner_runtime("cumulative")
+  lab.reference_server               a job's reference process (isolated mode):
+                                     answers the learner's calls back
 
 The grader finds them by asking Bazel (`bazel query`, `bazel info`), never by
 reading BUILD files, and copies what the learner's side needs (the headers,
@@ -31,7 +33,8 @@ MODES = ("isolated", "cumulative")
 # The grader's own code (every package of tools/lab): part of the fingerprint.
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-BAZEL_FLAGS = ["-c", "opt", "--config=solutions"]
+# --config=checked (.bazelrc): bounds checks on in every trusted binary.
+BAZEL_FLAGS = ["-c", "opt", "--config=solutions", "--config=checked"]
 # Compiler flags of a learner's file: Bazel's -c opt, C++17, and warnings that
 # catch the classic C++ slips. No LTO: link-time code generation would run
 # code the learner chose inside the linker (objcheck.py rejects LTO objects too).
@@ -86,6 +89,7 @@ class LabArtefacts:
         self.lab = lab
         self.hidden = os.path.join(bin_dir, bin_path(lab.hidden_test_remote))
         self.public = os.path.join(bin_dir, bin_path(lab.public_test_remote))
+        self.reference = os.path.join(bin_dir, bin_path(lab.reference_server))
         self.manifests = {m: os.path.join(bin_dir, bin_path(lab.learner_runtime(m))) + ".manifest"
                           for m in MODES}
         self.runtime = {}   # mode: [(kind, value)], the staged runtime (Suite._stage)
@@ -155,7 +159,7 @@ class Suite:
         """The Bazel labels of every lab's trusted binaries and runtimes."""
         out = []
         for lab in self.labs:
-            out += [lab.hidden_test_remote, lab.public_test_remote] + [
+            out += [lab.hidden_test_remote, lab.public_test_remote, lab.reference_server] + [
                 lab.learner_runtime(m) for m in MODES]
         return out
 
@@ -173,7 +177,7 @@ class Suite:
         stages what the build user reads (runtime archives from `exec_root`)."""
         for lab in self.labs:
             a = LabArtefacts(lab, bin_dir)
-            for path in [a.hidden, a.public] + list(a.manifests.values()):
+            for path in [a.hidden, a.public, a.reference] + list(a.manifests.values()):
                 if not os.path.exists(path):
                     raise BuildError("Bazel built no %s" % path)
             a.hidden_test_names = _list_tests(a.hidden)
@@ -241,7 +245,9 @@ class Suite:
         subprocess.run(["g++", src, "-o", exe, "-Wl,--no-as-needed", "-lopenblas", "-pthread"],
                        check=True, capture_output=True)
         shutil.rmtree(os.path.join(self.stage, "libroot"), ignore_errors=True)
-        self.libroot = sandbox.prepare_libroot(self.stage, [exe])
+        # The reference processes run in the same kind of jail: their libraries too.
+        refs = [a.reference for a in self.artefacts.values() if os.path.exists(a.reference)]
+        self.libroot = sandbox.prepare_libroot(self.stage, [exe] + refs)
         return self.libroot
 
     def _precompile(self):
