@@ -40,7 +40,8 @@ BAZEL_FLAGS = ["-c", "opt", "--config=solutions", "--config=checked"]
 # code the learner chose inside the linker (objcheck.py rejects LTO objects too).
 CXXFLAGS = ["-std=c++17", "-O2", "-DNDEBUG", "-fPIC", "-g0", "-Wall", "-Wextra", "-Wshadow",
             "-fno-lto", "-fdiagnostics-color=never", "-fno-diagnostics-show-caret"]
-LDFLAGS = ["-fno-use-linker-plugin", "-fno-lto", "-pthread"]
+# -s: no symbol table in the learner's executable (nothing to look its linked labs up in).
+LDFLAGS = ["-fno-use-linker-plugin", "-fno-lto", "-pthread", "-s"]
 # Headers nearly every lab file includes, precompiled once per grading run:
 # parsing xtensor is most of a learner file's compile time (a precompiled
 # header halves it; not xtensor-blas, whose declarations clash with
