@@ -363,7 +363,7 @@ std::string SignalName(int sig) {
 // environment variable `argv_variable` and talks to on descriptors 3 and 4:
 // the learner's process (MHA_REMOTE_ARGV), or the reference process that
 // answers the learner's calls back (MHA_REFERENCE_ARGV). Both run as the
-// job's one-off user, in its jail and limits (tools/lab/grader/runner.py).
+// job's one-off user, in its jail and limits (the grader's runner starts them).
 class PeerProcess {
  public:
   PeerProcess(const char* argv_variable, const char* who) : argv_variable_(argv_variable),

@@ -14,6 +14,8 @@ expect.json:
      "mode": "cumulative"        (optional: graded in that mode; isolated by default)
      "with": [2]                 (optional: the solutions of these labs are submitted
                                   too, as the learner's own: cumulative mode links them)
+     "with_files": {"2": "f.cc"} (optional: these labs are submitted from these files
+                                  of the case's folder instead; they need not earn marks)
      "max_seconds": 60           (optional: the hostile lab's grading takes at most this)}
 
 The case's file is the whole learner file, or, when it has `//@` lines, a
@@ -240,11 +242,15 @@ def check(ctx, labs, make_check, second_layer=True):
     ctx.builder.second_layer = second_layer
     subs, witnesses = [], {}
     for case in cases:
-        nxt = [l for l in labs if l.number == case.lab.number + 1 or
-               l.number in case.expect.get("with", [])]
+        own = {int(n): f for n, f in case.expect.get("with_files", {}).items()}
+        nxt = [l for l in labs if (l.number == case.lab.number + 1 or
+               l.number in case.expect.get("with", [])) and l.number not in own]
         files = {case.lab.number: _source(case, canary_path, workspace.work_root())}
         for l in nxt:
             files[l.number] = _solution(l)
+        for number, name in own.items():
+            with open(os.path.join(os.path.dirname(case.path), name), "rb") as f:
+                files[number] = f.read()
         sub = grade.Submission("hostile " + case.name, files, labs=set(files))
         sub.mode = case.expect.get("mode", "isolated")
         subs.append(sub)

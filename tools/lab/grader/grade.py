@@ -248,7 +248,7 @@ def _grade_lab(grading, sub, lab, job, kind, timing, mode):
         obj = build.compile_source(lab, source, job, timing)
         if not obj.ok:
             return failed("compile_error", obj.message)
-        objects, notes = [obj], []
+        objects, notes, owners = [obj], [], []
         if mode == "cumulative":
             # Only the earlier labs its call surface reaches (surface.linked_labs):
             # a lab that may call nothing gets an executable with nothing else in it.
@@ -260,8 +260,9 @@ def _grade_lab(grading, sub, lab, job, kind, timing, mode):
                         e.number, "was not submitted" if dep is None else "does not compile"))
                     dep = build.compile_source(e, grading.stub(e), job, timing)
                 objects.append(dep)
+                owners.append(e)
         # The link's key, hence the run's (Grading._run), includes the mode.
-        server = build.link_server(lab, mode, objects, job, timing)
+        server = build.link_server(lab, mode, objects, job, timing, owners)
         if not server.ok:
             return failed("link_error", server.message, notes=notes)
         results, note = grading._run(lab, kind, server, job, timing, mode)
