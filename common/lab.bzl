@@ -378,7 +378,8 @@ def lab_remote(hdrs = None):
         deps = [
             "//common/grading:remote_server_main",
             ":reference_call_surface_lib",
-            "//tests/common:call_back_checks",
+            # The argument checks, in the hidden tests' shared package.
+            "//tests/%s:call_back_checks" % "common",
         ] + ["//tests/%s:remote_server" % e.dir for e in _called(lab)] +
         [_lib(e) for e in _called(lab)],
         tags = ["manual", "mha_remote"],

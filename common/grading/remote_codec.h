@@ -340,9 +340,10 @@ struct Codec<const T*> {
 };
 
 // Checks of a decoded object's state (a layer's weights against its sizes, a
-// cache's buffers against its capacity): registered in one place,
-// tests/common/call_back_checks.cc, which only the reference process links,
-// so that no reference code runs on an object the learner made inconsistent.
+// cache's buffers against its capacity): registered in one place, the
+// instructors' call_back_checks.cc (beside the hidden tests), which only the reference
+// process links, so that no reference code runs on an object the learner
+// made inconsistent.
 // A check throws std::invalid_argument naming the value and what was expected.
 using ObjectCheck = std::function<void(const void* object)>;
 bool RegisterObjectCheck(std::type_index type, ObjectCheck check);
