@@ -584,6 +584,7 @@ std::uint64_t Reader::GetU64() {
 
 void Reader::GetRaw(void* out, std::size_t n) {
   if (n > size_ - pos_) throw ProtocolError("message ends early");
+  if (n == 0) return;  // an empty tensor's data() may be null: memcpy must not see it
   std::memcpy(out, data_ + pos_, n);
   pos_ += n;
 }
