@@ -26,12 +26,16 @@ For the grader (in the instructors' repository: common/grading/remote.h, tools/l
 every test also gets a
 `<name>_remote` binary (tagged manual): the same test sources, with the lab's
 own library replaced by a client that forwards each call to the learner's
-code in another process, and the earlier labs of the lab's call surface
-(labs/labs.json "calls") served from the libraries linked here (the
-reference solutions, when built with --config=solutions); a generated
-<name>_call_surface.cc tells common/grading/remote.cc which calls it may answer.
-lab_remote() declares that client, the matching server handlers, and the
-learner_runtime bundles the grader links a learner's compiled file with.
+code in another process. That binary holds the goldens and writes the
+verdicts, so it runs no code on anything the learner shaped: the learner's
+calls back to the earlier labs of its call surface (labs/labs.json "calls";
+a generated <name>_call_surface.cc names them to common/grading/remote.cc)
+are relayed unread to the job's reference process, :reference_server (the
+reference solutions, when built with --config=solutions), which checks every
+argument first (tests/common/call_back_checks.cc).
+lab_remote() declares that client, the matching server handlers, the
+reference server, and the learner_runtime bundles the grader links a
+learner's compiled file with.
 
 Who may depend on what (the packages' visibility): a lab library on
 common/core (and common/programs) only; tests on common/testing too (it is
@@ -153,16 +157,15 @@ def _remote_variant(lab, name, srcs, deps, data, own):
     rdeps = [d for d in deps if d not in own]
     tests = "//tests/%s:" % lab.dir
     rdeps.append(tests + "remote_client")
-    called = _called(lab)
     for e in _earlier(lab):
-        # Calls the learner's process makes back (isolated grading) are
-        # answered here by the earlier labs' libraries: only the servers of the
-        # labs of its call surface are linked, and of those only the named
-        # functions answer (the declaration below, checked in common/grading/remote.cc).
-        # The other libraries stay for the tests' own use (trusted code).
-        for d in (["//tests/%s:remote_server" % e.dir] if e in called else []) + [_lib(e)]:
-            if d not in rdeps:
-                rdeps.append(d)
+        # The earlier labs' libraries, for the tests' own use (trusted code).
+        # No server of any lab is linked here: the learner's calls back
+        # (isolated grading) go, unread, to the job's reference process
+        # (lab_remote's :reference_server); this binary only refuses the
+        # calls outside the surface (the declaration below, checked in
+        # common/grading/remote.cc) and relays the others.
+        if _lib(e) not in rdeps:
+            rdeps.append(_lib(e))
     _call_surface(
         name = name + "_call_surface",
         lab = lab.number,
@@ -387,12 +390,46 @@ def lab_remote(hdrs = None):
     support = ["//common/grading:remote_server_main", ":remote_server", _lib(lab) + "_support"] + _LEARNER_SUPPORT
 
     # Lab N alone: the earlier labs the learner's file calls are answered by
-    # the grader's test process (the reference solutions). Only the labs of
+    # the job's reference process (:reference_server below, through the
+    # grader's test process, which relays the bytes unread). Only the labs of
     # its call surface: a call to any other lab does not even link.
     learner_runtime(
         name = "learner_runtime_isolated",
         deps = support + ["//tests/%s:remote_client" % e.dir for e in _called(lab)],
         tags = ["manual"],
+        visibility = ["//visibility:public"],
+    )
+
+    # The reference process of a job (isolated grading): answers the learner's
+    # calls back with the reference solutions of the labs of the call surface
+    # (and, of their functions, only the named ones), after
+    # tests/common/call_back_checks.cc has checked every argument. It holds no
+    # golden, no rubric and no verdict channel, and runs as the job's one-off
+    # user in its jail, like the learner's process.
+    _call_surface(
+        name = "reference_call_surface",
+        lab = lab.number,
+        calls = lab.calls,
+        testonly = True,
+    )
+    cc_library(
+        name = "reference_call_surface_lib",
+        testonly = True,
+        srcs = [":reference_call_surface"],
+        deps = ["//common/grading:remote"],
+        alwayslink = True,
+    )
+    cc_binary(
+        name = "reference_server",
+        testonly = True,
+        deps = [
+            "//common/grading:remote_server_main",
+            ":reference_call_surface_lib",
+            # The argument checks, in the hidden tests' shared package.
+            "//tests/%s:call_back_checks" % "common",
+        ] + ["//tests/%s:remote_server" % e.dir for e in _called(lab)] +
+        [_lib(e) for e in _called(lab)],
+        tags = ["manual", "mha_remote"],
         visibility = ["//visibility:public"],
     )
 

@@ -181,19 +181,13 @@ std::string Refusal(const std::string& qualified) {
          "'s call surface (labs/labs.json), so it is not available here";
 }
 
-double ProcessCpuSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 // What every call back made during one call into the learner's process has
 // used so far, against that call's limits (see DeclareCallSurface).
 struct CallBackBudget {
   std::uint64_t max_bytes = 0;   // 0: no limit
-  double max_cpu_s = 0;          // 0: no limit
+  double max_seconds = 0;        // 0: no limit
   std::uint64_t bytes = 0;
-  double cpu_s = 0;
+  double seconds = 0;            // the reference process's time answering them
   int calls = 0;
   std::string exceeded;          // why the budget ran out; empty while it has not
 
@@ -205,50 +199,79 @@ struct CallBackBudget {
                  "last " + fn + ") moved " + mib(bytes) + " MiB together, over the memory " +
                  "limit of " + mib(max_bytes) + " MiB: calls back count against the " +
                  "learner's own limits, added up over one call";
-    } else if (max_cpu_s > 0 && cpu_s > max_cpu_s) {
+    } else if (max_seconds > 0 && seconds > max_seconds) {
       exceeded = "the learner's " + std::to_string(calls) + " calls back to earlier labs (the " +
-                 "last " + fn + ") used " + std::to_string(static_cast<int>(cpu_s)) +
-                 " s of CPU together, over the time limit of one call: calls back count "
+                 "last " + fn + ") took " + std::to_string(static_cast<int>(seconds)) +
+                 " s together, over the time limit of one call: calls back count "
                  "against the learner's own limits, added up over one call";
     }
     return exceeded;
   }
 };
 
-// Runs the call in `m` and sends its answer on `ch` before `deadline`. On
-// the trusted side (`budget` set) the call is a call back from the learner:
-// it must be in the call surface, and it is charged to the budget.
+// The trusted side's link to the reference process (defined below).
+bool ReferenceConfigured();
+struct Relayed {
+  Kind kind;
+  std::string payload;
+};
+Relayed RelayToReference(const std::string& payload, std::optional<Clock::time_point> deadline);
+
+// Answers the call in `m` on `ch` before `deadline`.
+//
+// In a server (`budget` null: the learner's process, or the reference
+// process) the call runs here, through the handler table; a process that
+// declares a call surface (the reference process) answers only its names.
+//
+// In the trusted test process (`budget` set) the call is a call back from the
+// learner's process, and no code runs on its arguments here: it must be in
+// the call surface, it is charged to the budget, and its bytes go unread to
+// the reference process of this job (MHA_REFERENCE_ARGV, isolated grading
+// only), whose answer, or exception, goes back unread as well. Only the
+// call's name is decoded here. Without a reference process (cumulative
+// grading: the learner's own earlier labs are linked into its process) no
+// call back is answered at all.
 void Answer(Channel& ch, const Message& m, std::optional<Clock::time_point> deadline,
             CallBackBudget* budget) {
   Writer out;
   Kind kind = Kind::kReturn;
+  std::string relayed;
+  bool was_relayed = false;
   ThrownState().clear();
   try {
     Reader in(m.payload);
     std::string name;
     Decode(in, name);
-    const auto it = Handlers().find(name);
+    const std::string fn = QualifiedName(name);
+    const std::string refused = Refusal(fn);
+    if (!refused.empty()) throw std::logic_error(refused);
     if (budget != nullptr) {
-      const std::string fn = QualifiedName(name);
-      const std::string refused = Refusal(fn);
-      if (!refused.empty()) throw std::logic_error(refused);
+      if (!ReferenceConfigured()) {
+        throw std::logic_error(
+            "call back to " + fn + " refused: in cumulative grading the learner's own earlier "
+            "labs are linked into its process, so nothing answers calls back here");
+      }
       ++budget->calls;
       budget->bytes += m.payload.size();
       std::string over = budget->Check(fn);
       if (!over.empty()) throw std::runtime_error(over);
-      if (it == Handlers().end()) throw ProtocolError("no function named " + name);
-      const double cpu0 = ProcessCpuSeconds();
-      it->second(in, out);
-      budget->cpu_s += ProcessCpuSeconds() - cpu0;
-      budget->bytes += out.bytes().size();
+      const auto t0 = Clock::now();
+      Relayed answer = RelayToReference(m.payload, deadline);
+      budget->seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+      budget->bytes += answer.payload.size();
       over = budget->Check(fn);
       if (!over.empty()) throw std::runtime_error(over);
+      kind = answer.kind;
+      relayed = std::move(answer.payload);
+      was_relayed = true;
     } else {
+      const auto it = Handlers().find(name);
       if (it == Handlers().end()) throw ProtocolError("no function named " + name);
       it->second(in, out);
     }
   } catch (const std::exception& e) {
     kind = Kind::kThrow;
+    was_relayed = false;
     out = Writer();
     Encode(out, TypeName(e));
     Encode(out, std::string(e.what()));
@@ -256,13 +279,14 @@ void Answer(Channel& ch, const Message& m, std::optional<Clock::time_point> dead
     out.PutRaw(ThrownState().data(), ThrownState().size());
   } catch (...) {
     kind = Kind::kThrow;
+    was_relayed = false;
     out = Writer();
     Encode(out, std::string("unknown"));
     Encode(out, std::string("an exception that is not a std::exception"));
     out.PutRaw(ThrownState().data(), ThrownState().size());
   }
   CallArena().Clear();
-  ch.Send(kind, out.bytes(), deadline);
+  ch.Send(kind, was_relayed ? relayed : out.bytes(), deadline);
 }
 
 // Exception messages cross a trust boundary: keep printable text only.
@@ -335,9 +359,43 @@ std::string SignalName(int sig) {
   }
 }
 
-class LearnerProcess {
+// A process the trusted side starts from the newline-separated argv in the
+// environment variable `argv_variable` and talks to on descriptors 3 and 4:
+// the learner's process (MHA_REMOTE_ARGV), or the reference process that
+// answers the learner's calls back (MHA_REFERENCE_ARGV). Both run as the
+// job's one-off user, in its jail and limits (the grader's runner starts them).
+class PeerProcess {
  public:
-  ~LearnerProcess() { Stop(); }
+  PeerProcess(const char* argv_variable, const char* who) : argv_variable_(argv_variable),
+                                                            who_(who) {}
+  ~PeerProcess() { Stop(); }
+
+  bool configured() const { return !EnvOr(argv_variable_, "").empty(); }
+
+  // Sends one call's bytes (its name and arguments, as the learner's process
+  // wrote them) to the reference process and returns its answer as bytes; the
+  // trusted side reads neither. A reference process that dies or overruns is
+  // stopped (the next call back starts a fresh one) and the call back fails.
+  Relayed Relay(const std::string& payload, std::optional<Clock::time_point> deadline) {
+    if (!running()) Start();
+    try {
+      channel_->Send(Kind::kCall, payload, deadline);
+      Message m = channel_->Receive(deadline);
+      if (m.kind == Kind::kCall) throw ProtocolError("the reference process made a call");
+      return Relayed{m.kind, std::move(m.payload)};
+    } catch (const ChannelTimeout&) {
+      Stop();
+      throw std::runtime_error("the reference answer to a call back did not come within the "
+                               "call's time limit");
+    } catch (const ChannelClosed&) {
+      throw std::runtime_error("the reference process " + Stop() +
+                               " answering a call back (arguments it could not take?)");
+    } catch (const ProtocolError& e) {
+      Stop();
+      throw std::runtime_error(std::string("the reference process sent a malformed answer (") +
+                               e.what() + ")");
+    }
+  }
 
   std::string Call(const std::string& name, const std::string& arguments) {
     const std::string fn = ShortName(name);
@@ -350,7 +408,7 @@ class LearnerProcess {
         Clock::now() + std::chrono::milliseconds(static_cast<long long>(timeout_s_ * 1000));
     CallBackBudget budget;
     budget.max_bytes = static_cast<std::uint64_t>(EnvSeconds("MHA_REMOTE_MEMORY_MB", 0)) << 20;
-    budget.max_cpu_s = timeout_s_;
+    budget.max_seconds = timeout_s_;
     try {
       std::string reply;
       try {
@@ -389,11 +447,11 @@ class LearnerProcess {
   void Start() {
     timeout_s_ = EnvSeconds("MHA_REMOTE_CALL_TIMEOUT_S", 10.0);
     max_timeouts_ = static_cast<int>(EnvSeconds("MHA_REMOTE_MAX_TIMEOUTS", 2));
-    const std::string spec = EnvOr("MHA_REMOTE_ARGV", "");
+    const std::string spec = EnvOr(argv_variable_, "");
     if (spec.empty()) {
       throw LearnerProcessError(
-          "MHA_REMOTE_ARGV is not set: this test binary calls the lab's code in another "
-          "process, which ./lab grade starts");
+          std::string(argv_variable_) + " is not set: this test binary calls the lab's code "
+          "in another process, which ./lab grade starts");
     }
     // Newline-separated argv, prepared before fork (the child may only exec).
     std::vector<std::string> args;
@@ -410,12 +468,12 @@ class LearnerProcess {
 
     int down[2], up[2];  // down: us -> learner, up: learner -> us
     if (pipe2(down, O_CLOEXEC) != 0 || pipe2(up, O_CLOEXEC) != 0) {
-      throw LearnerProcessError("cannot create pipes for the learner's process");
+      throw LearnerProcessError(std::string("cannot create pipes for ") + who_);
     }
     signal(SIGPIPE, SIG_IGN);
     const int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     const pid_t pid = fork();
-    if (pid < 0) throw LearnerProcessError("cannot start the learner's process (fork failed)");
+    if (pid < 0) throw LearnerProcessError(std::string("cannot start ") + who_ + " (fork failed)");
     if (pid == 0) {
       // Child: descriptors 0-2 on /dev/null, 3 = calls in, 4 = answers out.
       setsid();
@@ -473,6 +531,8 @@ class LearnerProcess {
     return "ended";
   }
 
+  const char* argv_variable_;
+  const char* who_;
   pid_t pid_ = -1;
   int to_child_ = -1, from_child_ = -1;
   std::unique_ptr<Channel> channel_;
@@ -481,9 +541,20 @@ class LearnerProcess {
   int timeouts_ = 0;
 };
 
-LearnerProcess& Learner() {
-  static LearnerProcess learner;
+PeerProcess& Learner() {
+  static PeerProcess learner("MHA_REMOTE_ARGV", "the learner's process");
   return learner;
+}
+
+PeerProcess& Reference() {
+  static PeerProcess reference("MHA_REFERENCE_ARGV", "the reference process");
+  return reference;
+}
+
+bool ReferenceConfigured() { return Reference().configured(); }
+
+Relayed RelayToReference(const std::string& payload, std::optional<Clock::time_point> deadline) {
+  return Reference().Relay(payload, deadline);
 }
 
 }  // namespace
@@ -513,6 +584,7 @@ std::uint64_t Reader::GetU64() {
 
 void Reader::GetRaw(void* out, std::size_t n) {
   if (n > size_ - pos_) throw ProtocolError("message ends early");
+  if (n == 0) return;  // an empty tensor's data() may be null: memcpy must not see it
   std::memcpy(out, data_ + pos_, n);
   pos_ += n;
 }
@@ -574,6 +646,23 @@ bool DeclareCallSurface(int lab, std::vector<std::string> calls) {
   s.lab = lab;
   s.calls = std::move(calls);
   return true;
+}
+
+std::map<std::type_index, ObjectCheck>& ObjectChecks() {
+  static auto* checks = new std::map<std::type_index, ObjectCheck>;
+  return *checks;
+}
+
+bool RegisterObjectCheck(std::type_index type, ObjectCheck check) {
+  ObjectChecks()[type] = std::move(check);
+  return true;
+}
+
+const ObjectCheck* FindObjectCheck(std::type_index type) {
+  const auto& checks = ObjectChecks();
+  if (checks.empty()) return nullptr;
+  const auto it = checks.find(type);
+  return it == checks.end() ? nullptr : &it->second;
 }
 
 bool Register(const std::string& name, Handler handler) {

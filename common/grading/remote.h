@@ -10,6 +10,15 @@
 // file limits; it has nothing to sign with and no verdict to forge: all it
 // can do is answer calls, and an answer is only data.
 //
+// The learner's process may call back the earlier labs of its call surface
+// (isolated grading). The trusted process never runs code on those calls'
+// arguments, which the learner shaped: it checks the call's name against the
+// surface and its budget, then relays the bytes unread to a *reference
+// process* of the job (MHA_REFERENCE_ARGV: the reference solutions and a
+// check of every argument, as the job's user in a jail of its own) and its
+// answer back. Without a reference process (cumulative grading) no call back
+// is answered.
+//
 // Each lab declares its remote interface once, in tests/NN_name/remote.cc (in
 // the instructors' repository),
 // with the macros at the end of this file. That file is compiled twice: with

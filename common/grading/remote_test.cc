@@ -121,6 +121,8 @@ class RemoteCall : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     setenv("MHA_REMOTE_ARGV", "common/grading/remote_toy_server", 1);
+    // Calls back are answered by a reference process, never in this one.
+    setenv("MHA_REFERENCE_ARGV", "common/grading/remote_toy_reference", 1);
     setenv("MHA_REMOTE_CALL_TIMEOUT_S", "1", 1);
     setenv("MHA_REMOTE_MAX_TIMEOUTS", "100", 1);
     setenv("MHA_REMOTE_MEMORY_MB", "2048", 1);
@@ -172,6 +174,20 @@ TEST_F(RemoteCall, StopsACallThatRunsPastTheTimeLimit) {
 }
 
 TEST_F(RemoteCall, ServesTheServersCallsBackWhileWaiting) { EXPECT_EQ(toy::call_back(5), 51); }
+
+TEST_F(RemoteCall, AnswersNoCallBackWithoutAReferenceProcess) {
+  // Cumulative grading: the learner's own earlier labs are in its process.
+  unsetenv("MHA_REFERENCE_ARGV");
+  try {
+    toy::call_back(5);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("nothing answers calls back"), std::string::npos)
+        << e.what();
+  }
+  setenv("MHA_REFERENCE_ARGV", "common/grading/remote_toy_reference", 1);
+  EXPECT_EQ(toy::call_back(5), 51);
+}
 
 TEST_F(RemoteCall, RefusesACallBackOutsideTheDeclaredCallSurfaceNamingIt) {
   remote::DeclareCallSurface(9, {"helper_rows"});
@@ -248,13 +264,4 @@ TEST_F(RemoteCall, SendsAPointedToObjectAndKeepsThePointerHere) {
 }
 
 }  // namespace
-}  // namespace mha
-
-namespace mha {
-namespace toy {
-int helper(int x) { return x * 10; }
-Tensor2 helper_rows(int rows, int cols) {
-  return xt::ones<float>({static_cast<std::size_t>(rows), static_cast<std::size_t>(cols)});
-}
-}  // namespace toy
 }  // namespace mha

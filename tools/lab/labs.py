@@ -106,6 +106,9 @@ class Lab:
     hidden_test_remote = _Named("//tests/{dir}:{target}_test_remote",
                                 "The grading tests built against a client of the learner's "
                                 "process.")
+    reference_server = _Named("//tests/{dir}:reference_server",
+                              "The job's reference process: answers the learner's calls back "
+                              "(isolated grading) with the reference solutions.")
 
     def learner_runtime(self, mode):
         """What a learner's object is linked with: mode "isolated" or "cumulative"."""

@@ -81,6 +81,26 @@ def owners(labs, root=ROOT):
     return out
 
 
+def linked_labs(lab, labs, root=ROOT):
+    """The earlier labs whose learner files cumulative grading links into lab's
+    process: those that own a function of its call surface, and, for their
+    own calls, those of their surfaces in turn (lab 13 calls lab 10's
+    mha_backward, which calls lab 2). Any other earlier lab is not in the
+    executable at all: its functions, API or not, cannot be reached, by name
+    or by pointer. Sorted by number."""
+    by_number = {l.number: l for l in labs}
+    known = owners([l for l in labs if l.number < lab.number], root)
+    out, todo = {}, [lab]
+    while todo:
+        current = todo.pop()
+        for name in current.calls or []:
+            owner = known.get(name)
+            if owner is not None and owner.number < current.number and owner.number not in out:
+                out[owner.number] = by_number[owner.number]
+                todo.append(owner)
+    return [out[n] for n in sorted(out)]
+
+
 def reason(lab, name, owner=None):
     """Why `lab` may not call `name`, in a learner's words."""
     where = " (lab %d's)" % owner.number if owner is not None else ""

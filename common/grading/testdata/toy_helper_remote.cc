@@ -1,4 +1,4 @@
-// toy::helper and toy::helper_rows run in the test process; the server calls back for it.
+// toy::helper and toy::helper_rows run in the toy reference process; the server calls back for them.
 #include "common/grading/remote.h"
 #include "common/grading/testdata/toy.h"
 

@@ -14,6 +14,9 @@ expect.json:
      "mode": "cumulative"        (optional: graded in that mode; isolated by default)
      "with": [2]                 (optional: the solutions of these labs are submitted
                                   too, as the learner's own: cumulative mode links them)
+     "with_files": {"2": "f.cc"} (optional: these labs are submitted from these files
+                                  of the case's folder instead; they, and in cumulative
+                                  mode the labs that link them, need not earn marks)
      "max_seconds": 60           (optional: the hostile lab's grading takes at most this)}
 
 The case's file is the whole learner file, or, when it has `//@` lines, a
@@ -56,6 +59,7 @@ import sys
 import tempfile
 import time
 
+import surface
 from grader import grade, uids, workspace
 from labs import ROOT
 from reports import report
@@ -280,12 +284,16 @@ def check(ctx, labs, make_check, second_layer=True):
     ctx.builder.second_layer = second_layer
     subs, witnesses = [], {}
     for case in cases:
-        nxt = [l for l in labs if l.number == case.lab.number + 1 or
-               l.number in case.expect.get("with", [])]
+        own = {int(n): f for n, f in case.expect.get("with_files", {}).items()}
+        nxt = [l for l in labs if (l.number == case.lab.number + 1 or
+               l.number in case.expect.get("with", [])) and l.number not in own]
         files = {case.lab.number: _source(case, canary_path, workspace.work_root(),
                                           planted=planted)}
         for l in nxt:
             files[l.number] = _solution(l)
+        for number, name in own.items():
+            with open(os.path.join(os.path.dirname(case.path), name), "rb") as f:
+                files[number] = f.read()
         sub = grade.Submission("hostile " + case.name, files, labs=set(files))
         sub.mode = case.expect.get("mode", "isolated")
         subs.append(sub)
@@ -346,8 +354,16 @@ def check(ctx, labs, make_check, second_layer=True):
             if not any(w in mine["first_failure"] for w in wanted):
                 c.fail("first failure %r does not mention %s" % (
                     mine["first_failure"][:200], " or ".join(repr(w) for w in wanted)))
+        # Labs submitted from the case's own files ("with_files"), and in
+        # cumulative mode the labs that link them, need not earn marks.
+        own = {int(n) for n in case.expect.get("with_files", {})}
+        by_number = {l.number: l for l in labs}
+        exempt = own | {n for n, l in by_number.items() if own and
+                        case.expect.get("mode") == "cumulative" and
+                        any(e.number in own for e in surface.linked_labs(l, labs))}
         for r in rep["labs"]:
-            if r["lab"] != case.lab.number and r["points"] != r["max_points"]:
+            if (r["lab"] != case.lab.number and r["lab"] not in exempt and
+                    r["points"] != r["max_points"]):
                 c.fail("lab %d lost points beside it: %s" % (r["lab"], r["first_failure"]))
         text = json.dumps(rep) + report.scoreboard(rep) + json.dumps(report.gradescope(rep))
         text += "\n".join(l for l in logs if case.name in l)

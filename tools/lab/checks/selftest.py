@@ -76,6 +76,22 @@ def check_bazel(state):
     return [c]
 
 
+def check_fuzz(state):
+    """The call-back surface under malformed arguments, with AddressSanitizer and
+    UndefinedBehaviorSanitizer (tests/common/call_back_fuzz_test.cc): a report
+    kills the reference process, which fails the call."""
+    target = "//tests/common:call_back_fuzz_test"
+    c = Check("bazel test --config=solutions --config=asan " + target)
+    p = subprocess.run(["bazel", "test", "--config=solutions", "--config=asan",
+                        "--test_output=errors", target], cwd=ROOT, capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        tail = [l for l in (p.stdout + p.stderr).splitlines()
+                if "FAILED" in l or "ERROR" in l or "Failure" in l or "broke" in l][:10]
+        c.fail("; ".join(tail) or "bazel exited %d" % p.returncode)
+    return [c]
+
+
 def _context(state):
     if "ctx" not in state:
         state["ctx"] = grade.open_grading(state["labs"], lambda m: print("      " + m))
@@ -262,7 +278,7 @@ def check_new_lab(state):
 
 
 CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_translations,
-          check_bazel, check_solutions, check_stubs, check_cumulative, check_mutants,
+          check_bazel, check_fuzz, check_solutions, check_stubs, check_cumulative, check_mutants,
           check_hostile, check_reports, check_quizzes, check_reader, check_slurm, check_kit,
           check_new_lab]
 

@@ -42,6 +42,7 @@ import threading
 import time
 import traceback
 
+import surface
 from grader import cgroups
 from grader import learner_build
 from grader import runner
@@ -121,17 +122,17 @@ class Grading:
         with self._runs_lock:
             self._runs.clear()
 
-    def _run(self, lab, kind, server, job, timing):
+    def _run(self, lab, kind, server, job, timing, mode="isolated"):
         """The results of `lab`'s `kind` tests against `server` (a Built link),
         run once per run and link key."""
-        key = (lab.number, kind, server.key)
+        key = (lab.number, kind, server.key, mode)
         with self._runs_lock:
             cached = self._runs.get(key)
         if cached is None:
             t = time.time()
             cached = runner.run_tests(lab, kind, server.path, job, self.workspace,
                                       self.isolation, self.suite, self.rubric.limits(lab.dir),
-                                      self.workspace.fresh_seed(server.key))
+                                      self.workspace.fresh_seed(server.key), mode)
             learner_build.add_time(timing, "run", time.time() - t)
             with self._runs_lock:
                 self._runs[key] = cached
@@ -293,9 +294,11 @@ def _grade_lab(grading, sub, lab, job, kind, timing, mode):
         obj = build.compile_source(lab, source, job, timing)
         if not obj.ok:
             return failed("compile_error", obj.message)
-        objects, notes = [obj], []
+        objects, notes, owners = [obj], [], []
         if mode == "cumulative":
-            for e in [x for x in grading.labs if x.number < lab.number]:
+            # Only the earlier labs its call surface reaches (surface.linked_labs):
+            # a lab that may call nothing gets an executable with nothing else in it.
+            for e in surface.linked_labs(lab, grading.labs, lab.root):
                 src = sub.files.get(e.number)
                 dep = build.compile_source(e, src, job, timing) if src is not None else None
                 if dep is None or not dep.ok:
@@ -303,11 +306,12 @@ def _grade_lab(grading, sub, lab, job, kind, timing, mode):
                         e.number, "was not submitted" if dep is None else "does not compile"))
                     dep = build.compile_source(e, grading.stub(e), job, timing)
                 objects.append(dep)
+                owners.append(e)
         # The link's key, hence the run's (Grading._run), includes the mode.
-        server = build.link_server(lab, mode, objects, job, timing)
+        server = build.link_server(lab, mode, objects, job, timing, owners)
         if not server.ok:
             return failed("link_error", server.message, notes=notes)
-        results, note = grading._run(lab, kind, server, job, timing)
+        results, note = grading._run(lab, kind, server, job, timing, mode)
         if note:
             notes.append(note)
         return lab_report(lab, "graded", "", results, rubric, True, notes, obj.warnings)

@@ -208,9 +208,50 @@ class Builder:
         return "; ".join(found[:3])
 
 
-    def link_server(self, lab, mode, objects, job, timing=None):
+    def _hide_private(self, owner, job, d, obj, timing):
+        """Renames, in the earlier lab `owner`'s object `obj`, every strong global
+        symbol that is not a function of owner's API (its remote interface,
+        surface.units) to a name no other file can spell: another lab's file
+        cannot call an extra helper of owner's file by name. Weak symbols
+        (inline and template code, shared by every file that includes the same
+        header) keep their names. Returns why it could not ("" when done)."""
+        api = set(surface.units(owner, owner.root))
+        argv = ["nm", "-P", "-p", "-g", "--defined-only"]
+        raw = self._run(job, argv + [obj], d, 30, timing, "check")
+        dem = self._run(job, argv + ["-C", obj], d, 30, timing, "check")
+        if raw.returncode != 0 or dem.returncode != 0 or raw.timed_out or dem.timed_out:
+            return "the object file of lab %d could not be inspected (nm failed on it)" % (
+                owner.number)
+        raw_lines, dem_lines = raw.output.splitlines(), dem.output.splitlines()
+        if len(raw_lines) != len(dem_lines):
+            return "the object file of lab %d could not be inspected" % owner.number
+        renames = []
+        for r, m in zip(raw_lines, dem_lines):
+            parts = r.split()
+            shown = re.match(r"^(.*) ([A-Za-z]) [0-9a-fA-F]+(?: [0-9a-fA-F]+)?$", m)
+            if len(parts) < 2 or not shown or parts[1] not in "TDBRGS":
+                continue
+            if surface.qualified(shown.group(1)) in api:
+                continue
+            renames.append("%s %s.mha_lab%d_private\n" % (parts[0], parts[0], owner.number))
+        if not renames:
+            return ""
+        with open(os.path.join(d, "rename.txt"), "w") as f:
+            f.writelines(renames)
+        os.chmod(os.path.join(d, "rename.txt"), 0o644)
+        res = self._run(job, ["objcopy", "--redefine-syms=rename.txt", obj, obj + ".tmp"], d, 30,
+                        timing, "check")
+        if res.returncode != 0 or res.timed_out:
+            return "the object file of lab %d could not be prepared (objcopy failed on it)" % (
+                owner.number)
+        res = self._run(job, ["mv", obj + ".tmp", obj], d, 30, timing, "check")
+        return "" if res.returncode == 0 else "the object file of lab %d could not be prepared" % (
+            owner.number)
+
+    def link_server(self, lab, mode, objects, job, timing=None, owners=()):
         """Links the learner's process for `lab` in `mode` from `objects` (Built, in
-        link order: the lab's own first). Cached by the objects' keys."""
+        link order: the lab's own first; `owners`, the labs of the others, in
+        cumulative mode). Cached by the objects' keys."""
         key = hashlib.sha256(("link\0%s\0%s\0%s\0%s" % (
             self.suite.fingerprint, lab.dir, mode, ",".join(o.key for o in objects))).encode()
         ).hexdigest()
@@ -233,6 +274,10 @@ class Builder:
             # layer (the trusted process refuses such calls anyway).
             outside = (self._outside_surface(lab, job, d, names[0], timing)
                        if mode == "cumulative" or self.second_layer else "")
+            # Cumulative mode: the earlier labs' extra helpers out of reach by name.
+            for name, owner in zip(names[1:], owners):
+                if not outside:
+                    outside = self._hide_private(owner, job, d, name, timing)
             if outside:
                 built = Built(False, key=key, message="rejected: " + outside)
                 shutil.rmtree(d, ignore_errors=True)

@@ -42,11 +42,16 @@ def parse_result_line(line):
                       None if r.get("passed") is True else feedback.as_mistake(r.get("mistake")))
 
 
-def run_tests(lab, kind, server, job, workspace, isolation, suite, run_limits, seed=None):
+def run_tests(lab, kind, server, job, workspace, isolation, suite, run_limits, seed=None,
+              mode="isolated"):
     """({test name: TestResult}, note) for every test of `lab` (kind "hidden" or
     "public") against the learner's process `server`, run by `suite`'s trusted
     binary in `workspace` through `isolation`, under `run_limits` (the rubric's);
-    the note says why the run was cut short ("" when it was not)."""
+    the note says why the run was cut short ("" when it was not). In isolated
+    `mode` the learner's calls back are answered by the job's reference
+    process (suite's reference server, in a jail of its own, as the job's
+    user); in cumulative mode by nothing (the learner's own labs are linked
+    into its process)."""
     a = suite.artefacts[lab.number]
     expected = a.test_names(kind)
     work = workspace.job_dir(job.slot, "run")
@@ -60,6 +65,16 @@ def run_tests(lab, kind, server, job, workspace, isolation, suite, run_limits, s
     os.makedirs(private, mode=0o700)
     results_file = os.path.join(private, "results.jsonl")
     argv = isolation.learner_argv(jail, job, run_limits["memory_mb"])
+    reference_argv = []
+    if mode == "isolated" and lab.calls:
+        # The reference process: the reference solutions of the call surface
+        # and nothing else (no golden, rubric or verdict channel), jailed and
+        # limited like the learner's process. Its binary is execute-only
+        # (0711): the job's user may run it, not read it, nor trace it.
+        ref_jail = os.path.join(work, "reference")
+        sandbox.make_jail(suite.libroot, a.reference, ref_jail)
+        os.chmod(os.path.join(ref_jail, "server"), 0o711)
+        reference_argv = isolation.learner_argv(ref_jail, job, run_limits["memory_mb"])
     env = {
         "PATH": "/usr/bin:/bin",
         "HOME": private,
@@ -71,16 +86,18 @@ def run_tests(lab, kind, server, job, workspace, isolation, suite, run_limits, s
         "MHA_REMOTE_MEMORY_MB": str(run_limits["memory_mb"]),
         "MHA_RESULTS_FILE": results_file,
     }
+    if reference_argv:
+        env["MHA_REFERENCE_ARGV"] = "\n".join(reference_argv)
     # The fresh random inputs of the hidden tests (testing::FreshSeed): from
     # the grader, never from anything the learner's process can see.
     if os.environ.get("MHA_TEST_SEED"):
         env["MHA_TEST_SEED"] = os.environ["MHA_TEST_SEED"]
     elif seed is not None:
         env["MHA_TEST_SEED"] = str(seed)
-    # The trusted process answers the learner's calls to earlier labs (only
-    # those of the lab's call surface, labs/labs.json) with the reference
-    # solutions, under the learner's memory limit plus a margin for the test
-    # itself; the call backs of one call share that call's byte, CPU and time
+    # The trusted process relays the learner's calls to earlier labs (only
+    # those of the lab's call surface, labs/labs.json) unread to the reference
+    # process, and runs under the learner's memory limit plus a margin for the
+    # test itself; the call backs of one call share that call's byte and time
     # budget (common/grading/remote.cc), so many small ones buy nothing a big one could not.
     res = isolation.run_trusted(job, [a.binary(kind), "--gtest_brief=1"], cwd=a.runfiles(kind),
                                 timeout=run_limits["lab_seconds"], env=env,

@@ -7,6 +7,8 @@ targets labs.Lab names (see common/lab.bzl):
   lab.public_test_remote             the public tests, likewise
   lab.learner_runtime("isolated")    what a learner's object is linked with
   lab.learner_runtime("cumulative")
+  lab.reference_server               a job's reference process (isolated mode):
+                                     answers the learner's calls back
 
 The grader finds them by asking Bazel (`bazel query`, `bazel info`), never by
 reading BUILD files, and copies what the learner's side needs (the headers,
@@ -32,13 +34,15 @@ MODES = ("isolated", "cumulative")
 # The grader's own code (every package of tools/lab): part of the fingerprint.
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-BAZEL_FLAGS = ["-c", "opt", "--config=solutions"]
+# --config=checked (.bazelrc): bounds checks on in every trusted binary.
+BAZEL_FLAGS = ["-c", "opt", "--config=solutions", "--config=checked"]
 # Compiler flags of a learner's file: Bazel's -c opt, C++17, and warnings that
 # catch the classic C++ slips. No LTO: link-time code generation would run
 # code the learner chose inside the linker (objcheck.py rejects LTO objects too).
 CXXFLAGS = ["-std=c++17", "-O2", "-DNDEBUG", "-fPIC", "-g0", "-Wall", "-Wextra", "-Wshadow",
             "-fno-lto", "-fdiagnostics-color=never", "-fno-diagnostics-show-caret"]
-LDFLAGS = ["-fno-use-linker-plugin", "-fno-lto", "-pthread"]
+# -s: no symbol table in the learner's executable (nothing to look its linked labs up in).
+LDFLAGS = ["-fno-use-linker-plugin", "-fno-lto", "-pthread", "-s"]
 # Headers nearly every lab file includes, precompiled once per grading run:
 # parsing xtensor is most of a learner file's compile time (a precompiled
 # header halves it; not xtensor-blas, whose declarations clash with
@@ -96,6 +100,7 @@ class LabArtefacts:
         self.lab = lab
         self.hidden = os.path.join(bin_dir, bin_path(lab.hidden_test_remote))
         self.public = os.path.join(bin_dir, bin_path(lab.public_test_remote))
+        self.reference = os.path.join(bin_dir, bin_path(lab.reference_server))
         self.manifests = {m: os.path.join(bin_dir, bin_path(lab.learner_runtime(m))) + ".manifest"
                           for m in MODES}
         self.runtime = {}   # mode: [(kind, value)], the staged runtime (Suite._stage)
@@ -166,7 +171,7 @@ class Suite:
         """The Bazel labels of every lab's trusted binaries and runtimes."""
         out = []
         for lab in self.labs:
-            out += [lab.hidden_test_remote, lab.public_test_remote] + [
+            out += [lab.hidden_test_remote, lab.public_test_remote, lab.reference_server] + [
                 lab.learner_runtime(m) for m in MODES]
         return out
 
@@ -187,7 +192,7 @@ class Suite:
         self.bin_dir, self.exec_root = bin_dir, exec_root
         for lab in self.labs:
             a = LabArtefacts(lab, bin_dir)
-            for path in [a.hidden, a.public] + list(a.manifests.values()):
+            for path in [a.hidden, a.public, a.reference] + list(a.manifests.values()):
                 if not os.path.exists(path):
                     raise BuildError("Bazel built no %s" % path)
             a.hidden_test_names = _list_tests(a.hidden)
@@ -211,8 +216,8 @@ class Suite:
                 shutil.copy2(src, dst)
         for lab in self.labs:
             a = self.artefacts[lab.number]
-            for path in [a.hidden, a.public, a.hidden + ".runfiles", a.public + ".runfiles"] + \
-                    list(a.manifests.values()):
+            for path in [a.hidden, a.public, a.reference, a.hidden + ".runfiles",
+                         a.public + ".runfiles"] + list(a.manifests.values()):
                 copy(path, os.path.join(bin_out, os.path.relpath(path, self.bin_dir)))
                 if path in a.manifests.values():
                     with open(path) as f:
@@ -283,7 +288,9 @@ class Suite:
         subprocess.run(["g++", src, "-o", exe, "-Wl,--no-as-needed", "-lopenblas", "-pthread"],
                        check=True, capture_output=True)
         shutil.rmtree(os.path.join(self.stage, "libroot"), ignore_errors=True)
-        self.libroot = sandbox.prepare_libroot(self.stage, [exe])
+        # The reference processes run in the same kind of jail: their libraries too.
+        refs = [a.reference for a in self.artefacts.values() if os.path.exists(a.reference)]
+        self.libroot = sandbox.prepare_libroot(self.stage, [exe] + refs)
         return self.libroot
 
     def _precompile(self):

@@ -1,4 +1,5 @@
 """grade: scoring every lab of every submission, with fakes (grading_fakes.py)."""
+import os
 import pytest
 
 from grader import grade
@@ -72,7 +73,24 @@ def test_isolated_mode_links_only_the_labs_own_file(g):
     assert "/stage/runtime/02_beta-isolated.a" in link["argv"]
 
 
+def lab2_calls_lab1(g):
+    """Lab 2's call surface names lab 1's alpha_fn (tests/01_alpha/remote.cc)."""
+    d = os.path.join(g.labs[0].root, "tests", g.labs[0].dir)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "remote.cc"), "w") as f:
+        f.write("MHA_REMOTE_FUNCTION(Tensor, alpha_fn, (x))\n")
+    g.labs[1].calls = ["alpha_fn"]
+
+
+def test_cumulative_mode_links_no_earlier_lab_outside_the_call_surface(g):
+    grade_one(g, {1: passing_source(1), 2: passing_source(2)}, labs=g.labs[1:],
+              mode="cumulative")
+    (link,) = g.isolation.toolchain.links
+    assert link["objects"] == [passing_source(2)]
+
+
 def test_cumulative_mode_links_the_stub_of_a_lab_the_learner_lacks(g):
+    lab2_calls_lab1(g)
     rep = grade_one(g, {2: passing_source(2)}, labs=g.labs[1:], mode="cumulative")
     (link,) = g.isolation.toolchain.links
     assert link["objects"] == [passing_source(2), stub_source(1)]
@@ -80,6 +98,7 @@ def test_cumulative_mode_links_the_stub_of_a_lab_the_learner_lacks(g):
 
 
 def test_cumulative_mode_links_the_stub_of_an_earlier_lab_that_does_not_compile(g):
+    lab2_calls_lab1(g)
     rep = grade_one(g, {1: b"#error\n", 2: passing_source(2)}, labs=g.labs[1:],
                     mode="cumulative")
     assert g.isolation.toolchain.links[0]["objects"][1] == stub_source(1)
@@ -87,6 +106,7 @@ def test_cumulative_mode_links_the_stub_of_an_earlier_lab_that_does_not_compile(
 
 
 def test_cumulative_mode_links_the_learners_own_earlier_lab(g):
+    lab2_calls_lab1(g)
     grade_one(g, {1: passing_source(1), 2: passing_source(2)}, labs=g.labs[1:],
               mode="cumulative")
     (link,) = g.isolation.toolchain.links

@@ -15,6 +15,7 @@ def fake_bazel_outputs(root, labs):
     for lab in labs:
         write_trusted(os.path.join(bin_dir, bin_path(lab.hidden_test_remote)), TESTS[lab.number])
         write_trusted(os.path.join(bin_dir, bin_path(lab.public_test_remote)), ["P.One"])
+        write_trusted(os.path.join(bin_dir, bin_path(lab.reference_server)), [])
         for mode in suite_mod.MODES:
             rel = "%s/libruntime_%s.a" % (lab.dir, mode)
             os.makedirs(os.path.join(exec_root, lab.dir), exist_ok=True)
@@ -55,11 +56,12 @@ def env(workdir):
 def test_the_suite_builds_every_labs_trusted_binaries_and_runtimes_by_their_labels(env):
     labs = env[0]
     targets = suite_mod.Suite(labs, "/stage", None).targets()
-    assert targets[:4] == ["//tests/01_alpha:alpha_test_remote",
+    assert targets[:5] == ["//tests/01_alpha:alpha_test_remote",
                            "//labs/01_alpha:alpha_public_test_remote",
+                           "//tests/01_alpha:reference_server",
                            "//tests/01_alpha:learner_runtime_isolated",
                            "//tests/01_alpha:learner_runtime_cumulative"]
-    assert len(targets) == 4 * len(labs)
+    assert len(targets) == 5 * len(labs)
 
 
 def test_the_suite_finds_each_labs_artefacts_where_bazel_puts_its_labels(env):
