@@ -31,11 +31,13 @@ for tool in munged slurmctld slurmd sbatch; do
 done
 
 stop() {
+  local pidfile pid
   for pidfile in "$dir/slurmd.pid" "$dir/slurmctld.pid" "$dir/munge/munged.pid"; do
-    if [[ -s $pidfile ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
-      kill "$(cat "$pidfile")" 2>/dev/null || true
-      for _ in $(seq 50); do kill -0 "$(cat "$pidfile")" 2>/dev/null || break; sleep 0.1; done
-      kill -9 "$(cat "$pidfile")" 2>/dev/null || true
+    pid=$(cat "$pidfile" 2>/dev/null || true)   # a daemon removes its file as it stops
+    if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
+      kill "$pid" 2>/dev/null || true
+      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      kill -9 "$pid" 2>/dev/null || true
     fi
     rm -f "$pidfile"
   done
