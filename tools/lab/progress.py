@@ -170,8 +170,9 @@ def _reader(stream, tag, q):
     q.put((tag, None))
 
 
-def _stop(proc):
-    """Ends a Bazel client after Ctrl-C (the terminal told it too; if not, we do)."""
+def stop_client(proc):
+    """Ends a Bazel client after Ctrl-C: the terminal sent it SIGINT too, and it
+    cancels its command; if it was not told (SIGINT to us alone), tell it."""
     for sig, wait_s in ((None, 2), (signal.SIGINT, 15), (signal.SIGKILL, 5)):
         if proc.poll() is not None:
             return
@@ -231,7 +232,7 @@ def run_bazel(cmd, what, cwd, tests=False, stdout_only=False, env=None, timeout=
                 out.append(line)
         proc.wait()
     except KeyboardInterrupt:
-        _stop(proc)
+        stop_client(proc)
         progress.done()
         raise
     progress.done()

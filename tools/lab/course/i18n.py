@@ -622,25 +622,19 @@ def problems(root=ROOT):
         qpo = os.path.join(QUIZ_DIR, lang + ".po")
         if os.path.isfile(os.path.join(root, qpo)):
             out += catalogue_problems(qpo, root, identifiers=True)
-    pot = os.path.join(root, QUIZ_DIR, "messages.pot")
-    try:
-        with open(pot, encoding="utf-8") as f:
-            committed = f.read()
-    except OSError:
-        committed = None
-    if committed != quiz_template_text(root):
+    def stale(directory, today):
+        """Whether directory/messages.pot differs from the template made today."""
+        try:
+            with open(os.path.join(root, directory, "messages.pot"), encoding="utf-8") as f:
+                return f.read() != today
+        except OSError:
+            return True
+    if stale(QUIZ_DIR, quiz_template_text(root)):
         out.append("po/quiz/messages.pot is not what labs/*/quiz.json give today (run ./lab "
                    "translate)")
-    if shutil.which("xgettext"):
-        pot = os.path.join(root, CLI_DIR, "messages.pot")
-        try:
-            with open(pot, encoding="utf-8") as f:
-                committed = f.read()
-        except OSError:
-            committed = None
-        if committed != cli_template_text(root):
-            out.append("po/cli/messages.pot is not what the learner's modules and the public "
-                       "tests' mistakes give today (run ./lab translate)")
+    if shutil.which("xgettext") and stale(CLI_DIR, cli_template_text(root)):
+        out.append("po/cli/messages.pot is not what the learner's modules and the public "
+                   "tests' mistakes give today (run ./lab translate)")
     if out:
         return out
     with tempfile.TemporaryDirectory(prefix="mha-i18n-check-") as tmp:

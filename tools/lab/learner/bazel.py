@@ -12,7 +12,7 @@ import signal
 import subprocess
 
 from labs import ROOT
-from progress import BAZEL_UI_FLAGS, run_bazel
+from progress import BAZEL_UI_FLAGS, run_bazel, stop_client
 
 
 def startup_options():
@@ -58,23 +58,6 @@ def server_pid(base=None):
     return pid if base.encode() in cmdline else None
 
 
-def _stop(proc):
-    """Ends a Bazel client after Ctrl-C: the terminal sent it SIGINT too, and it
-    cancels its command; if it was not told (SIGINT to us alone), tell it."""
-    for sig, wait_s in ((None, 2), (signal.SIGINT, 15), (signal.SIGKILL, 5)):
-        if proc.poll() is not None:
-            return
-        if sig is not None:
-            try:
-                proc.send_signal(sig)
-            except OSError:
-                return
-        try:
-            proc.wait(timeout=wait_s)
-        except subprocess.TimeoutExpired:
-            pass
-
-
 class Bazel:
     """Bazel for one ./lab command: `with Bazel() as bz: bz.run([...])`. If no
     server was running for this folder when the command began, the one it
@@ -108,7 +91,7 @@ class Bazel:
         try:
             out, _ = proc.communicate()
         except KeyboardInterrupt:
-            _stop(proc)
+            stop_client(proc)
             raise
         return proc.returncode, out or ""
 
