@@ -401,40 +401,9 @@ def kill_job(iso, job, final=False):
 _IPC_RMID = 0
 
 
-def ipc_objects_of(uid, sysvipc="/proc/sysvipc"):
-    """[(kind, id)] of the System V shared memory segments, message queues and
-    semaphore sets of this IPC namespace that `uid` created or owns (the owner
-    may be handed on with IPC_SET; the creator may not)."""
-    found = []
-    for kind in ("shm", "msg", "sem"):
-        try:
-            with open(os.path.join(sysvipc, kind)) as f:
-                lines = f.read().splitlines()
-        except OSError:
-            continue
-        if not lines:
-            continue
-        head = lines[0].split()
-        try:
-            at_id, at_uid, at_cuid = (head.index(kind + "id" if kind != "msg" else "msqid"),
-                                      head.index("uid"), head.index("cuid"))
-        except ValueError:
-            continue
-        for line in lines[1:]:
-            cols = line.split()
-            try:
-                if int(cols[at_uid]) == uid or int(cols[at_cuid]) == uid:
-                    found.append((kind, int(cols[at_id])))
-            except (IndexError, ValueError):
-                continue
-    return found
-
-
-def ipc_objects_in_range(first, count, sysvipc="/proc/sysvipc"):
-    """[(kind, id, uid)] of the System V IPC objects that a one-off uid of
-    first..first+count-1 created or owns: what a job of an earlier grading
-    left (one that crashed, or a grader from before jobs' objects were removed)."""
-    found = []
+def _sysvipc_objects(sysvipc):
+    """(kind, id, cuid, uid) of every System V shared memory segment, message
+    queue and semaphore set of this IPC namespace, read from /proc/sysvipc."""
     for kind in ("shm", "msg", "sem"):
         try:
             with open(os.path.join(sysvipc, kind)) as f:
@@ -452,12 +421,29 @@ def ipc_objects_in_range(first, count, sysvipc="/proc/sysvipc"):
         for line in lines[1:]:
             cols = line.split()
             try:
-                for u in (int(cols[at_cuid]), int(cols[at_uid])):
-                    if first <= u < first + count:
-                        found.append((kind, int(cols[at_id]), u))
-                        break
+                yield kind, int(cols[at_id]), int(cols[at_cuid]), int(cols[at_uid])
             except (IndexError, ValueError):
                 continue
+
+
+def ipc_objects_of(uid, sysvipc="/proc/sysvipc"):
+    """[(kind, id)] of the System V shared memory segments, message queues and
+    semaphore sets of this IPC namespace that `uid` created or owns (the owner
+    may be handed on with IPC_SET; the creator may not)."""
+    return [(kind, ident) for kind, ident, cuid, owner in _sysvipc_objects(sysvipc)
+            if uid in (owner, cuid)]
+
+
+def ipc_objects_in_range(first, count, sysvipc="/proc/sysvipc"):
+    """[(kind, id, uid)] of the System V IPC objects that a one-off uid of
+    first..first+count-1 created or owns: what a job of an earlier grading
+    left (one that crashed, or a grader from before jobs' objects were removed)."""
+    found = []
+    for kind, ident, cuid, owner in _sysvipc_objects(sysvipc):
+        for u in (cuid, owner):
+            if first <= u < first + count:
+                found.append((kind, ident, u))
+                break
     return found
 
 
