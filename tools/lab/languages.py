@@ -5,7 +5,7 @@ translate (po4a's configuration, the catalogues, the pages), the learner's
 ./lab (LANG and --lang, the hints and pages it names), the kit (its compiled
 catalogues and READMEs) and the course reader (its language switch). The C++
 tests read the same file. Adding a language is one line there plus its
-catalogues (docs/AUTHORING.md, "Translations").
+catalogues (the course authors' guide, "Translations").
 
 Each line: po, the gettext code of its catalogues (po/<po>.po); pages, the
 folder of its pages (docs/<pages>/, hints.<pages>.txt, README.<pages>.md: a
@@ -68,13 +68,19 @@ def parse(text, where=REGISTRY):
 
 @functools.lru_cache(maxsize=None)
 def _load(path):
-    with open(path, encoding="utf-8") as f:
-        return tuple(parse(f.read(), path))
+    try:
+        with open(path, encoding="utf-8") as f:
+            return tuple(parse(f.read(), path))
+    except OSError as e:
+        raise RegistryError("%s cannot be read (%s): it lists the course's languages"
+                            % (path, e.strerror))
 
 
 def load(root=ROOT):
-    """The languages of the registry under root, in its order."""
-    return list(_load(os.path.join(root, REGISTRY)))
+    """The languages of the registry under root (else of this checkout's, for
+    a folder that holds only some of the course's files), in its order."""
+    path = os.path.join(root, REGISTRY)
+    return list(_load(path if os.path.isfile(path) else os.path.join(ROOT, REGISTRY)))
 
 
 def codes(root=ROOT):
