@@ -28,9 +28,11 @@ CLI_DIR = os.path.join("po", "cli")
 CLI_DOMAIN = "lab"
 QUIZ_DIR = os.path.join("po", "quiz")
 QUIZ_DOMAIN = "quiz"
-# The learner modules whose messages the terminal shows, and the module that
-# writes the translated pages' first line (course/translated_pages.py).
-CLI_SOURCES = ["tools/lab/learner", "tools/lab/main.py", "tools/lab/course/translated_pages.py"]
+# The learner modules whose messages the terminal shows, the module that
+# writes the translated pages' first line and the one whose marker words a
+# translated page uses where it names an instructors' path.
+CLI_SOURCES = ["tools/lab/learner", "tools/lab/main.py", "tools/lab/course/translated_pages.py",
+               "tools/lab/course/kit_references.py"]
 
 
 def load_polib():
@@ -138,7 +140,51 @@ def write_and_merge(d, text, merge, root=ROOT):
             run(["msginit", "--no-translator", "--no-wrap", "-l", lang + ".UTF-8", "-i", pot,
                   "-o", po])
         else:
-            run(["msgmerge", "--quiet", "--update", "--backup=none", "--no-wrap", po, pot])
+            before = active_messages(po)
+            run(["msgmerge", "--quiet", "--update", "--backup=none", "--no-wrap", "--previous",
+                 po, pot])
+            drop_guesses(po, before, wrap=False)
+
+
+def active_messages(path):
+    """{(context, English)} of a catalogue's messages that are not obsolete
+    (empty when there is no catalogue): what drop_guesses() compares with."""
+    if not os.path.isfile(path):
+        return set()
+    return {(e.msgctxt, e.msgid) for e in load_polib().pofile(path) if not e.obsolete}
+
+
+def drop_guesses(path, before, wrap=True):
+    """Clears msgmerge's fuzzy guesses from a catalogue just merged; `before`
+    is active_messages() of it before the merge. A message that is new in
+    this merge and fuzzy is an edit when its previous English (#| msgid) was
+    a message before and is gone now: it keeps its fuzzy translation, which
+    shows the translator what changed. Otherwise msgmerge matched new text to
+    another message, current or long obsolete ("Lab 14: Sliding-window
+    attention" to "Lab 2: batched attention"): it becomes untranslated, so
+    nobody takes the guess for a translation to review. Neither is ever
+    shown: po4a and msgfmt leave fuzzy messages out. Returns how many it
+    cleared."""
+    polib = load_polib()
+    po = polib.pofile(path, wrapwidth=0)
+    now = {(e.msgctxt, e.msgid) for e in po if not e.obsolete}
+
+    def edited(e):
+        previous = (e.previous_msgctxt or e.msgctxt, e.previous_msgid)
+        return previous in before and previous not in now
+    guesses = [e for e in po if e.fuzzy and not e.obsolete and
+               (e.msgctxt, e.msgid) not in before and not edited(e)]
+    for e in guesses:
+        e.msgstr = ""
+        e.msgstr_plural = {k: "" for k in e.msgstr_plural}
+        e.flags.remove("fuzzy")
+        e.previous_msgid = e.previous_msgid_plural = e.previous_msgctxt = None
+    if guesses:
+        po.save(path)
+        # polib's layout, made gettext's again (po4a's catalogues wrap; po/cli and
+        # po/quiz do not), so a merge changes only what it must.
+        run(["msgcat", "-o", path, path] + ([] if wrap else ["--no-wrap"]))
+    return len(guesses)
 
 
 def update_cli(root=ROOT, merge=True):
@@ -214,7 +260,7 @@ def update_quiz(root=ROOT, merge=True):
     write_and_merge(os.path.join(root, QUIZ_DIR), quiz_template_text(root), merge, root)
 
 
-_TOOLS = ("po4a", "msgfmt", "msgmerge", "msginit", "xgettext", "git")
+_TOOLS = ("po4a", "msgfmt", "msgmerge", "msginit", "msgcat", "xgettext", "git")
 
 
 def missing_tools():

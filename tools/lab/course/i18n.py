@@ -26,6 +26,7 @@ The modules, by concern:
                              they are (what the lead runs after merging the
                              translators' catalogues; no catalogue changes)
 """
+import os
 import subprocess
 import sys
 
@@ -44,7 +45,11 @@ def update(root=ROOT, log=print):
     po4a_config.write_sources(root)
     log("po4a: po/po4a.cfg from labs/labs.json and %s; po/messages.pot; po/<lang>.po for %s..."
         % (languages.REGISTRY, codes))
+    paths = [os.path.join(root, "po", code + ".po") for code in languages.codes(root)]
+    before = [catalogues.active_messages(path) for path in paths]
     catalogues.run(["po4a", "--no-translations", po4a_config.CFG], cwd=root)
+    for path, active in zip(paths, before):
+        catalogues.drop_guesses(path, active)
     log("xgettext: po/cli/messages.pot, merged into po/cli/<lang>.po...")
     catalogues.update_cli(root)
     log("quizzes: po/quiz/messages.pot from labs/*/quiz.json, merged into po/quiz/<lang>.po...")

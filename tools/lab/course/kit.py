@@ -32,6 +32,7 @@ import tempfile
 import textwrap
 
 from checks import kitsymbols
+from course import translated_pages
 from course.kit_references import reference_problems
 import languages
 from labs import ROOT, load_labs
@@ -280,15 +281,6 @@ def _readme_lang(name):
     return m.group(1) if m else None
 
 
-def _lesson_title(text):
-    """A lesson's title from its page's first heading, without its "Lab N:"
-    prefix in whatever language."""
-    for line in text.splitlines():
-        if line.startswith("# "):
-            return re.sub(r"^[^:]*\d+\s*:\s*", "", line[2:].strip())
-    return None
-
-
 def kit_readme(text, labs, lang, files):
     """The README's text with one row per lab after its table's separator
     line: the lab, its learner file, and its lesson (the page in `lang`,
@@ -300,16 +292,10 @@ def kit_readme(text, labs, lang, files):
             translated = "docs/%s/%s" % (lang, os.path.basename(lab.lesson_file))
             if translated in files:
                 lesson = translated
-                heading = _lesson_title(files[translated].decode())
-                # The lesson's heading once it is translated, else the registry's title.
-                if heading and heading != _lesson_title(files.get(lab.lesson_file, b"").decode()):
-                    title = heading
+                title = translated_pages.translated_title(
+                    lab, files.get(lab.lesson_file, b"").decode(), files[translated].decode())
         rows.append("| %d | `%s` | [%s](%s) |" % (lab.number, lab.learner_file, title, lesson))
-    lines = text.splitlines(keepends=True)
-    for i, line in enumerate(lines):
-        if re.match(r"^\|\s*-+\s*\|", line):
-            return "".join(lines[:i + 1]) + "\n".join(rows) + "\n" + "".join(lines[i + 1:])
-    return text
+    return translated_pages.insert_rows(text, rows)
 
 
 _EXECUTABLE = {"lab", "tools/setup.sh"}

@@ -126,9 +126,10 @@ inline const MistakeTable k{suite}Mistakes(
     }});
 
 // A shared case (the public tests run it on labs/{dir}/golden/, the hidden
-// tests on tests/{dir}/golden/): {target}(<c>_x.npy) equals <c>_y.npy, which
-// tests/{dir}/gen_goldens.py computed with NumPy; a failure that matches
-// what a classic mistake computes (<c>_y_mistake_<name>.npy) names it.
+// tests, in the instructors' repository, on tests/{dir}/golden/):
+// {target}(<c>_x.npy) equals <c>_y.npy, which tests/{dir}/gen_goldens.py
+// computed with NumPy; a failure that matches what a classic mistake computes
+// (<c>_y_mistake_<name>.npy) names it.
 inline void ExpectMatchesGolden(const std::string& dir, const std::string& c) {{
   const Tensor2 x = LoadGolden<2>(GoldenFile(dir, c + "_x"));  // (T, d)
   EXPECT_TRUE(MatchesGolden({target}(x), GoldenFile(dir, c + "_y"), kExact, {{"row", "column"}},
