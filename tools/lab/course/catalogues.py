@@ -28,11 +28,12 @@ CLI_DIR = os.path.join("po", "cli")
 CLI_DOMAIN = "lab"
 QUIZ_DIR = os.path.join("po", "quiz")
 QUIZ_DOMAIN = "quiz"
-# The learner modules whose messages the terminal shows, the module that
-# writes the translated pages' first line and the one whose marker words a
-# translated page uses where it names an instructors' path.
+# The learner modules whose messages the terminal shows, and the authors'
+# modules whose words go into pages: the translated pages' first line, the
+# README's line per language, the marker words of a passage that names an
+# instructors' path.
 CLI_SOURCES = ["tools/lab/learner", "tools/lab/main.py", "tools/lab/course/translated_pages.py",
-               "tools/lab/course/kit_references.py"]
+               "tools/lab/course/language_lines.py", "tools/lab/course/kit_references.py"]
 
 
 def load_polib():

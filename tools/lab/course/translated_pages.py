@@ -85,14 +85,17 @@ def english_commits(paths, root=ROOT):
 
 
 def words_of(lang, root=ROOT):
-    """A function English -> `lang` for the page's own words (HEADER,
-    PERCENT, UNCOMMITTED): the terminal catalogue's current translation, else
-    the English."""
+    """A function English -> `lang` for words the tools write into pages
+    (HEADER, PERCENT, UNCOMMITTED, the README's language lines): the
+    terminal catalogue's current translation, else the English (also where
+    python3-polib is missing)."""
     path = os.path.join(root, CLI_DIR, lang + ".po")
     table = {}
-    if os.path.isfile(path):
-        table = {e.msgid: e.msgstr for e in load_polib().pofile(path)
-                 if e.msgid in (HEADER, PERCENT, UNCOMMITTED) and e.translated()}
+    try:
+        if os.path.isfile(path):
+            table = {e.msgid: e.msgstr for e in load_polib().pofile(path) if e.translated()}
+    except RuntimeError:
+        pass
     return lambda english: table.get(english, english)
 
 

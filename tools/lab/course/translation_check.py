@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 
 import languages
-from course import catalogues, po4a_config, translated_pages
+from course import catalogues, language_lines, po4a_config, translated_pages
 from course.catalogues import CLI_DIR, QUIZ_DIR, load_polib
 from labs import ROOT
 
@@ -143,6 +143,7 @@ def source_problems(root=ROOT):
         out.append("%s is not what labs/labs.json and %s give today%s (run ./lab translate)"
                    % (po4a_config.CFG, languages.REGISTRY,
                       ": it lacks " + ", ".join(missing) if missing else ""))
+    out += language_lines.readme_problems(root)
     for e in po4a_config.EXTRACTS:
         if _differs(root, e.target, po4a_config.extract_text(e, root)):
             out.append("%s is not the learner part of %s as it is today (run ./lab translate)"

@@ -146,7 +146,8 @@ _COPIED = ["po", "docs", "labs", "common", "README.md", "tools/lab"]
 def _copy(dest):
     """The files the translations read, as they are in this checkout, in a git
     repository of their own."""
-    listed = subprocess.run(["git", "-C", ROOT, "ls-files", "--"] + _COPIED, check=True,
+    listed = subprocess.run(["git", "-C", ROOT, "ls-files", "-co", "--exclude-standard", "--"] +
+                            _COPIED, check=True,
                             capture_output=True, text=True).stdout.split("\n")
     for rel in filter(None, listed):
         src = os.path.join(ROOT, rel)
