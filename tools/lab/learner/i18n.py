@@ -240,6 +240,12 @@ def N_(message):
 _TITLES = {}
 
 
+def without_lab_number(heading):
+    """A lesson's heading without its "Lab N:" in whatever language
+    ("Laboratorio 2: ", "实验 2：", "Laboratuvar 2: ")."""
+    return re.sub(r"^[^:：]*\d+\s*[:：]\s*", "", heading)
+
+
 def _first_heading(path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -264,5 +270,5 @@ def title(lab):
         _TITLES[key] = lab.title
         if translated != lab.lesson_file and heading and \
                 heading != _first_heading(os.path.join(lab.root, lab.lesson_file)):
-            _TITLES[key] = re.sub(r"^[^:]*\d+\s*:\s*", "", heading) or lab.title
+            _TITLES[key] = without_lab_number(heading) or lab.title
     return _TITLES[key]

@@ -94,6 +94,19 @@ def test_chinese_and_turkish_pages_and_hints_are_named_in_their_folders(tmp_path
     assert i18n.read_hints(path) == ["İlk ipucu.", "İkinci."]
 
 
+def test_a_chinese_lesson_heading_gives_the_lab_its_chinese_title(tmp_path):
+    from labs import load_labs
+    lab = load_labs()[1]
+    (tmp_path / "docs" / "zh-CN").mkdir(parents=True)
+    (tmp_path / "docs" / "zh-CN" / os.path.basename(lab.lesson_file)).write_text(
+        "*译文*\n\n# 实验 2：批量注意力\n", encoding="utf-8")
+    shutil.copy(os.path.join(ROOT, lab.lesson_file), str(tmp_path / "docs"))
+    lab.root = str(tmp_path)
+    i18n.setup("zh_CN", root=str(tmp_path))
+    assert i18n.title(lab) == "批量注意力"
+    assert i18n.without_lab_number("Laboratuvar 2: toplu dikkat") == "toplu dikkat"
+
+
 # ------------------------------------------------------------ the terminal
 
 def test_a_chinese_character_is_two_columns_wide():
