@@ -205,6 +205,34 @@ def test_a_new_lab_reaches_every_language_without_a_hand_edit(tmp_path):
 
 
 @needs_tools
+def test_a_fifth_language_is_one_registry_line_and_translate(tmp_path):
+    from learner import i18n
+    root = str(tmp_path / "repo")
+    _copy(root)
+    path = os.path.join(root, languages.REGISTRY)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    line = ('  {"po": "de", "pages": "de", "name": "Deutsch", "english": "German", '
+            '"env": ["de"], "locale": "de_DE.UTF-8"},\n')
+    with open(path, "w", encoding="utf-8") as f:       # one line, nothing else
+        f.write(text.replace(' "languages": [\n', ' "languages": [\n' + line, 1))
+    languages._load.cache_clear()
+    try:
+        translate.update(root, log=lambda *a: None)
+        assert translation_check.problems(root) == []
+        for rel in ("po/de.po", "po/cli/de.po", "po/quiz/de.po", "docs/de/README.md",
+                    "docs/de/01_split_heads.md", "labs/01_split_heads/hints.de.txt",
+                    "tools/lab/course/kit_readme/README.de.md"):
+            assert os.path.isfile(os.path.join(root, rel)), rel
+        with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+            assert "**Deutsch:**" in f.read()
+        assert i18n.language_of("de_DE.UTF-8", root) == "de"
+        assert translation_work.work(root)["de"]["kinds"]["pages"].current <= 5
+    finally:
+        languages._load.cache_clear()
+
+
+@needs_tools
 def test_the_untouched_new_lab_template_names_no_path_the_kit_lacks(tmp_path):
     from course import kit_references, newlab
     from labs import load_labs
