@@ -413,6 +413,8 @@ def cmd_new(args):
     for rel in written:
         print("  " + rel)
     print("next: replace the example function in the header, stub, solution, tests and "
-          "remote.cc; `bazel test --config=solutions //labs/%s/... //tests/%s/...` must pass "
-          "and `./lab test` checks the rest." % (args.name, args.name))
+          "remote.cc; `bazel test --config=solutions //labs/%s/... //tests/%s/...` must pass; "
+          "commit, then `./lab translate` gives the lesson and hints a page in every language; "
+          "`./lab check %d` checks the lab and `./lab test` the rest."
+          % (args.name, args.name, int(args.name[:2])))
     return 0
