@@ -143,20 +143,8 @@ def test_a_chart_with_chinese_labels_is_drawn_with_a_cjk_font(tmp_path):
 
 # ------------------------------------------------ a new lab, every language
 
-def _copy(dest):
-    """The files git sees (tracked, and new ones it does not ignore), in a git
-    repository of their own, as an author's clone."""
-    listed = subprocess.run(["git", "-C", ROOT, "ls-files", "-co", "--exclude-standard"],
-                            check=True, capture_output=True, text=True).stdout.split("\n")
-    for rel in filter(None, listed):
-        src = os.path.join(ROOT, rel)
-        if os.path.isfile(src) and not os.path.islink(src):
-            os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
-            shutil.copyfile(src, os.path.join(dest, rel))
-    git = ["git", "-C", dest, "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run(git + ["init", "-q"], check=True)
-    subprocess.run(git + ["add", "-A"], check=True)
-    subprocess.run(git + ["commit", "-q", "-m", "copy"], check=True)
+# The files the translations read, in a git repository of their own.
+from test_i18n import _copy  # noqa: E402
 
 
 @needs_tools
