@@ -1,0 +1,246 @@
+#include "common/testing/translation.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <utility>
+
+#include "common/testing/sentences.h"
+
+namespace mha {
+namespace testing {
+namespace {
+
+// "es_ES.UTF-8" -> "es_es"; "pt-BR" -> "pt_br"; "en_GB@euro" -> "en_gb".
+std::string Normalised(const std::string& code) {
+  std::string out;
+  for (char c : code) {
+    if (c == '.' || c == '@') break;
+    out += c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+std::string LanguageOf(const std::string& normalised) {
+  return normalised.substr(0, normalised.find('_'));
+}
+
+// One piece of a sentence: its words, or the name of a value.
+struct Piece {
+  bool value;
+  std::string text;
+};
+
+std::vector<Piece> Pieces(const std::string& sentence) {
+  std::vector<Piece> out;
+  std::string words;
+  for (std::size_t i = 0; i < sentence.size();) {
+    const std::size_t close = sentence.find(")s", i);
+    if (sentence.compare(i, 2, "%(") == 0 && close != std::string::npos) {
+      if (!words.empty()) out.push_back({false, words});
+      words.clear();
+      out.push_back({true, sentence.substr(i + 2, close - i - 2)});
+      i = close + 2;
+    } else if (sentence.compare(i, 2, "%%") == 0) {
+      words += '%';
+      i += 2;
+    } else {
+      words += sentence[i++];
+    }
+  }
+  if (!words.empty()) out.push_back({false, words});
+  return out;
+}
+
+// `text` as a regular expression that matches exactly it.
+std::string Escaped(const std::string& text) {
+  static const std::string kSpecial = "\\^$.|?*+()[]{}";
+  std::string out;
+  for (char c : text) {
+    if (kSpecial.find(c) != std::string::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool IsCount(const std::string& name) {
+  return name == "lab" || name == "total" || EndsWith(name, "count");
+}
+
+// The kinds of value that cannot swallow their neighbours (translation.h).
+bool IsBounded(const std::string& name) {
+  return IsCount(name) || EndsWith(name, "_shape") || name == "doc" || name == "mistake";
+}
+
+// How deep a value is translated inside another sentence's value.
+constexpr int kMaxDepth = 3;
+// Longer texts are printed as they are: std::regex recurses per character.
+constexpr std::size_t kMaxText = 20000;
+
+}  // namespace
+
+std::string RequestedLanguage(const std::function<const char*(const char*)>& getenv) {
+  for (const char* name : {"LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"}) {
+    const char* value = getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    std::string v = value;
+    if (std::string(name) == "LANGUAGE") v = v.substr(0, v.find(':'));
+    if (!v.empty()) return v;
+  }
+  return "";
+}
+
+std::string CatalogueFor(const std::string& requested, const std::vector<std::string>& available) {
+  const std::string want = Normalised(requested);
+  if (want.empty()) return "";
+  for (const std::string& code : available) {
+    if (Normalised(code) == want) return code;
+  }
+  for (const std::string& code : available) {
+    if (LanguageOf(Normalised(code)) == LanguageOf(want)) return code;
+  }
+  return "";
+}
+
+Translator::Translator(const Catalogue& catalogue, std::string pages,
+                       std::function<bool(const std::string&)> page_exists)
+    : pages_(std::move(pages)), page_exists_(std::move(page_exists)) {
+  std::vector<std::string> mistakes;
+  for (const auto& [english, words] : catalogue.Translated("mistake")) {
+    mistakes_[english] = words;
+    mistakes.push_back(english);
+  }
+  // The longest first: a mistake whose words begin another's must not cut it short.
+  std::sort(mistakes.begin(), mistakes.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  std::string any_mistake;
+  for (const std::string& m : mistakes)
+    any_mistake += (any_mistake.empty() ? "" : "|") + Escaped(m);
+
+  for (const auto& [english, translation] : catalogue.Translated("test")) {
+    const std::vector<Piece> pieces = Pieces(english);
+    Sentence s;
+    s.translation = translation;
+    std::string pattern;
+    bool readable = !pieces.empty();
+    for (std::size_t i = 0; i < pieces.size() && readable; ++i) {
+      const Piece& p = pieces[i];
+      if (!p.value) {
+        pattern += Escaped(p.text);
+        s.words += p.text.size();
+        continue;
+      }
+      const bool last = i + 1 == pieces.size();
+      // A value with nothing before it, or beside another, cannot be told apart.
+      if ((i == 0 && !IsBounded(p.text)) || (!last && pieces[i + 1].value)) readable = false;
+      if (IsCount(p.text)) {
+        pattern += "(\\d+)";
+      } else if (EndsWith(p.text, "_shape")) {
+        pattern += "(\\([0-9, ]*\\))";
+      } else if (p.text == "doc") {
+        pattern += "(docs/[A-Za-z0-9_./-]+?\\.md)";
+      } else if (p.text == "mistake") {
+        readable = readable && !any_mistake.empty();
+        pattern += "(" + any_mistake + ")";
+      } else {
+        pattern += last ? "(.+)" : "(.+?)";
+      }
+      s.names.push_back(p.text);
+    }
+    if (!readable) continue;
+    s.english = std::regex(pattern, std::regex::ECMAScript | std::regex::optimize);
+    sentences_.push_back(std::move(s));
+  }
+  std::stable_sort(sentences_.begin(), sentences_.end(),
+                   [](const Sentence& a, const Sentence& b) { return a.words > b.words; });
+}
+
+std::string Translator::Translate(const std::string& text) const { return Translate(text, 0); }
+
+std::string Translator::Translate(const std::string& text, int depth) const {
+  if (text.size() > kMaxText || sentences_.empty()) return text;
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    // The sentence that starts first; at the same place, the one with more words.
+    const Sentence* best = nullptr;
+    std::smatch found;
+    std::size_t best_start = text.size();
+    for (const Sentence& s : sentences_) {
+      std::smatch m;
+      if (!std::regex_search(
+              text.begin() + pos, text.end(), m, s.english,
+              pos ? std::regex_constants::match_prev_avail : std::regex_constants::match_default)) {
+        continue;
+      }
+      const std::size_t start = pos + m.position(0);
+      if (start < best_start) {
+        best_start = start;
+        best = &s;
+        found = m;
+      }
+    }
+    if (best == nullptr || found.length(0) == 0) break;
+    out.append(text, pos, best_start - pos);
+    SentenceValues values;
+    for (std::size_t i = 0; i < best->names.size(); ++i) {
+      values.emplace_back(best->names[i], Value(best->names[i], found[i + 1].str(), depth));
+    }
+    out += Fill(best->translation, values);
+    pos = best_start + found.length(0);
+  }
+  out.append(text, pos, std::string::npos);
+  return out;
+}
+
+std::string Translator::Value(const std::string& name, const std::string& value, int depth) const {
+  if (name == "mistake") {
+    const auto m = mistakes_.find(value);
+    return m == mistakes_.end() ? value : m->second;
+  }
+  if (name == "doc") {
+    const std::string prefix = "docs/";
+    if (pages_.empty() || value.rfind(prefix + pages_ + "/", 0) == 0) return value;
+    const std::string page = prefix + pages_ + "/" + value.substr(prefix.size());
+    return page_exists_(page) ? page : value;
+  }
+  if (IsBounded(name) || depth >= kMaxDepth) return value;
+  return Translate(value, depth + 1);
+}
+
+std::optional<Translator> LearnerTranslator(const std::string& folder) {
+  namespace fs = std::filesystem;
+  const std::string requested = RequestedLanguage([](const char* n) { return std::getenv(n); });
+  if (requested.empty()) return std::nullopt;
+  std::vector<std::string> codes;
+  std::error_code ec;
+  for (const auto& f : fs::directory_iterator(folder, ec)) {
+    if (f.path().extension() == ".po") codes.push_back(f.path().stem().string());
+  }
+  std::sort(codes.begin(), codes.end());
+  const std::string code = CatalogueFor(requested, codes);
+  if (code.empty()) return std::nullopt;
+  const std::string path = folder + "/" + code + ".po";
+  std::optional<Catalogue> catalogue = Catalogue::Load(path);
+  if (!catalogue) return std::nullopt;
+  std::string pages = code;
+  std::replace(pages.begin(), pages.end(), '_', '-');
+  // The workspace holds po/cli/<code>.po: three levels above the file itself
+  // (the runfiles hold a link to it). When that cannot be told, the
+  // catalogue's lessons are taken to exist, as they ship together.
+  const fs::path real = fs::canonical(path, ec);
+  const fs::path root = ec ? fs::path() : real.parent_path().parent_path().parent_path();
+  return Translator(*catalogue, pages, [root](const std::string& page) {
+    std::error_code missing;
+    return root.empty() || fs::exists(root / page, missing);
+  });
+}
+
+}  // namespace testing
+}  // namespace mha
