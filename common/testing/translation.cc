@@ -1,10 +1,14 @@
 #include "common/testing/translation.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "common/testing/sentences.h"
 
@@ -12,18 +16,14 @@ namespace mha {
 namespace testing {
 namespace {
 
-// "es_ES.UTF-8" -> "es_es"; "pt-BR" -> "pt_br"; "en_GB@euro" -> "en_gb".
-std::string Normalised(const std::string& code) {
+// A LANG value as the registry's prefixes are written: ASCII letters in
+// lower case (the same under every locale, Turkish too), "-" as "_".
+std::string Normalised(const std::string& value) {
   std::string out;
-  for (char c : code) {
-    if (c == '.' || c == '@') break;
-    out += c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char c : value) {
+    out += c == '-' ? '_' : (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
   }
   return out;
-}
-
-std::string LanguageOf(const std::string& normalised) {
-  return normalised.substr(0, normalised.find('_'));
 }
 
 // One piece of a sentence: its words, or the name of a value.
@@ -96,16 +96,37 @@ std::string RequestedLanguage(const std::function<const char*(const char*)>& get
   return "";
 }
 
-std::string CatalogueFor(const std::string& requested, const std::vector<std::string>& available) {
+std::vector<Language> ParseLanguages(const std::string& registry_text) {
+  std::vector<Language> out;
+  try {
+    const nlohmann::json registry = nlohmann::json::parse(registry_text);
+    for (const nlohmann::json& entry : registry.at("languages")) {
+      Language lang{entry.at("po").get<std::string>(), entry.at("pages").get<std::string>(),
+                    entry.at("env").get<std::vector<std::string>>()};
+      out.push_back(std::move(lang));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string("po/languages.json is not the registry of "
+                                            "languages ({\"languages\": [{\"po\", \"pages\", "
+                                            "\"env\", ...}]}): ") +
+                                e.what());
+  }
+  return out;
+}
+
+const Language* LanguageFor(const std::string& requested, const std::vector<Language>& languages) {
   const std::string want = Normalised(requested);
-  if (want.empty()) return "";
-  for (const std::string& code : available) {
-    if (Normalised(code) == want) return code;
+  const Language* best = nullptr;
+  std::size_t longest = 0;
+  for (const Language& lang : languages) {
+    for (const std::string& prefix : lang.env) {
+      if (!prefix.empty() && want.rfind(prefix, 0) == 0 && prefix.size() > longest) {
+        best = &lang;
+        longest = prefix.size();
+      }
+    }
   }
-  for (const std::string& code : available) {
-    if (LanguageOf(Normalised(code)) == LanguageOf(want)) return code;
-  }
-  return "";
+  return best;
 }
 
 Translator::Translator(const Catalogue& catalogue, std::string pages,
@@ -214,31 +235,30 @@ std::string Translator::Value(const std::string& name, const std::string& value,
   return Translate(value, depth + 1);
 }
 
-std::optional<Translator> LearnerTranslator(const std::string& folder) {
+std::optional<Translator> LearnerTranslator(const std::string& root) {
   namespace fs = std::filesystem;
   const std::string requested = RequestedLanguage([](const char* n) { return std::getenv(n); });
   if (requested.empty()) return std::nullopt;
-  std::vector<std::string> codes;
-  std::error_code ec;
-  for (const auto& f : fs::directory_iterator(folder, ec)) {
-    if (f.path().extension() == ".po") codes.push_back(f.path().stem().string());
-  }
-  std::sort(codes.begin(), codes.end());
-  const std::string code = CatalogueFor(requested, codes);
-  if (code.empty()) return std::nullopt;
-  const std::string path = folder + "/" + code + ".po";
-  std::optional<Catalogue> catalogue = Catalogue::Load(path);
+  const fs::path registry = fs::path(root) / "po" / "languages.json";
+  std::ifstream in(registry);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::vector<Language> languages = ParseLanguages(text.str());
+  const Language* lang = LanguageFor(requested, languages);
+  if (lang == nullptr) return std::nullopt;
+  std::optional<Catalogue> catalogue =
+      Catalogue::Load((fs::path(root) / "po" / "cli" / (lang->po + ".po")).string());
   if (!catalogue) return std::nullopt;
-  std::string pages = code;
-  std::replace(pages.begin(), pages.end(), '_', '-');
-  // The workspace holds po/cli/<code>.po: three levels above the file itself
+  // The workspace holds po/languages.json: two levels above the file itself
   // (the runfiles hold a link to it). When that cannot be told, the
-  // catalogue's lessons are taken to exist, as they ship together.
-  const fs::path real = fs::canonical(path, ec);
-  const fs::path root = ec ? fs::path() : real.parent_path().parent_path().parent_path();
-  return Translator(*catalogue, pages, [root](const std::string& page) {
+  // language's lessons are taken to exist, as they ship with its catalogues.
+  std::error_code ec;
+  const fs::path real = fs::canonical(registry, ec);
+  const fs::path workspace = ec ? fs::path() : real.parent_path().parent_path();
+  return Translator(*catalogue, lang->pages, [workspace](const std::string& page) {
     std::error_code missing;
-    return root.empty() || fs::exists(root / page, missing);
+    return workspace.empty() || fs::exists(workspace / page, missing);
   });
 }
 

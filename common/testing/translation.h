@@ -4,13 +4,13 @@
 //   if (tr) std::cout << tr->Translate(failure.message());
 //
 // The language is the first of LANGUAGE (its first entry), LC_ALL,
-// LC_MESSAGES and LANG that is set, as ./lab reads it
-// (tools/lab/learner/i18n.py), and the catalogue is po/cli/<code>.po of the
-// same code ("es_AR.UTF-8" reads es.po; "pt_PT" reads pt_BR.po when that is
-// the only Portuguese one); C, POSIX, English or a language without a
-// catalogue leave the English. No locale needs to be generated and no .mo
-// compiled: adding a language is adding its po/cli/<code>.po (and its
-// lessons in docs/<code with - for _>/), no code.
+// LC_MESSAGES and LANG that is set, looked up as ./lab looks it up
+// (tools/lab/languages.py): in the registry of the course's languages,
+// po/languages.json, the language with the longest "env" prefix of the value
+// ("es_AR.UTF-8" is Spanish; C, POSIX and English are none). Its catalogue is
+// po/cli/<po>.po and its lessons docs/<pages>/. No locale needs to be
+// generated and no .mo compiled: adding a language is its line in the
+// registry and its catalogues, no code.
 //
 // Translate() finds, in the English text a test printed, every sentence of
 // common/testing/sentences.h (the catalogue's context "test") and writes the
@@ -50,10 +50,20 @@ namespace testing {
 // The language the environment asks for ("es_ES.UTF-8"), or "" when none is set.
 std::string RequestedLanguage(const std::function<const char*(const char*)>& getenv);
 
-// Among the catalogue codes `available` ("es", "pt_BR"), the one that serves
-// `requested`: the same code (case and "-" or "_" aside, without ".UTF-8" or
-// "@euro"), else the first of the same language; "" when none does.
-std::string CatalogueFor(const std::string& requested, const std::vector<std::string>& available);
+// A language of the registry po/languages.json.
+struct Language {
+  std::string po;                // its catalogues' code: po/cli/<po>.po ("pt_BR")
+  std::string pages;             // the folder of its lessons: docs/<pages>/ ("pt-BR")
+  std::vector<std::string> env;  // the lower-case prefixes of a LANG value that select it
+};
+
+// The languages of a registry's text; throws std::invalid_argument naming
+// what is wrong when it is not the registry's JSON.
+std::vector<Language> ParseLanguages(const std::string& registry_text);
+
+// The language `requested` ("es_ES.UTF-8", "pt-BR") selects: the one with the
+// longest prefix of it (ASCII letters lower-cased, "-" read as "_"), or none.
+const Language* LanguageFor(const std::string& requested, const std::vector<Language>& languages);
 
 class Translator {
  public:
@@ -84,10 +94,12 @@ class Translator {
 };
 
 // The translator of the learner's language (RequestedLanguage of the
-// process's environment) from the catalogues in `folder`, or none when that
-// language is English or has no catalogue there. The lessons are looked up in
-// the workspace the catalogue belongs to (the tests' runfiles link to it).
-std::optional<Translator> LearnerTranslator(const std::string& folder = "po/cli");
+// process's environment) from the registry and catalogues under `root` (a
+// test runs in its runfiles, which hold po/languages.json and po/cli/), or
+// none when that language is English, or has no registry entry or
+// catalogue there. The lessons are looked up in the workspace the registry
+// belongs to (the runfiles link to it).
+std::optional<Translator> LearnerTranslator(const std::string& root = ".");
 
 }  // namespace testing
 }  // namespace mha

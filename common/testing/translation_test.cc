@@ -76,22 +76,53 @@ TEST(RequestedLanguage, TakesTheFirstOfTheUsualVariablesThatIsSet) {
   EXPECT_EQ(RequestedLanguage(get), "");
 }
 
-TEST(CatalogueFor, PrefersTheSameCodeThenTheSameLanguage) {
-  const std::vector<std::string> codes = {"es", "pt_BR", "zh_CN"};
-  EXPECT_EQ(CatalogueFor("es_ES.UTF-8", codes), "es");
-  EXPECT_EQ(CatalogueFor("pt_BR.UTF-8", codes), "pt_BR");
-  EXPECT_EQ(CatalogueFor("pt_PT", codes), "pt_BR");
-  EXPECT_EQ(CatalogueFor("zh-CN", codes), "zh_CN");
-  EXPECT_EQ(CatalogueFor("pt_PT", {"pt", "pt_BR"}), "pt");
+const char kRegistry[] = R"json({"about": "...", "languages": [
+  {"po": "es", "pages": "es", "name": "Español", "english": "Spanish", "env": ["es"],
+   "locale": "es_ES.UTF-8"},
+  {"po": "pt_BR", "pages": "pt-BR", "name": "Português", "english": "Brazilian Portuguese",
+   "env": ["pt"], "locale": "pt_BR.UTF-8"},
+  {"po": "pt_PT", "pages": "pt-PT", "name": "Português europeu", "english": "Portuguese",
+   "env": ["pt_pt"], "locale": "pt_PT.UTF-8"},
+  {"po": "tr", "pages": "tr", "name": "Türkçe", "english": "Turkish", "env": ["tr"],
+   "locale": "tr_TR.UTF-8"}]})json";
+
+std::string PoFor(const std::string& requested) {
+  const std::vector<Language> languages = ParseLanguages(kRegistry);
+  const Language* lang = LanguageFor(requested, languages);
+  return lang ? lang->po : "";
 }
 
-TEST(CatalogueFor, LeavesEnglishWhereNoCatalogueServes) {
-  const std::vector<std::string> codes = {"es", "pt_BR"};
-  EXPECT_EQ(CatalogueFor("C.UTF-8", codes), "");
-  EXPECT_EQ(CatalogueFor("POSIX", codes), "");
-  EXPECT_EQ(CatalogueFor("en_US.UTF-8", codes), "");
-  EXPECT_EQ(CatalogueFor("fr_FR.UTF-8", codes), "");
-  EXPECT_EQ(CatalogueFor("", codes), "");
+TEST(LanguageFor, TakesTheLanguageWithTheLongestPrefixOfTheValue) {
+  EXPECT_EQ(PoFor("es_ES.UTF-8"), "es");
+  EXPECT_EQ(PoFor("es_AR"), "es");
+  EXPECT_EQ(PoFor("pt_BR.UTF-8"), "pt_BR");
+  EXPECT_EQ(PoFor("pt-PT"), "pt_PT");
+  EXPECT_EQ(PoFor("PT"), "pt_BR");
+  EXPECT_EQ(PoFor("TR_TR.UTF-8"), "tr");
+}
+
+TEST(LanguageFor, LeavesEnglishWhereNoLanguageServes) {
+  for (const char* value : {"C.UTF-8", "POSIX", "en_US.UTF-8", "fr_FR.UTF-8", ""}) {
+    EXPECT_EQ(PoFor(value), "") << value;
+  }
+}
+
+TEST(ParseLanguages, ReadsEachLanguagesCataloguePagesAndPrefixes) {
+  const std::vector<Language> languages = ParseLanguages(kRegistry);
+  ASSERT_EQ(languages.size(), 4u);
+  EXPECT_EQ(languages[1].pages, "pt-BR");
+  EXPECT_EQ(languages[1].env, std::vector<std::string>{"pt"});
+}
+
+TEST(ParseLanguages, RejectsWhatIsNotTheRegistryNamingWhatItExpected) {
+  for (const char* text : {"", "[]", "{\"languages\": [{\"po\": \"es\"}]}"}) {
+    try {
+      ParseLanguages(text);
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("po/languages.json"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(Translator, NamesTheMistakeAndTheTranslatedLessonWithTheSameNumbers) {
@@ -164,23 +195,32 @@ TEST(Translator, ChangesNothingInTextWithoutItsSentences) {
   EXPECT_EQ(Spanish().Translate(english), english);
 }
 
-// A workspace with a Spanish catalogue and lesson, in the test's own folder.
+// A workspace with the registry, a Spanish catalogue and lesson, in the
+// test's own folder.
 std::string SpanishWorkspace() {
   namespace fs = std::filesystem;
   const fs::path ws = fs::path(std::getenv("TEST_TMPDIR")) / "workspace";
   fs::create_directories(ws / "po" / "cli");
   fs::create_directories(ws / "docs" / "es");
+  std::ofstream(ws / "po" / "languages.json") << kRegistry;
   std::ofstream(ws / "po" / "cli" / "es.po") << kEs;
-  std::ofstream(ws / "po" / "cli" / "pt_BR.po") << "";
   std::ofstream(ws / "docs" / "es" / "01_split_heads.md") << "# Laboratorio 1\n";
-  return (ws / "po" / "cli").string();
+  return ws.string();
+}
+
+void SetLang(const char* value) {
+  for (const char* v : {"LANGUAGE", "LC_ALL", "LC_MESSAGES"}) unsetenv(v);
+  if (value) {
+    setenv("LANG", value, 1);
+  } else {
+    unsetenv("LANG");
+  }
 }
 
 TEST(LearnerTranslator, SpeaksTheLanguageOfLangAndFindsItsLessons) {
-  const std::string folder = SpanishWorkspace();
-  for (const char* v : {"LANGUAGE", "LC_ALL", "LC_MESSAGES"}) unsetenv(v);
-  setenv("LANG", "es_ES.UTF-8", 1);
-  const std::optional<Translator> tr = LearnerTranslator(folder);
+  const std::string root = SpanishWorkspace();
+  SetLang("es_ES.UTF-8");
+  const std::optional<Translator> tr = LearnerTranslator(root);
   ASSERT_TRUE(tr.has_value());
   EXPECT_EQ(tr->Translate(Fill(kNotImplemented, {{"lab", "1"},
                                                   {"function", "split_heads"},
@@ -190,14 +230,14 @@ TEST(LearnerTranslator, SpeaksTheLanguageOfLangAndFindsItsLessons) {
 }
 
 TEST(LearnerTranslator, IsAbsentForEnglishOrALanguageWithoutACatalogue) {
-  const std::string folder = SpanishWorkspace();
-  for (const char* v : {"LANGUAGE", "LC_ALL", "LC_MESSAGES"}) unsetenv(v);
-  for (const char* lang : {"C.UTF-8", "en_US.UTF-8", "fr_FR.UTF-8"}) {
-    setenv("LANG", lang, 1);
-    EXPECT_FALSE(LearnerTranslator(folder).has_value()) << lang;
+  const std::string root = SpanishWorkspace();
+  // Turkish is in the registry, but this workspace has no po/cli/tr.po.
+  for (const char* lang : {"C.UTF-8", "en_US.UTF-8", "fr_FR.UTF-8", "tr_TR.UTF-8"}) {
+    SetLang(lang);
+    EXPECT_FALSE(LearnerTranslator(root).has_value()) << lang;
   }
-  unsetenv("LANG");
-  EXPECT_FALSE(LearnerTranslator(folder).has_value());
+  SetLang(nullptr);
+  EXPECT_FALSE(LearnerTranslator(root).has_value());
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ def update(root=ROOT, log=print):
     catalogues.run(["po4a", "--no-translations", po4a_config.CFG], cwd=root)
     for path, active in zip(paths, before):
         catalogues.drop_guesses(path, active)
-    log("xgettext: po/cli/messages.pot, merged into po/cli/<lang>.po...")
+    log("the terminal: po/cli/messages.pot from the learner's modules, the tests' sentences "
+        "and mistakes, merged into po/cli/<lang>.po...")
     catalogues.update_cli(root)
     log("quizzes: po/quiz/messages.pot from labs/*/quiz.json, merged into po/quiz/<lang>.po...")
     catalogues.update_quiz(root)

@@ -39,9 +39,11 @@ from course.kit_references import reference_problems
 import languages
 from labs import ROOT, load_labs
 
-# po/languages.json: the registry of languages ./lab reads (tools/lab/languages.py).
+# po/languages.json: the registry of languages ./lab and the public tests read
+# (tools/lab/languages.py, common/testing/translation.h); po/BUILD gives it and
+# po/cli/'s catalogues to the tests.
 _TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", ".gitignore", "lab",
-        languages.REGISTRY]
+        languages.REGISTRY, "po/BUILD"]
 _DIRS = ["common", "labs", "docs", "third_party", "tools/lab", "tools/plot", "tools/reader",
          ".devcontainer", "po/cli"]
 _SKIP_FILES = {"docs/INSTRUCTORS.md", "docs/SCALING.md", "docs/PERFORMANCE.md",

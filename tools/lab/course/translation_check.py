@@ -152,8 +152,8 @@ def source_problems(root=ROOT):
         out.append("po/quiz/messages.pot is not what labs/*/quiz.json give today (run ./lab "
                    "translate)")
     if _differs(root, os.path.join(CLI_DIR, "messages.pot"), catalogues.cli_template_text(root)):
-        out.append("po/cli/messages.pot is not what the learner's modules and the public "
-                   "tests' mistakes give today (run ./lab translate)")
+        out.append("po/cli/messages.pot is not what the learner's modules, the tests' "
+                   "sentences and the public tests' mistakes give today (run ./lab translate)")
     return out
 
 
@@ -177,6 +177,7 @@ def problems(root=ROOT):
                        % (path, languages.REGISTRY))
             continue
         out += catalogue_problems(path, root, markdown=markdown, identifiers=identifiers)
+    out += catalogues.missing_entries(root)
     if out:
         return out
     with tempfile.TemporaryDirectory(prefix="mha-i18n-check-") as tmp:
