@@ -16,6 +16,11 @@
 // a template starts and ends with words, or with a value of a kind that
 // cannot swallow its neighbours (translation.h lists the kinds by name:
 // `count`, `doc`, `mistake`, ...), and never puts two values side by side.
+//
+// The names of the axes in an index ("[head 1, query 2, key 0]") are the
+// tests' own: ./lab translate finds them where the public tests name them
+// (a `...Axes = {...}` list, or the list after AllClose's or MatchesGolden's
+// tolerance) and puts each in the catalogue under the context "axis".
 #ifndef MHA_COMMON_TESTING_SENTENCES_H_
 #define MHA_COMMON_TESTING_SENTENCES_H_
 
@@ -55,12 +60,12 @@ inline constexpr char kCheckedAgainst[] = "(checked against %(golden)s: ";
 inline constexpr char kComparedWith[] = "vs %(golden)s: ";
 
 // AllClose: how many numbers are out of tolerance, where the first one is
-// (an index such as "[head 1, query 2, key 0]") and where the largest error
-// is, with both values at each place.
+// (an index such as "[head 1, query 2, key 0]", its axes named as the test
+// names them) and where the largest error is, with both values at each place.
 inline constexpr char kElementsDiffer[] =
-    "%(count)s of %(total)s elements differ; first at %(first)s: actual %(actual)s, expected "
-    "%(expected)s; max |error| %(error)s at %(worst)s: actual %(worst_actual)s, expected "
-    "%(worst_expected)s (atol %(atol)s, rtol %(rtol)s)";
+    "%(count)s of %(total)s elements differ; first at %(first_index)s: actual %(actual)s, "
+    "expected %(expected)s; max |error| %(error)s at %(worst_index)s: actual %(worst_actual)s, "
+    "expected %(worst_expected)s (atol %(atol)s, rtol %(rtol)s)";
 
 // AllClose on tensors of different shapes.
 inline constexpr char kShapeMismatch[] =

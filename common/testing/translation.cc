@@ -75,7 +75,8 @@ bool IsCount(const std::string& name) {
 
 // The kinds of value that cannot swallow their neighbours (translation.h).
 bool IsBounded(const std::string& name) {
-  return IsCount(name) || EndsWith(name, "_shape") || name == "doc" || name == "mistake";
+  return IsCount(name) || EndsWith(name, "_shape") || EndsWith(name, "_index") ||
+         name == "doc" || name == "mistake";
 }
 
 // How deep a value is translated inside another sentence's value.
@@ -132,6 +133,7 @@ const Language* LanguageFor(const std::string& requested, const std::vector<Lang
 Translator::Translator(const Catalogue& catalogue, std::string pages,
                        std::function<bool(const std::string&)> page_exists)
     : pages_(std::move(pages)), page_exists_(std::move(page_exists)) {
+  for (const auto& [english, name] : catalogue.Translated("axis")) axes_[english] = name;
   std::vector<std::string> mistakes;
   for (const auto& [english, words] : catalogue.Translated("mistake")) {
     mistakes_[english] = words;
@@ -164,6 +166,8 @@ Translator::Translator(const Catalogue& catalogue, std::string pages,
         pattern += "(\\d+)";
       } else if (EndsWith(p.text, "_shape")) {
         pattern += "(\\([0-9, ]*\\))";
+      } else if (EndsWith(p.text, "_index")) {
+        pattern += "(\\[[^\\]\\n]*\\])";
       } else if (p.text == "doc") {
         pattern += "(docs/[A-Za-z0-9_./-]+?\\.md)";
       } else if (p.text == "mistake") {
@@ -231,8 +235,26 @@ std::string Translator::Value(const std::string& name, const std::string& value,
     const std::string page = prefix + pages_ + "/" + value.substr(prefix.size());
     return page_exists_(page) ? page : value;
   }
+  if (EndsWith(name, "_index")) return Index(value);
   if (IsBounded(name) || depth >= kMaxDepth) return value;
   return Translate(value, depth + 1);
+}
+
+std::string Translator::Index(const std::string& index) const {
+  // "[head 1, query 2, key 0]": each position's axis name, then its number.
+  std::string out = "[";
+  std::size_t start = 1;
+  while (start < index.size()) {
+    std::size_t end = index.find(", ", start);
+    if (end == std::string::npos) end = index.size() - 1;  // the closing ']'
+    const std::string part = index.substr(start, end - start);
+    const std::size_t space = part.rfind(' ');
+    const auto axis = space == std::string::npos ? axes_.end() : axes_.find(part.substr(0, space));
+    out += axis == axes_.end() ? part : axis->second + part.substr(space);
+    out += end + 1 < index.size() ? ", " : "]";
+    start = end + 2;
+  }
+  return out;
 }
 
 std::optional<Translator> LearnerTranslator(const std::string& root) {

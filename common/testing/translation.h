@@ -19,6 +19,8 @@
 //
 //   lab, total, *count  digits
 //   *_shape             a shape, "(2, 3, 4)"
+//   *_index             an index, "[head 1, query 2, key 0]": written with its
+//                       axes' names translated (the catalogue's context "axis")
 //   doc                 a lesson, "docs/01_split_heads.md": written as the
 //                       translated lesson ("docs/es/01_split_heads.md") when
 //                       the workspace has it
@@ -86,9 +88,11 @@ class Translator {
 
   std::string Translate(const std::string& text, int depth) const;
   std::string Value(const std::string& name, const std::string& value, int depth) const;
+  std::string Index(const std::string& index) const;
 
   std::vector<Sentence> sentences_;  // the longest English words first
   std::map<std::string, std::string> mistakes_;
+  std::map<std::string, std::string> axes_;
   std::string pages_;
   std::function<bool(const std::string&)> page_exists_;
 };

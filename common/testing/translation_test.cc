@@ -51,6 +51,18 @@ msgstr "se esperaba std::invalid_argument y llegó otra excepción: %(what)s"
 msgctxt "test"
 msgid "%(what)s cannot be read back"
 msgstr "%(what)s no se puede leer"
+
+msgctxt "test"
+msgid "first at %(first_index)s: actual %(actual)s"
+msgstr "el primero en %(first_index)s: obtenido %(actual)s"
+
+msgctxt "axis"
+msgid "head"
+msgstr "cabeza"
+
+msgctxt "axis"
+msgid "kv head"
+msgstr "cabeza kv"
 )po";
 
 Translator Spanish(std::map<std::string, bool> pages = {}) {
@@ -184,6 +196,11 @@ TEST(Translator, TranslatesASentenceInsideAnotherOnesValue) {
 TEST(Translator, ReadsShapesAndKeepsEverythingAroundTheSentence) {
   EXPECT_EQ(Spanish().Translate("vs g.npy: shape mismatch: actual (2, 3), expected (3, 2)!"),
             "vs g.npy: formas distintas: obtenida (2, 3), esperada (3, 2)!");
+}
+
+TEST(Translator, NamesTheAxesOfAnIndexInTheLanguage) {
+  EXPECT_EQ(Spanish().Translate("first at [head 1, kv head 0, token 2, 3]: actual 0.5"),
+            "el primero en [cabeza 1, cabeza kv 0, token 2, 3]: obtenido 0.5");
 }
 
 TEST(Translator, IgnoresASentenceThatCannotBeReadBackIntoItsValues) {

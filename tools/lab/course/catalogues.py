@@ -27,6 +27,7 @@ gettext domain "lab") and the quizzes' (po/quiz/, domain "quiz").
 """
 import ast
 import collections
+import glob
 import os
 import re
 import shutil
@@ -154,6 +155,30 @@ def mistake_words(root=ROOT):
     return out
 
 
+# Where the public tests name the axes of what they compare: a `...Axes = {...}`
+# list, or the list right after AllClose's or MatchesGolden's tolerance (kExact, ...).
+_AXES = [re.compile(r'\w*[Aa]xes\w*\s*(?:=|\()\s*\{\s*("[^"]*"(?:\s*,\s*"[^"]*")*)\s*\}'),
+         re.compile(r'\bk[A-Z]\w*,\s*\{\s*("[^"]*"(?:\s*,\s*"[^"]*")*)\s*\}')]
+
+
+def axis_names(root=ROOT):
+    """[(name, file)]: the names the public tests give the axes of the tensors
+    they compare (an index in a failure: "[head 1, query 2, key 0]"), each
+    once, in the labs' order; a list of identifiers (the names of mistakes)
+    is none."""
+    out, seen = [], set()
+    for rel in sorted(glob.glob(os.path.join(root, "labs", "*", "*.[hc]*"))):
+        with open(rel, encoding="utf-8") as f:
+            text = f.read()
+        for pattern in _AXES:
+            for m in pattern.finditer(text):
+                for name in _LITERAL.findall(m.group(1)):
+                    if name and not re.fullmatch(r"\w+_\w+", name) and name not in seen:
+                        seen.add(name)
+                        out.append((name, os.path.relpath(rel, root)))
+    return out
+
+
 def test_sentences(root=ROOT):
     """[(template, its name, the comment above it)] of common/testing/sentences.h."""
     with open(os.path.join(root, SENTENCES), encoding="utf-8") as f:
@@ -200,6 +225,11 @@ def cli_entries(root=ROOT):
             flags=["python-format"] if "%(" in template else [],
             comment="%s: %s Keep each %%(name)s as it is: the test writes its value there."
                     % (name, comment)))
+    for name, rel in axis_names(root):
+        entries.append(po.POEntry(
+            msgctxt="axis", msgid=name, msgstr="", occurrences=[(rel, "")],
+            comment="The name of an axis inside an index of a failure: \"[head 1, query 2, "
+                    "key 0]\"; a short noun."))
     for words, name, rel in mistake_words(root):
         entries.append(po.POEntry(
             msgctxt="mistake", msgid=words, msgstr="", occurrences=[(rel, "")],
@@ -377,16 +407,17 @@ def _key(entry):
     return (entry.msgctxt or "", entry.msgid)
 
 
-def missing_entries(root=ROOT):
+def missing_entries(root=ROOT, folder=None):
     """["po/cli/es.po has no entry for ..."]: each message of the terminal's
-    template (made today from the code) that a language's catalogue lacks,
-    or has only as obsolete."""
+    template (made today from the code under root) that a language's
+    catalogue (in `folder`, po/cli/ by default) lacks, or has only as obsolete."""
     polib = load_polib()
     wanted = cli_entries(root)
+    folder = folder or os.path.join(root, CLI_DIR)
     out = []
     for lang in languages.codes(root):
         rel = os.path.join(CLI_DIR, lang + ".po")
-        path = os.path.join(root, rel)
+        path = os.path.join(folder, lang + ".po")
         have = {_key(e) for e in polib.pofile(path) if not e.obsolete} \
             if os.path.isfile(path) else set()
         for e in wanted:

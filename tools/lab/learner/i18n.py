@@ -18,6 +18,7 @@ mistakes by their English words (context "mistake"), and every lesson a
 message names becomes the translated one (the lesson's page in its
 language's folder of docs) when it exists.
 """
+import argparse
 import gettext
 import os
 import re
@@ -135,8 +136,14 @@ def translations(lang, root=ROOT, domain=DOMAIN):
 
 
 def setup(lang, root=ROOT):
-    """Makes `lang` (None: English) the language of every later message."""
+    """Makes `lang` (None: English) the language of every later message,
+    argparse's own words included (its usage line, its headings, the help of
+    -h and its errors: ARGPARSE_WORDS)."""
     _state["lang"], _state["tr"] = lang, translations(lang, root)
+    # argparse looks its words up through these two names of its module, at
+    # the time it needs each word: a parser made afterwards speaks `lang`.
+    argparse._ = _ if lang else gettext.gettext
+    argparse.ngettext = ngettext if lang else gettext.ngettext
 
 
 def lang():
@@ -192,7 +199,7 @@ def _is_count(name):
 
 
 def _is_bounded(name):
-    return _is_count(name) or name.endswith("_shape") or name in ("doc", "mistake")
+    return _is_count(name) or name.endswith(("_shape", "_index")) or name in ("doc", "mistake")
 
 
 _PIECE = re.compile(r"%\((\w+)\)s|%%")
@@ -227,6 +234,8 @@ def _sentence(english, any_mistake):
             pattern += r"(\d+)"
         elif name.endswith("_shape"):
             pattern += r"(\([0-9, ]*\))"
+        elif name.endswith("_index"):
+            pattern += r"(\[[^\]\n]*\])"
         elif name == "doc":
             pattern += r"(docs/[A-Za-z0-9_./-]+?\.md)"
         elif name == "mistake":
@@ -259,6 +268,16 @@ def _sentences():
     return _state["sentences"]
 
 
+def _index(index):
+    """"[head 1, query 2, key 0]" with each axis's name translated (context "axis")."""
+    axes = _entries("axis")
+    parts = []
+    for part in index[1:-1].split(", ") if len(index) > 2 else []:
+        name, space, number = part.rpartition(" ")
+        parts.append(axes.get(name, name) + space + number if space else part)
+    return "[" + ", ".join(parts) + "]"
+
+
 def _fill(translation, values):
     return _PIECE.sub(lambda m: "%" if m.group(0) == "%%" else values.get(m.group(1), m.group(0)),
                       translation)
@@ -282,6 +301,8 @@ def _translated(text, root, depth):
                 value = mistakes.get(value, value)
             elif name == "doc":
                 value = page(value, root)
+            elif name.endswith("_index"):
+                value = _index(value)
             elif not _is_bounded(name) and depth < _MAX_DEPTH:
                 value = _translated(value, root, depth + 1)
             values[name] = value
@@ -298,8 +319,9 @@ def test_text(text, root=ROOT):
     no language is set."""
     if not _state["lang"] or not text:
         return text
-    if text.startswith("does not compile: "):
-        text = _("does not compile: ") + text[len("does not compile: "):]
+    for prefix in _PREFIXES:
+        if text.startswith(prefix):
+            text = _(prefix) + text[len(prefix):]
     return _translated(text, root, 0)
 
 
@@ -307,6 +329,23 @@ def N_(message):
     """Marks a message for the catalogue where it is defined; _() translates it
     where it is printed."""
     return message
+
+
+# The words of Python 3.11's argparse (Debian 12's) that a learner's command
+# line can show: setup() gives argparse their translations.
+ARGPARSE_WORDS = (
+    N_("usage: "), N_("positional arguments"), N_("options"),
+    N_("show this help message and exit"), N_("argument %(argument_name)s: %(message)s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("the following arguments are required: %s"), N_("unrecognized arguments: %s"),
+    N_("expected one argument"), N_("invalid %(type)s value: %(value)r"),
+    N_("ambiguous option: %(option)s could match %(matches)s"))
+
+
+# What ./lab says before a compiler's or a linker's own words
+# (reports/messages.py): test_text() translates these beginnings.
+_PREFIXES = (N_("does not compile: "), N_("does not link: "),
+             N_("does not link (the linker gave no message)"))
 
 
 _TITLES = {}
