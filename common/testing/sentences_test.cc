@@ -22,7 +22,7 @@ TEST(Fill, DoesNotReadAValueAgainAsATemplate) {
 }
 
 TEST(Sentences, ADiagnosisIsTheMistakesSentenceAfterLooksLike) {
-  const SentenceValues v = {{"mistake", "W_O forgotten"}, {"doc", "docs/03.md"}};
+  const SentenceValues v = {{"mistake", "W_O forgotten"}, {"doc", "docs/03_output_projection.md"}};
   EXPECT_EQ(Fill(kLooksLike, v), "looks like " + Fill(kSeeClassicMistakes, v));
 }
 

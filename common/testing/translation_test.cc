@@ -139,8 +139,9 @@ TEST(ParseLanguages, RejectsWhatIsNotTheRegistryNamingWhatItExpected) {
 
 TEST(Translator, NamesTheMistakeAndTheTranslatedLessonWithTheSameNumbers) {
   const std::string english =
-      Fill(kLooksLike, {{"mistake", "x reshaped straight to (n_heads, T, d_head) without the "
-                                    "transpose"},
+      Fill(kLooksLike, {{"mistake",
+                         "x reshaped straight to (n_heads, T, d_head) without the "
+                         "transpose"},
                         {"doc", "docs/01_split_heads.md"}}) +
       " " + Fill(kCheckedAgainst, {{"golden", "labs/01_split_heads/golden/split_heads.npy"}}) +
       "20 of 30 elements differ)";
@@ -164,8 +165,8 @@ TEST(Translator, TranslatesAStubsExceptionInsideGoogleTestsWords) {
 TEST(Translator, KeepsTheEnglishLessonWhereTheWorkspaceHasNoTranslation) {
   const Translator tr = Spanish({{"docs/es/02_batched_attention.md", false}});
   EXPECT_EQ(tr.Translate(Fill(kNotImplemented, {{"lab", "2"},
-                                                 {"function", "softmax_rows"},
-                                                 {"doc", "docs/02_batched_attention.md"}})),
+                                                {"function", "softmax_rows"},
+                                                {"doc", "docs/02_batched_attention.md"}})),
             "laboratorio 2: softmax_rows aún no está implementada, consulta "
             "docs/02_batched_attention.md");
 }
@@ -177,17 +178,17 @@ TEST(Translator, LeavesASentenceEnglishWhenItsMistakeIsNotTranslated) {
 }
 
 TEST(Translator, PrefersTheLongestMistakeWhoseWordsBeginAnother) {
-  EXPECT_EQ(Spanish().Translate("\n" + Fill(kSeeClassicMistakes,
-                                            {{"mistake", "x reshaped"}, {"doc", "docs/01.md"}})),
-            "\nx con reshape; consulta docs/es/01.md, «Errores clásicos»");
+  EXPECT_EQ(
+      Spanish().Translate("\n" + Fill(kSeeClassicMistakes, {{"mistake", "x reshaped"},
+                                                            {"doc", "docs/01_split_heads.md"}})),
+      "\nx con reshape; consulta docs/es/01_split_heads.md, «Errores clásicos»");
 }
 
 TEST(Translator, TranslatesASentenceInsideAnotherOnesValue) {
-  const std::string english = Fill(
-      kOtherException,
-      {{"what", Fill(kNotImplemented, {{"lab", "1"},
-                                        {"function", "combine_heads"},
-                                        {"doc", "docs/01_split_heads.md"}})}});
+  const std::string english =
+      Fill(kOtherException, {{"what", Fill(kNotImplemented, {{"lab", "1"},
+                                                             {"function", "combine_heads"},
+                                                             {"doc", "docs/01_split_heads.md"}})}});
   EXPECT_EQ(Spanish().Translate(english),
             "se esperaba std::invalid_argument y llegó otra excepción: laboratorio 1: "
             "combine_heads aún no está implementada, consulta docs/es/01_split_heads.md");
@@ -239,9 +240,9 @@ TEST(LearnerTranslator, SpeaksTheLanguageOfLangAndFindsItsLessons) {
   SetLang("es_ES.UTF-8");
   const std::optional<Translator> tr = LearnerTranslator(root);
   ASSERT_TRUE(tr.has_value());
-  EXPECT_EQ(tr->Translate(Fill(kNotImplemented, {{"lab", "1"},
-                                                  {"function", "split_heads"},
-                                                  {"doc", "docs/01_split_heads.md"}})),
+  EXPECT_EQ(tr->Translate(Fill(
+                kNotImplemented,
+                {{"lab", "1"}, {"function", "split_heads"}, {"doc", "docs/01_split_heads.md"}})),
             "laboratorio 1: split_heads aún no está implementada, consulta "
             "docs/es/01_split_heads.md");
 }
