@@ -111,7 +111,7 @@ def main(argv):
     """./lab in the learner's kit: only the commands that work there."""
     labs = load_labs()
     parser = Parser(prog="./lab", add_help=False)
-    sub = parser.add_subparsers(dest="command", parser_class=Parser)
+    sub = parser.add_subparsers(dest="command", parser_class=Parser, metavar=_("COMMAND"))
     add_commands(sub, labs)
     command(sub, "grade").set_defaults(func=cmd_provisional_grade)
     command(sub, "help")
