@@ -3,6 +3,7 @@
 the terminal's catalogue that holds them (course/catalogues.py)."""
 import argparse
 import inspect
+import re
 import os
 
 import pytest
@@ -130,3 +131,22 @@ def test_a_command_line_made_after_setup_speaks_the_language_in_its_help(tmp_pat
     assert "muestra esta ayuda" in text
     i18n.setup(None)
     assert argparse.ArgumentParser(prog="x").format_help().startswith("usage: x")
+
+
+def test_every_stubs_exception_is_the_tests_sentence_that_gets_translated():
+    from labs import load_labs
+    regex, names = i18n._sentence(NOT_IMPLEMENTED, "x")
+    assert names == ["lab", "function", "doc"]
+    found = 0
+    for lab in load_labs():
+        with open(os.path.join(ROOT, lab.learner_file), encoding="utf-8") as f:
+            text = f.read()
+        # A message may be written as several literals, one after the other.
+        for literals in re.findall(r'((?:"(?:[^"\\]|\\.)*"\s*)+)', text):
+            message = catalogues._joined(literals)
+            if "not implemented yet" not in message:
+                continue
+            m = regex.fullmatch(message)
+            assert m and m.group(1) == str(lab.number) and m.group(3) == lab.lesson_file, message
+            found += 1
+    assert found >= len(load_labs())
