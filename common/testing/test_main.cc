@@ -3,6 +3,8 @@
 // (common/testing/translation.h) when LANG or LANGUAGE asks for one that
 // po/cli/ has. Only what the terminal shows is translated: the test's XML
 // report, which ./lab and the grader read, keeps the English.
+#include <exception>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -72,7 +74,13 @@ class TranslatingPrinter : public ::testing::TestEventListener {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  std::optional<mha::testing::Translator> translator = mha::testing::LearnerTranslator();
+  std::optional<mha::testing::Translator> translator;
+  try {
+    translator = mha::testing::LearnerTranslator();
+  } catch (const std::exception& e) {
+    // A broken registry must not stop the tests: they speak English then.
+    std::cerr << "warning: " << e.what() << "; the tests print English\n";
+  }
   ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();
   if (translator && listeners.default_result_printer() != nullptr) {
     ::testing::TestEventListener* printer = listeners.Release(listeners.default_result_printer());

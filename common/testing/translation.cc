@@ -75,8 +75,8 @@ bool IsCount(const std::string& name) {
 
 // The kinds of value that cannot swallow their neighbours (translation.h).
 bool IsBounded(const std::string& name) {
-  return IsCount(name) || EndsWith(name, "_shape") || EndsWith(name, "_index") ||
-         name == "doc" || name == "mistake";
+  return IsCount(name) || EndsWith(name, "_shape") || EndsWith(name, "_index") || name == "doc" ||
+         name == "mistake";
 }
 
 // How deep a value is translated inside another sentence's value.
@@ -179,7 +179,11 @@ Translator::Translator(const Catalogue& catalogue, std::string pages,
       s.names.push_back(p.text);
     }
     if (!readable) continue;
-    s.english = std::regex(pattern, std::regex::ECMAScript | std::regex::optimize);
+    try {
+      s.english = std::regex(pattern, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error&) {
+      continue;  // a sentence this reader cannot match stays English
+    }
     sentences_.push_back(std::move(s));
   }
   std::stable_sort(sentences_.begin(), sentences_.end(),
