@@ -13,6 +13,7 @@ import pytest
 import languages
 from course import catalogues, po4a_config, translated_pages, translation_check
 from course import i18n as pages
+from i18n_fakes import spanish_catalogue
 from labs import ROOT
 from learner import i18n
 
@@ -53,16 +54,7 @@ def test_the_lang_option_wins_over_the_environment_and_may_stand_anywhere():
 
 
 def _catalogue(tmp_path, entries):
-    """A compiled Spanish catalogue where learner/i18n.py looks for a kit's."""
-    po = polib.POFile()
-    po.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": "es"}
-    for ctxt, msgid, msgstr in entries:
-        po.append(polib.POEntry(msgctxt=ctxt, msgid=msgid, msgstr=msgstr))
-    d = tmp_path / "tools" / "lab" / "locale" / "es" / "LC_MESSAGES"
-    d.mkdir(parents=True)
-    po.save_as_mofile(str(d / "lab.mo"))
-    (tmp_path / "docs" / "es").mkdir(parents=True)
-    (tmp_path / "docs" / "es" / "02_batched_attention.md").write_text("# Lab 2\n")
+    spanish_catalogue(tmp_path, entries)
 
 
 def test_a_named_mistake_prints_in_spanish_and_names_the_spanish_lesson(tmp_path):

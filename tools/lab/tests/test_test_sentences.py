@@ -3,13 +3,14 @@
 the terminal's catalogue that holds them (course/catalogues.py)."""
 import argparse
 import inspect
-import re
 import os
+import re
 
 import pytest
 
 import languages
 from course import catalogues
+from i18n_fakes import spanish_catalogue
 from labs import ROOT
 from learner import i18n, results
 
@@ -29,19 +30,10 @@ def english_afterwards():
 
 
 def _spanish(tmp_path, entries):
-    """A compiled Spanish catalogue where learner/i18n.py looks for a kit's,
-    and the Spanish lesson of lab 1."""
-    po = polib.POFile()
-    po.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": "es"}
-    for ctxt, msgid, msgstr in entries:
-        po.append(polib.POEntry(msgctxt=ctxt, msgid=msgid, msgstr=msgstr))
-    d = tmp_path / "tools" / "lab" / "locale" / "es" / "LC_MESSAGES"
-    d.mkdir(parents=True)
-    po.save_as_mofile(str(d / "lab.mo"))
-    (tmp_path / "docs" / "es").mkdir(parents=True)
-    (tmp_path / "docs" / "es" / "01_split_heads.md").write_text("# Laboratorio 1\n")
-    i18n.setup("es", root=str(tmp_path))
-    return str(tmp_path)
+    """The Spanish catalogue of `entries`, and lab 1's Spanish lesson; ./lab speaks Spanish."""
+    root = spanish_catalogue(tmp_path, entries, lessons=("01_split_heads.md",))
+    i18n.setup("es", root=root)
+    return root
 
 
 def test_a_stubs_exception_reads_in_spanish_and_names_the_spanish_lesson(tmp_path):
