@@ -39,7 +39,7 @@ packages=(
   bazel-bootstrap bazel-rules-cc bazel-rules-java bazel-platforms bazel-skylib
   g++ python3
   libgtest-dev libgmock-dev libbenchmark-dev
-  libxtensor-dev xtl-dev libxsimd-dev libxtensor-blas-dev libopenblas-dev
+  libxtensor-dev xtl-dev libxsimd-dev libxtensor-blas-dev libopenblas-dev nlohmann-json3-dev
   util-linux coreutils
   inotify-tools
   similarity-tester python3-pytest git

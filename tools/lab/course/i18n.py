@@ -42,7 +42,8 @@ def update(root=ROOT, log=print):
     catalogues (whose words README.md's language lines use), po4a's
     configuration and extracts, its template and catalogues (a changed block
     becomes fuzzy; a guess is cleared), then every page."""
-    log("xgettext: po/cli/messages.pot, merged into po/cli/<lang>.po...")
+    log("the terminal: po/cli/messages.pot from the learner's modules, the tests' sentences "
+        "and mistakes, merged into po/cli/<lang>.po...")
     catalogues.update_cli(root)
     log("quizzes: po/quiz/messages.pot from labs/*/quiz.json, merged into po/quiz/<lang>.po...")
     catalogues.update_quiz(root)

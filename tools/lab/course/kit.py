@@ -6,7 +6,9 @@ learner path imports: kit_tools()), tools/plot/ (draw_chart.py: the
 programs' charts), tools/reader/ (./lab read's script and style), common/,
 labs/ (headers, BUILD files, public tests and their goldens, hints, and each
 learner file as its stub), docs/ (the lessons, the tolerance policy, the
-NumPy bridge, images), third_party/, and a learner README.md.
+NumPy bridge, images), third_party/, po/cli/ (the terminal's catalogues,
+which the public tests read to print their failures in the learner's
+language), and a learner README.md.
 
 What never does: solutions/, tests/ (hidden tests, goldens, mutants, hostile
 submissions, the rubric), tools/goldens/ (the generators compute the hidden
@@ -37,11 +39,13 @@ from course.kit_references import reference_problems
 import languages
 from labs import ROOT, load_labs
 
-# po/languages.json: the registry of languages ./lab reads (tools/lab/languages.py).
+# po/languages.json: the registry of languages ./lab and the public tests read
+# (tools/lab/languages.py, common/testing/translation.h); po/BUILD gives it and
+# po/cli/'s catalogues to the tests.
 _TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", ".gitignore", "lab",
-        languages.REGISTRY]
+        languages.REGISTRY, "po/BUILD"]
 _DIRS = ["common", "labs", "docs", "third_party", "tools/lab", "tools/plot", "tools/reader",
-         ".devcontainer"]
+         ".devcontainer", "po/cli"]
 _SKIP_FILES = {"docs/INSTRUCTORS.md", "docs/SCALING.md", "docs/PERFORMANCE.md",
                "docs/AUTHORING.md"} | {
                # The repository README's learner sections, translated: the kit has

@@ -26,7 +26,8 @@ from learner.i18n import N_
 # the same on every page; {name} is your language's own name (the language
 # switch's); say "this language" with your language's name.
 LINE = N_("**{name}:** the course in this language: [{readme}]({readme}) (lessons in `{docs}`, "
-          "hints: `{hints}`); `./lab` speaks it with `LANG={locale}` or `./lab --lang {code}`.")
+          "hints: `{hints}`); `./lab` speaks it with `LANG={locale}` or `./lab --lang {code}`, "
+          "and `bazel test` with `LANG={locale}`.")
 
 
 def _line(lang, readme, hints, root):

@@ -5,9 +5,12 @@ po4a shows a block that is untranslated or fuzzy (its English changed, or
 msgmerge only guessed it) in English, never the guess. finish() adds what po4a
 does not do:
   - the page's first line, in its language: how much of it is current (blocks
-    translated and not fuzzy) and the English commit it follows. The sentence
-    is a message of the terminal's catalogue (po/cli/<lang>.po), so a new
-    language's pages say it in English until that message is translated;
+    translated and not fuzzy), the English commit it follows, that numbers
+    keep the English decimal point, and on a lesson that the labs' headers
+    stay English (the contract, which the lesson's "What to write" states in
+    the page's language). The sentences are messages of the terminal's
+    catalogue (po/cli/<lang>.po), so a new language's pages say them in
+    English until they are translated;
   - relative links that point from where the page lives (at the translated
     page of the same language where one exists);
   - the lab table of the README's learner part, one row per lab from the
@@ -31,7 +34,11 @@ from learner.i18n import N_, without_lab_number
 # The first line of a translated page (Markdown emphasis around it; a hints
 # file has it as a "# " comment line, which the hint reader skips).
 HEADER = N_("Translation: {pct} current ({cur} of {tot} blocks); follows the English original "
-            "`{src}` at commit {commit}. A block not translated yet is shown in English.")
+            "`{src}` at commit {commit}. A block not translated yet is shown in English. "
+            "Numbers are written as in English, with a decimal point: 0.5.")
+# After HEADER on a lesson's page: the headers are the contract, in English.
+LESSON_NOTE = N_("The labs' headers (`.h`) stay in English: they are the contract; this "
+                 "lesson's section \"What to write\" states it in this page's language.")
 # TRANSLATORS: a share of a page's blocks, in the header line above; {n} is a number.
 PERCENT = N_("{n}%")
 UNCOMMITTED = N_("(changes not committed yet)")
@@ -87,7 +94,7 @@ def english_commits(paths, root=ROOT):
 
 def words_of(lang, root=ROOT):
     """A function English -> `lang` for words the tools write into pages
-    (HEADER, PERCENT, UNCOMMITTED, the README's language lines): the
+    (HEADER, PERCENT, UNCOMMITTED, LESSON_NOTE, the README's language lines): the
     terminal catalogue's current translation, else the English (also where
     python3-polib is missing)."""
     path = os.path.join(root, CLI_DIR, lang + ".po")
@@ -113,9 +120,12 @@ def header_line(words, source, stats, commit):
     """The page's first line (without its Markdown emphasis); words: words_of()."""
     tot, cur = stats.get(source, [0, 0])
     src = english_of(source)
-    return words(HEADER).format(pct=words(PERCENT).format(n=percent(cur, tot)), cur=cur,
+    line = words(HEADER).format(pct=words(PERCENT).format(n=percent(cur, tot)), cur=cur,
                                 tot=tot, src=_SHOWN_AS.get(src, src),
                                 commit=commit or words(UNCOMMITTED))
+    if re.match(r"docs/\d+_\w+\.md$", src):
+        line += " " + words(LESSON_NOTE)
+    return line
 
 
 _LINK = re.compile(r"(\]\()([^)\s]+)((?:\s+\"[^\"]*\")?\))")

@@ -3,7 +3,9 @@
 It fails when po/po4a.cfg or a template is not what the registries and the
 English give today, a catalogue is invalid (msgfmt -c), a translated message
 changed a code span, a number, a link target or fenced code (a quiz message
-also an identifier such as d_head or a {field}), a page is not what its
+also an identifier such as d_head or a {field}; a code block anything but its
+"# " comments, a ```pseudo block anything but its words), a catalogue lacks a
+message of the code (catalogues.missing_entries), a page is not what its
 catalogue makes today or is missing, or a page links to a missing file. How
 much of each language is translated fails nothing (course/translation_work.py
 reports it).
@@ -72,6 +74,44 @@ def block_problems(msgid, msgstr):
     return out
 
 
+# A comment in a code block: "# " at the start of a line or after a space
+# (not "#include").
+_COMMENT = re.compile(r"(?:^|\s)#\s")
+# The symbols of pseudo-code, which a translation keeps: operators, brackets,
+# arrows and minus signs (not the hyphen of a word such as "bottom-right").
+_SYMBOLS = re.compile(r"[=+*/^()\[\]|<>~]|(?<![A-Za-z])-|-(?![A-Za-z])")
+# po4a's description of a fenced block, with its info string: "Fenced code block (pseudo)".
+_FENCED = re.compile(r"type: Fenced code block(?: \((\w+)\))?")
+
+
+def code_block_problems(msgid, msgstr, info):
+    """What a translated fenced code block (po4a's message of it; `info` its
+    info string) changed that it must keep. Code is code: every line the same
+    up to its "# " comment, which may be translated. A pseudo-code block
+    (```pseudo: notation and diagrams that explain, no program reads them) may
+    have its words translated, each line keeping its identifiers, numbers and
+    symbols; the check of its numbers is block_problems'."""
+    a, b = msgid.split("\n"), msgstr.split("\n")
+    if len(a) != len(b):
+        return ["its code block has %d lines here, %d in the English" % (len(b), len(a))]
+    out = []
+    for i, (line_a, line_b) in enumerate(zip(a, b)):
+        if info == "pseudo":
+            ia, ib = _IDENT.findall(line_a), _IDENT.findall(line_b)
+            sa, sb = _SYMBOLS.findall(line_a), _SYMBOLS.findall(line_b)
+            if _multiset(ia) != _multiset(ib) or _multiset(sa) != _multiset(sb):
+                out.append("line %d of its pseudo-code changed an identifier or a symbol "
+                           "(translate only its words): %r" % (i + 1, line_b))
+            continue
+        ca, cb = _COMMENT.search(line_a), _COMMENT.search(line_b)
+        code_a = line_a[:ca.start()] if ca else line_a
+        code_b = line_b[:cb.start()] if cb else line_b
+        if code_a != code_b or bool(ca) != bool(cb):
+            out.append("line %d of its code block differs from the English outside a \"# \" "
+                       "comment (copy code verbatim): %r" % (i + 1, line_b))
+    return out
+
+
 def identifier_problems(msgid, msgstr):
     a, b = _multiset(_IDENT.findall(msgid)), _multiset(_IDENT.findall(msgstr))
     if a == b:
@@ -95,6 +135,9 @@ def catalogue_problems(path, root=ROOT, markdown=True, identifiers=False):
         if e.obsolete or not e.translated():
             continue
         whys = block_problems(e.msgid, e.msgstr)
+        fenced = _FENCED.search(e.comment or "")
+        if fenced:
+            whys += code_block_problems(e.msgid, e.msgstr, fenced.group(1))
         if identifiers:
             whys += identifier_problems(e.msgid, e.msgstr)
         for why in whys:
@@ -153,8 +196,8 @@ def source_problems(root=ROOT):
         out.append("po/quiz/messages.pot is not what labs/*/quiz.json give today (run ./lab "
                    "translate)")
     if _differs(root, os.path.join(CLI_DIR, "messages.pot"), catalogues.cli_template_text(root)):
-        out.append("po/cli/messages.pot is not what the learner's modules and the public "
-                   "tests' mistakes give today (run ./lab translate)")
+        out.append("po/cli/messages.pot is not what the learner's modules, the tests' "
+                   "sentences and the public tests' mistakes give today (run ./lab translate)")
     return out
 
 
@@ -178,6 +221,7 @@ def problems(root=ROOT):
                        % (path, languages.REGISTRY))
             continue
         out += catalogue_problems(path, root, markdown=markdown, identifiers=identifiers)
+    out += catalogues.missing_entries(root)
     if out:
         return out
     with tempfile.TemporaryDirectory(prefix="mha-i18n-check-") as tmp:

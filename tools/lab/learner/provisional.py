@@ -5,9 +5,9 @@ from learner import files
 from learner import i18n
 from learner.bazel import Bazel
 from learner.console import FAILED, OK, USAGE, WIDTH, display_width, err, pad, wrap
-from learner.i18n import _, test_text
+from learner.i18n import _
 from learner.public_tests import remember, run_public_tests
-from learner.results import bazel_complaint
+from learner.results import bazel_complaint, shown
 
 
 def scoreboard_lines(rows, width=WIDTH):
@@ -69,7 +69,7 @@ def cmd_provisional_grade(args):
         started = files.is_started(lab)
         states.append((lab, "passing" if r.all_pass else "failing" if started else "not started",
                        r if started else None))
-        msg = test_text(r.detail)
+        msg = shown(r.detail)
         if not started and not r.passed:
             msg = _("not started")
         rows.append((lab, r.passed if not r.error else 0, r.total, msg))

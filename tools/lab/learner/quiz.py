@@ -30,6 +30,7 @@ import random
 
 from labs import ROOT, load_labs
 from learner.console import FAILED, OK, USAGE, err, lab_arg
+from learner.i18n import _
 
 STAGES = ("before", "check", "after")
 STAGE_NAMES = {"before": "Before you start", "check": "Check your understanding",
@@ -218,15 +219,15 @@ def run_quiz(lab, data, read=input, write=print, words=None, title=None):
 def cmd_quiz(args):
     labs = load_labs()
     if args.lab is None:
-        err("lab quiz: which lab? ./lab quiz N (the labs are %d to %d)"
-            % (labs[0].number, labs[-1].number))
+        err(_("lab quiz: which lab? ./lab quiz N (the labs are %(first)d to %(last)d)")
+            % {"first": labs[0].number, "last": labs[-1].number})
         return USAGE
     lab = lab_arg(labs, args.lab)
     if lab is None:
         return USAGE
     data = load(lab)
     if data is None or problems_of(data, "quiz"):
-        err("lab quiz: %s is missing or malformed" % os.path.relpath(quiz_path(lab), ROOT))
+        err(_("lab quiz: %s is missing or malformed") % os.path.relpath(quiz_path(lab), ROOT))
         return FAILED
     # The language ./lab chose (--lang, LANGUAGE, LC_ALL, LC_MESSAGES, LANG:
     # learner/i18n.py); a page folder (pt-BR) names the same catalogue (pt_BR).

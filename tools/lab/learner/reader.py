@@ -30,6 +30,7 @@ import languages
 from labs import ROOT, load_labs
 from learner import files, quiz
 from learner.console import FAILED, OK, USAGE, err
+from learner.i18n import _
 
 # (page folder, what the switch shows): English, then po/languages.json's.
 LANGS = [("en", "English")] + [(lang.pages, lang.name) for lang in languages.load()]
@@ -52,8 +53,8 @@ def _markdown():
         import markdown  # noqa: F401
         import pygments  # noqa: F401
     except ImportError as e:
-        raise MissingLibrary("./lab read needs Debian's python3-markdown and python3-pygments "
-                             "(%s); run tools/setup.sh" % e)
+        raise MissingLibrary(_("./lab read needs Debian's python3-markdown and "
+                               "python3-pygments (%s); run tools/setup.sh") % e)
     import markdown
     return markdown
 
@@ -487,23 +488,24 @@ def serve(site, port=0):
 def cmd_read(args):
     site = os.path.join(ROOT, "out", "site")
     if args.port is not None and not 0 < args.port < 65536:
-        err("lab read: --port %d is not a port (1 to 65535)" % args.port)
+        err(_("lab read: --port %d is not a port (1 to 65535)") % args.port)
         return USAGE
     try:
         pages = build(site)
     except MissingLibrary as e:
-        err("lab read: %s" % e)
+        err(_("lab read: %s") % e)
         return FAILED
-    print("built %d pages into %s" % (pages, os.path.relpath(site, os.getcwd())), flush=True)
+    print(_("built %(pages)d pages into %(site)s")
+          % {"pages": pages, "site": os.path.relpath(site, os.getcwd())}, flush=True)
     if args.build_only:
         return OK
     try:
         server = serve(site, args.port or 0)
     except OSError as e:
-        err("lab read: cannot serve on 127.0.0.1:%s: %s (choose another with --port N)"
-            % (args.port, e.strerror or e))
+        err(_("lab read: cannot serve on 127.0.0.1:%(port)s: %(why)s (choose another with "
+              "--port N)") % {"port": args.port, "why": e.strerror or e})
         return FAILED
-    print("reading at http://127.0.0.1:%d/  (Ctrl-C stops)" % server.server_address[1],
+    print(_("reading at http://127.0.0.1:%d/  (Ctrl-C stops)") % server.server_address[1],
           flush=True)
     # Ctrl-C stops it even where the shell started it with SIGINT ignored (in
     # the background), and so does SIGTERM.

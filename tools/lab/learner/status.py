@@ -9,9 +9,9 @@ from learner import files
 from learner import i18n
 from learner.bazel import Bazel
 from learner.console import OK, WIDTH, display_width, err, pad, wrap
-from learner.i18n import N_, _, ngettext, test_text
+from learner.i18n import N_, _, ngettext
 from learner.public_tests import lab_states, next_lab
-from learner.results import count_text
+from learner.results import count_text, shown
 
 
 # A lab's state, as data (public_tests.lab_states) and as printed.
@@ -40,7 +40,7 @@ def status_lines(states, labs, width=WIDTH):
         behind = [_("lab %(n)d (%(state)s)") % {"n": d.number,
                                                  "state": _(STATES[state_of[d.number]])}
                   for d in files.builds_on(lab, labs) if state_of.get(d.number) != "passing"]
-        detail = test_text(r.detail)
+        detail = shown(r.detail)
         if detail and not r.error:
             detail = _("first failure: %s") % detail
         if behind:

@@ -13,11 +13,12 @@ import pytest
 import languages
 from course import catalogues, po4a_config, translated_pages, translation_check
 from course import i18n as pages
+from i18n_fakes import spanish_catalogue
 from labs import ROOT
 from learner import i18n
 
 needs_tools = pytest.mark.skipif(
-    not all(shutil.which(t) for t in ("po4a", "msgfmt", "xgettext", "git")),
+    not all(shutil.which(t) for t in ("po4a", "msgfmt", "git")),
     reason="po4a and gettext (tools/setup.sh --dev) are not installed")
 polib = pytest.importorskip("polib")
 
@@ -53,24 +54,15 @@ def test_the_lang_option_wins_over_the_environment_and_may_stand_anywhere():
 
 
 def _catalogue(tmp_path, entries):
-    """A compiled Spanish catalogue where learner/i18n.py looks for a kit's."""
-    po = polib.POFile()
-    po.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": "es"}
-    for ctxt, msgid, msgstr in entries:
-        po.append(polib.POEntry(msgctxt=ctxt, msgid=msgid, msgstr=msgstr))
-    d = tmp_path / "tools" / "lab" / "locale" / "es" / "LC_MESSAGES"
-    d.mkdir(parents=True)
-    po.save_as_mofile(str(d / "lab.mo"))
-    (tmp_path / "docs" / "es").mkdir(parents=True)
-    (tmp_path / "docs" / "es" / "02_batched_attention.md").write_text("# Lab 2\n")
+    spanish_catalogue(tmp_path, entries)
 
 
 def test_a_named_mistake_prints_in_spanish_and_names_the_spanish_lesson(tmp_path):
     _catalogue(tmp_path, [
         ("mistake", "scores not scaled by 1/sqrt(d_head)",
          "puntuaciones sin escalar por 1/sqrt(d_head)"),
-        (None, "looks like ", "parece "),
-        (None, 'see %s, "Classic mistakes"', 'ver %s, «Errores clásicos»'),
+        ("test", 'looks like %(mistake)s; see %(doc)s, "Classic mistakes"',
+         'parece %(mistake)s; ver %(doc)s, «Errores clásicos»'),
     ])
     i18n.setup("es", root=str(tmp_path))
     english = ('AttentionTest.ScalesScores: looks like scores not scaled by 1/sqrt(d_head); '
@@ -283,14 +275,15 @@ def test_the_kit_readme_lists_every_lab_with_its_lesson_in_the_readme_language()
 
 
 def test_a_golden_comparison_prints_its_sentence_in_spanish_with_the_same_numbers(tmp_path):
-    msgid = ("%(bad)s of %(n)s elements differ; first at %(first)s: actual %(a1)s, expected "
-             "%(e1)s; max |error| %(err)s at %(worst)s: actual %(a2)s, expected %(e2)s (atol "
-             "%(atol)s, rtol %(rtol)s)")
+    msgid = ("%(count)s of %(total)s elements differ; first at %(first)s: actual %(actual)s, "
+             "expected %(expected)s; max |error| %(error)s at %(worst)s: actual "
+             "%(worst_actual)s, expected %(worst_expected)s (atol %(atol)s, rtol %(rtol)s)")
     _catalogue(tmp_path, [
-        (None, msgid, "%(bad)s de %(n)s elementos difieren; el primero en %(first)s: obtenido "
-         "%(a1)s, esperado %(e1)s; máximo |error| %(err)s en %(worst)s: obtenido %(a2)s, "
-         "esperado %(e2)s (atol %(atol)s, rtol %(rtol)s)"),
-        (None, "checked against %s: ", "comparado con %s: ")])
+        ("test", msgid, "%(count)s de %(total)s elementos difieren; el primero en %(first)s: "
+         "obtenido %(actual)s, esperado %(expected)s; máximo |error| %(error)s en %(worst)s: "
+         "obtenido %(worst_actual)s, esperado %(worst_expected)s (atol %(atol)s, rtol "
+         "%(rtol)s)"),
+        ("test", "(checked against %(golden)s: ", "(comparado con %(golden)s: ")])
     i18n.setup("es", root=str(tmp_path))
     english = ("(checked against labs/02/golden/w.npy: 75 of 75 elements differ; first at "
                "[head 0, query 0, key 0]: actual 0.08189806, expected 0.1399203; max |error| "
