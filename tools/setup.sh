@@ -7,8 +7,8 @@
 #                             python3-matplotlib, which draws every chart (the
 #                             lab programs' through tools/plot/draw_chart.py,
 #                             the benchmarks' and the class report's),
-#                             python3-markdown and python3-pygments, with which
-#                             ./lab read renders the lessons,
+#                             python3-markdown, python3-pygments and python3-jinja2,
+#                             with which ./lab read renders the lessons and its pages,
 #                             python3-pytest and git for ./lab test (mutants are
 #                             applied with git apply; export-kit reads committed stubs).
 #                             The learner kit runs this same list.
@@ -43,7 +43,7 @@ packages=(
   inotify-tools
   similarity-tester python3-pytest git
   python3-matplotlib
-  python3-markdown python3-pygments
+  python3-markdown python3-pygments python3-jinja2
 )
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [[ -d "$repo/solutions" && -d "$repo/tests" ]]; then

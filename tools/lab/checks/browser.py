@@ -17,7 +17,7 @@ import time
 import urllib.parse
 
 from labs import ROOT
-from learner import reader
+from learner import reader_lessons, reader_server, reader_site
 
 FIXTURES = os.path.join(ROOT, "tools", "reader", "testdata")
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -55,9 +55,9 @@ def build_test_site(site):
     translation of it yet, and the small head-viewer file."""
     translations = {}
     for lang in ("es", "pt-BR"):
-        if reader.translation_of(_lab2(), lang) is None:
+        if reader_lessons.translation_of(_lab2(), lang) is None:
             translations[lang] = os.path.join(FIXTURES, "i18n", lang)
-    reader.build(site, translations=translations,
+    reader_site.build(site, translations=translations,
                  extra_views=[os.path.join(FIXTURES, "view_small.json")])
 
 
@@ -97,7 +97,7 @@ def run(check):
     try:
         site = os.path.join(tmp, "site")
         build_test_site(site)
-        server = reader.serve(site)
+        server = reader_server.serve(site)
         port = server.server_address[1]
         base = "http://127.0.0.1:%d/" % port
         driver = start_browser(os.path.join(tmp, "profile"))
@@ -175,7 +175,7 @@ def run(check):
              driver.find_element(By.CSS_SELECTOR, "#quiz .progress").text == progress)
 
         # The head viewer on the fixture: hover a token.
-        driver.get(base + "heads/index.html#view-small-json")
+        driver.get(base + "en/heads.html#view-small-json")
         tok = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, ".tok[data-i='1']")))
         ActionChains(driver).move_to_element(tok).perform()
         said = driver.find_element(By.ID, "attends").text
@@ -210,7 +210,7 @@ def screenshots(dest, site=None):
     tmp = tempfile.mkdtemp(prefix="mha-reader-")
     site = site or os.path.join(tmp, "site")
     build_test_site(site)
-    server = reader.serve(site)
+    server = reader_server.serve(site)
     base = "http://127.0.0.1:%d/" % server.server_address[1]
     driver = start_browser(os.path.join(tmp, "profile"))
     out = []
@@ -240,10 +240,10 @@ def screenshots(dest, site=None):
                 buttons[k].click()
         driver.execute_script("document.getElementById('quiz').scrollIntoView()")
         shot("quiz_answered.png")
-        driver.get(base + "heads/index.html")
+        driver.get(base + "en/heads.html")
         views = json.loads(driver.find_element(By.ID, "views-data").get_attribute("textContent"))
         for v in views:
-            driver.get(base + "heads/index.html?run=%s#%s" % (v["id"], v["id"]))
+            driver.get(base + "en/heads.html?run=%s#%s" % (v["id"], v["id"]))
             toks = driver.find_elements(By.CSS_SELECTOR, ".tok")
             if toks:
                 ActionChains(driver).move_to_element(toks[len(toks) * 2 // 3]).perform()
