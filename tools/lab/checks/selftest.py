@@ -243,9 +243,11 @@ def check_quizzes(state):
 
 def check_reader(state):
     """./lab read's site in headless Chromium (tools/lab/checks/browser.py)."""
-    c = Check("the course reader in headless Chromium: lab 2 in Spanish then Portuguese, a "
-              "search for RoPE, a quiz answered wrongly then rightly and kept over a reload, "
-              "the head viewer; no console error, no request beyond 127.0.0.1")
+    c = Check("the course reader in headless Chromium: the front door in the browser's "
+              "language, then in the one chosen last; lab 2 in Spanish (every label) then "
+              "Portuguese; searches that fold accents, put the page's language first and find "
+              "Chinese; a quiz answered wrongly then rightly and kept over a reload; the head "
+              "viewer; no console error, no request beyond 127.0.0.1")
     t0 = time.time()
     try:
         browser.run(c)

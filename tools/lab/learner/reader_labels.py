@@ -51,7 +51,7 @@ _LABELS = {
     "course_long": N_("Multi-head attention, one lab at a time"),
     "language": N_("language"),
     "search": N_("Search every lesson"),
-    "no_hits": N_("no lesson says \u201c{query}\u201d"),
+    "no_hits": N_("no lesson says \"{query}\""),
     "lab_title": N_("lab {n}: {title}"),
     "lab_n": N_("lab {n}"),
     "all_labs": N_("all labs"),
@@ -62,7 +62,7 @@ _LABELS = {
     "repo_path": N_("in the repository: {path}"),
     "last_run": N_("Your last run: {state}"),
     "next": N_("Next:"),
-    "explore_heads": N_("Explore your own heads \u2192"),
+    "explore_heads": N_("Explore your own heads"),
     "pictures": N_("Your pictures and the course's"),
     "yours": N_("Yours"),
     "lessons_pictures": N_("The lesson's"),
@@ -77,8 +77,8 @@ _LABELS = {
     "col_run": N_("your last run"),
     "col_quiz": N_("quiz"),
     "answered": N_("{n} answered"),
-    "heads_link": N_("Explore the heads your programs wrote \u2192"),
-    "playground_link": N_("Play with your own Mini-GPT (lab 15) \u2192"),
+    "heads_link": N_("Explore the heads your programs wrote"),
+    "playground_link": N_("Play with your own Mini-GPT (lab 15)"),
     # The head viewer (heads.html, tools/reader/heads.js).
     "heads_title": N_("Your heads"),
     "heads_lead": N_("What your own programs wrote: pick a run, a layer and a head; hover a "
@@ -92,7 +92,7 @@ _LABELS = {
     "head_n": N_("head {h}"),
     "layer_head": N_("{layer}, head {h}"),
     "hover": N_("Hover a token: the shading is the weight that query puts on each key."),
-    "attends_most": N_("query {i} \u201c{q}\u201d attends most to key {j} \u201c{k}\u201d "
+    "attends_most": N_("query {i} \"{q}\" attends most to key {j} \"{k}\" "
                        "({w})"),
     "weight": N_("weight {w}"),
     "cell": N_("query {i} {q}, key {j} {k}: {w}"),

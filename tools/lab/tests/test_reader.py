@@ -299,3 +299,47 @@ def test_command_fences_are_highlighted_as_shell_and_maths_stays_plain():
     html, _ = reader_lessons.render(text, load_labs(), set())
     assert 'bazel<span class="w"> </span>' in html      # lexed as shell, not as text
     assert "Q = x W_Q   (T, d)" in html
+
+
+# --------------------------------------------------------------------------- languages
+
+def test_every_label_of_a_spanish_page_is_spanish(site):
+    es = _read(site, "es/02_batched_attention.html")
+    assert 'placeholder="Buscar en todas las lecciones"' in es
+    assert ">todos los laboratorios</a>" in es
+    assert "<h2>Tu última ejecución: sin registro</h2>" in es
+    for english in ("Search every lesson", "all labs", "Your last run", "Next:", "no run of"):
+        assert english not in es, english
+    labels = json.loads(re.search(r'id="labels">(.*?)</script>', es, re.S).group(1))
+    assert labels["no_hits"] == "ninguna lección dice “{query}”"
+    assert labels["role_previous-token"] == "token anterior"
+
+
+def test_each_language_has_its_contents_page_linking_to_its_own_lessons(site):
+    for lang, title in (("en", "Multi-head attention, one lab at a time"),
+                        ("es", "Atención multicabeza, un laboratorio cada vez"),
+                        ("pt-BR", "Atenção multi-cabeça, um lab por vez")):
+        page = _read(site, "%s/index.html" % lang)
+        assert "<h1>%s</h1>" % title in page
+        assert 'href="02_batched_attention.html"' in page
+        assert 'class="langs"' in page and 'href="../es/index.html"' in page
+    root = _read(site, "index.html")
+    assert 'class="index chooser"' in root
+    assert all('href="%s/index.html"' % lang in root for lang in ("en", "es", "pt-BR"))
+
+
+def test_the_last_runs_failure_is_shown_in_the_pages_language():
+    from learner.reader_labels import speaking
+    labs = load_labs()
+    runs = {"2": {"state": "failing", "time": 0, "passed": 0, "total": 9,
+                  "detail": "AttentionBatchedPublic.X: lab 2: attention_batched is not "
+                            "implemented yet, see docs/02_batched_attention.md"}}
+    with speaking("es"):
+        state, lines, nxt = reader_panels.status_of(labs[1], labs, runs)
+    assert state == "failing" and nxt == "./lab watch 2"
+    assert "0/9 tests públicos pasan" in lines
+    failure = [l for l in lines if l.startswith("primer fallo: ")]
+    assert failure and "todavía no está implementado" in failure[0]
+    assert "docs/es/02_batched_attention.md" in failure[0]
+    with speaking("en"):
+        assert "0/9 public tests pass" in reader_panels.status_of(labs[1], labs, runs)[1]
