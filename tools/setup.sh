@@ -9,6 +9,8 @@
 #                             the benchmarks' and the class report's),
 #                             python3-markdown, python3-pygments and python3-jinja2,
 #                             with which ./lab read renders the lessons and its pages,
+#                             libjs-katex, which draws their formulas in the browser,
+#                             and fonts-noto-cjk, in which the browser shows Chinese,
 #                             python3-pytest and git for ./lab test (mutants are
 #                             applied with git apply; export-kit reads committed stubs).
 #                             The learner kit runs this same list.
@@ -17,7 +19,8 @@
 #                             and ./lab test's translations check, and export-kit
 #                             compiles the terminal's catalogues (the kit ships the
 #                             translated pages and compiled catalogues: a learner
-#                             needs none of them).
+#                             needs none of them); nodejs, in which ./lab test parses
+#                             every formula with KaTeX.
 #   tools/setup.sh --dev      also what regenerates goldens (Debian's python3-numpy
 #                             and python3-torch), and chromium, in which a
 #                             test opens the class report, with chromium-driver
@@ -43,11 +46,11 @@ packages=(
   inotify-tools
   similarity-tester python3-pytest git
   python3-matplotlib
-  python3-markdown python3-pygments python3-jinja2
+  python3-markdown python3-pygments python3-jinja2 libjs-katex fonts-noto-cjk
 )
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [[ -d "$repo/solutions" && -d "$repo/tests" ]]; then
-  packages+=(po4a gettext python3-polib)
+  packages+=(po4a gettext python3-polib nodejs)
 fi
 for flag in "$@"; do
   case $flag in

@@ -244,6 +244,7 @@
       try {
         window.katex.render(e.textContent, e, {displayMode: e.classList.contains("display"),
                                                throwOnError: true});
+        e.classList.add("drawn");
       } catch (err) {
         e.classList.add("math-error");
       }

@@ -12,8 +12,8 @@ import sys
 import time
 import traceback
 
-from checks import browser, consistency, hostile, kit_check, mutants, newlab_check, slurm_check,\
-    tolerances
+from checks import browser, consistency, formulas, hostile, kit_check, mutants, newlab_check, \
+    slurm_check, tolerances
 from course import i18n
 from grader import grade, instructor
 from labs import ROOT, load_labs
@@ -271,6 +271,18 @@ def check_translations(state):
     return [c]
 
 
+def check_formulas(state):
+    c = Check("every formula of every lesson, in every language, parses in KaTeX as the reader "
+              "draws it")
+    try:
+        for problem in formulas.problems():
+            c.fail(problem)
+        c.name += " (%d formulas)" % formulas.count()
+    except formulas.Unavailable as e:
+        c.fail(str(e))
+    return [c]
+
+
 def check_kit(state):
     return kit_check.selftest_checks(state["labs"], Check)
 
@@ -280,9 +292,9 @@ def check_new_lab(state):
 
 
 CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_translations,
-          check_bazel, check_fuzz, check_solutions, check_stubs, check_cumulative, check_mutants,
-          check_hostile, check_reports, check_quizzes, check_reader, check_slurm, check_kit,
-          check_new_lab]
+          check_formulas, check_bazel, check_fuzz, check_solutions, check_stubs, check_cumulative,
+          check_mutants, check_hostile, check_reports, check_quizzes, check_reader, check_slurm,
+          check_kit, check_new_lab]
 
 
 def main(args):

@@ -498,12 +498,25 @@ def _multiset(items):
     return sorted(items)
 
 
+# A formula (TeX, learner/reader_lessons.py): $$ ... $$ or $...$; a translation
+# keeps each exactly, as it keeps code.
+_MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$\w])\$(?![\s$])[^$\n]+?(?<![\s\\])\$(?![\w$])", re.S)
+
+
 def block_problems(msgid, msgstr):
     """What a translated block changed that it must keep: its fenced code
-    (identical), code spans, numbers and link targets (the same, in any order)."""
+    (identical), code spans, formulas, numbers and link targets (the same, in
+    any order)."""
     out = []
     if _FENCE.findall(msgid) != _FENCE.findall(msgstr):
         out.append("its fenced code differs from the English (copy code blocks verbatim)")
+    a, b = _multiset(_MATH.findall(_CODE.sub(" ", msgid))), \
+        _multiset(_MATH.findall(_CODE.sub(" ", msgstr)))
+    if a != b:
+        missing = [x for x in a if x not in b] or ["-"]
+        extra = [x for x in b if x not in a] or ["-"]
+        out.append("its formulas differ from the English (missing %s; not in the English %s)"
+                   % (", ".join(missing[:3]), ", ".join(extra[:3])))
     spans = lambda s: _multiset(" ".join(x.split()) for x in _CODE.findall(s))  # noqa: E731
     a, b = spans(msgid), spans(msgstr)
     if a != b:
@@ -511,7 +524,7 @@ def block_problems(msgid, msgstr):
         extra = [x for x in b if x not in a] or ["-"]
         out.append("its code spans differ from the English (missing %s; not in the English %s)"
                    % (", ".join(missing[:3]), ", ".join(extra[:3])))
-    strip = lambda s: _CODE.sub(" ", _FENCE.sub(" ", s))   # noqa: E731
+    strip = lambda s: _MATH.sub(" ", _CODE.sub(" ", _FENCE.sub(" ", s)))   # noqa: E731
     na = _multiset(_NUMBER.findall(_TARGET.sub(" ", strip(msgid))))
     nb = _multiset(_NUMBER.findall(_TARGET.sub(" ", strip(msgstr))))
     if na != nb:

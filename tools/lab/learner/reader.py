@@ -27,12 +27,15 @@ def cmd_read(args):
         err(_("lab read: --port %d is not a port (1 to 65535)") % args.port)
         return USAGE
     try:
-        pages = reader_site.build(site)
+        pages, drawn = reader_site.build(site)
     except MissingLibrary as e:
         err(_("lab read: %s") % e)
         return FAILED
     print(_("built %(pages)d pages into %(site)s") % {
         "pages": pages, "site": os.path.relpath(site, os.getcwd())}, flush=True)
+    if not drawn:
+        err(_("lab read: the formulas are shown as TeX: KaTeX is missing (Debian's libjs-katex; "
+              "run tools/setup.sh)"))
     if args.build_only:
         return OK
     try:

@@ -2,12 +2,15 @@
 the search, and where each language's lesson lives.
 
 Debian's python3-markdown renders the lessons, python3-pygments colours the
-code. Links are ours: a link to another lesson goes to its page, an image to
-the site's copy, any other relative link names a file of the repository and
-becomes plain text that says so.
+code. Two extensions are ours: links (a link to another lesson goes to its
+page, an image to the site's copy, any other relative link names a file of
+the repository and becomes plain text that says so) and formulas (TeX, $...$
+inline or $$ ... $$ as a block of its own, kept verbatim in an element of
+class "math" that the page's KaTeX draws; never read as Markdown).
 """
 import os
 import re
+import xml.etree.ElementTree as etree
 
 from labs import ROOT
 
@@ -75,6 +78,66 @@ def _link_rewriter(markdown, labs, images, base, repo_title):
     return Ext()
 
 
+# A display formula: $$ alone on a line, the TeX, $$ alone on a line (or all
+# on one line). An inline formula: $...$ on one line, with no space just
+# inside either dollar (so "costs $5 and $6" is not a formula).
+DISPLAY_MATH = re.compile(r"^[ \t]*\$\$[ \t]*\n(.+?)\n[ \t]*\$\$[ \t]*$|^[ \t]*\$\$(.+?)\$\$[ \t]*$",
+                          re.S | re.M)
+INLINE_MATH = r"(?<![\\$\w])\$(?![\s$])([^$\n]+?)(?<![\s\\])\$(?![\w$])"
+_FENCED = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+
+
+def math_element(tex, display):
+    """The element the page's KaTeX renders: the TeX as its text."""
+    el = etree.Element("div" if display else "span")
+    el.set("class", "math display" if display else "math")
+    from markdown.util import AtomicString
+    el.text = AtomicString(tex.strip())
+    return el
+
+
+def formulas(text):
+    """[(TeX, display, line number)] of a lesson's formulas, outside fenced
+    code and code spans: what the page draws, and what ./lab test parses."""
+    skip = [m.span() for m in _FENCED.finditer(text)]
+    out = []
+    for m in DISPLAY_MATH.finditer(text):
+        if not any(a <= m.start() < b for a, b in skip):
+            out.append((m.group(1) or m.group(2), True, text.count("\n", 0, m.start()) + 1))
+            skip.append(m.span())
+    start = 0
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not any(a <= start < b for a, b in skip):
+            plain = _CODE_SPAN.sub(lambda c: " " * len(c.group(0)), line)
+            out += [(m.group(1), False, lineno) for m in re.finditer(INLINE_MATH, plain)]
+        start += len(line) + 1
+    return sorted(out, key=lambda f: f[2])
+
+
+def _math(markdown):
+    class Display(markdown.blockprocessors.BlockProcessor):
+        def test(self, parent, block):
+            return DISPLAY_MATH.fullmatch(block.strip("\n")) is not None
+
+        def run(self, parent, blocks):
+            m = DISPLAY_MATH.fullmatch(blocks.pop(0).strip("\n"))
+            parent.append(math_element(m.group(1) or m.group(2), True))
+
+    class Inline(markdown.inlinepatterns.InlineProcessor):
+        def handleMatch(self, m, data):
+            return math_element(m.group(1), False), m.start(0), m.end(0)
+
+    class Ext(markdown.extensions.Extension):
+        def extendMarkdown(self, md):
+            # Before paragraphs; inline after code spans (190: a $ in code
+            # stays code) and before escapes (180: a TeX backslash stays).
+            md.parser.blockprocessors.register(Display(md.parser), "mha_math", 95)
+            md.inlinePatterns.register(Inline(INLINE_MATH, md), "mha_math", 185)
+
+    return Ext()
+
+
 # A fence with no language that holds commands is shell; the others (maths,
 # shapes, diagrams) stay plain text.
 _FENCE_RE = re.compile(r"^```\n(.*?)^```", re.S | re.M)
@@ -95,7 +158,7 @@ def render(text, labs, images, base="docs", repo_title="in the repository: %s"):
     markdown = markdown_module()
     md = markdown.Markdown(extensions=[
         "tables", "fenced_code", "codehilite", "toc", "sane_lists", "attr_list",
-        _link_rewriter(markdown, labs, images, base, repo_title)],
+        _math(markdown), _link_rewriter(markdown, labs, images, base, repo_title)],
         extension_configs={"codehilite": {"guess_lang": False, "css_class": "hl"},
                            "toc": {"permalink": False}})
     body = md.convert(tag_fences(text))

@@ -29,6 +29,10 @@ TEMPLATES = os.path.join(ASSETS, "templates")
 SCRIPTS = ("reader.css", "reader.js", "heads.js")
 # The labs whose page links to the head viewer (their programs write view.json).
 HEADS_LABS = (7, 10, 13)
+# KaTeX draws the formulas: Debian's libjs-katex (tools/setup.sh), copied into
+# the site (its script, style and fonts), so nothing comes from a network.
+KATEX = "/usr/share/javascript/katex"
+KATEX_FILES = ("katex.min.js", "katex.min.css")
 HEADS_COMMANDS = ["bazel run //labs/07_head_analysis:show_heads -- --trained",
                   "bazel run //labs/10_attention_backward:ablate_heads",
                   "bazel run //labs/13_induction_heads:grow_induction_heads"]
@@ -52,8 +56,8 @@ def jinja_environment(root=ROOT):
 class Site:
     """The site being written: its folder, templates and what every page shares."""
 
-    def __init__(self, path, root, labs):
-        self.path, self.root, self.labs = path, root, labs
+    def __init__(self, path, root, labs, katex=False):
+        self.path, self.root, self.labs, self.katex = path, root, labs, katex
         self.env = jinja_environment(root)
         self.languages = [{"page": page, "name": name} for _c, page, name in LANGUAGES]
 
@@ -61,7 +65,7 @@ class Site:
         t = labels()
         html = self.env.get_template(template).render(
             lang=lang, up="../" * rel.count("/"), page_name=page_name, title=title, t=t,
-            languages=self.languages, script_labels=t, **values)
+            languages=self.languages, script_labels=t, katex=self.katex, **values)
         path = os.path.join(self.path, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as f:
@@ -75,6 +79,20 @@ def _copy_assets(site, root):
         shutil.copyfile(os.path.join(root, ASSETS, name), os.path.join(assets, name))
     with open(os.path.join(assets, "pygments.css"), "w") as f:
         f.write(HtmlFormatter(style="friendly").get_style_defs(".hl"))
+
+
+def copy_katex(site, katex=KATEX):
+    """KaTeX's script, style and fonts into site/assets/katex/; False (and
+    nothing copied) where libjs-katex is not installed."""
+    if not all(os.path.isfile(os.path.join(katex, f)) for f in KATEX_FILES):
+        return False
+    dest = os.path.join(site, "assets", "katex")
+    os.makedirs(dest, exist_ok=True)
+    for f in KATEX_FILES:
+        shutil.copyfile(os.path.join(katex, f), os.path.join(dest, f))
+    # The fonts are links into fonts-katex: copies of their files.
+    shutil.copytree(os.path.join(katex, "fonts"), os.path.join(dest, "fonts"), symlinks=False)
+    return True
 
 
 def _lesson_sources(lab, translations, root):
@@ -186,20 +204,22 @@ def _root_page(site):
                    choices=names)
 
 
-def build(site, root=ROOT, translations=None, extra_views=None):
+def build(site, root=ROOT, translations=None, extra_views=None, katex=KATEX):
     """Writes the site into `site`. translations: {page code: directory} to
     read lessons from instead of docs' own (a test's fixtures); extra_views:
-    more view.json files for the head viewer. Returns the number of pages."""
+    more view.json files for the head viewer; katex: where libjs-katex is.
+    Returns (the number of pages, whether the formulas are drawn: False shows
+    them as TeX, where KaTeX is missing)."""
     import glob
     import json
     markdown_module()   # MissingLibrary, named, before anything is written
     labs = load_labs(root)
-    s = Site(site, root, labs)
     if os.path.isdir(site):
         shutil.rmtree(site)
     os.makedirs(os.path.join(site, "assets"))
     os.makedirs(os.path.join(site, "images"))
     _copy_assets(site, root)
+    s = Site(site, root, labs, copy_katex(site, katex))
     runs = panels.last_run(root)
     index, all_images = [], set()
     _lesson_pages(s, runs, translations or {}, index, all_images)
@@ -213,4 +233,4 @@ def build(site, root=ROOT, translations=None, extra_views=None):
     _index_pages(s, runs)
     _heads_pages(s, panels.views(root, extra_views))
     _root_page(s)
-    return len(labs) * len(LANGUAGES)
+    return len(labs) * len(LANGUAGES), s.katex

@@ -13,8 +13,8 @@ import time
 import pytest
 
 from labs import Lab, ROOT, load_labs
-from learner import files, public_tests, quiz, reader, reader_lessons, reader_panels, \
-    reader_site
+from learner import files, public_tests, quiz, reader, reader_labels, reader_lessons, \
+    reader_panels, reader_site
 from learner.results import LabResult
 
 FIXTURES = os.path.join(ROOT, "tools", "reader", "testdata")
@@ -343,3 +343,75 @@ def test_the_last_runs_failure_is_shown_in_the_pages_language():
     assert "docs/es/02_batched_attention.md" in failure[0]
     with speaking("en"):
         assert "0/9 public tests pass" in reader_panels.status_of(labs[1], labs, runs)[1]
+
+
+# --------------------------------------------------------------------------- formulas
+
+LESSON_WITH_FORMULAS = """# Lab 99: formulas
+
+Why $\\frac{1}{\\sqrt{d_{\\text{head}}}}$ and not `$HOME` or $5 and $6; $a_i * b_j$.
+
+$$
+w_{ij} = \\frac{\\exp(s_{ij} - m_i)}{\\sum_{j'} \\exp(s_{ij'} - m_i)}
+$$
+
+```
+$not_a_formula$
+```
+"""
+
+
+def test_formulas_are_found_outside_code_and_kept_verbatim():
+    found = reader_lessons.formulas(LESSON_WITH_FORMULAS)
+    assert [(tex[:5], display, line) for tex, display, line in found] == \
+        [("\\frac", False, 3), ("a_i *", False, 3), ("w_{ij", True, 5)]
+    html, _ = reader_lessons.render(LESSON_WITH_FORMULAS, load_labs(), set())
+    assert '<span class="math">\\frac{1}{\\sqrt{d_{\\text{head}}}}</span>' in html
+    assert '<span class="math">a_i * b_j</span>' in html          # no emphasis
+    assert '<div class="math display">w_{ij} = \\frac{\\exp(s_{ij} - m_i)}' in html
+    assert "<code>$HOME</code>" in html and "$5 and $6" in html
+    assert "$not_a_formula$" in html
+
+
+def test_a_formula_that_does_not_parse_fails_the_course_check_with_its_line(workdir):
+    from checks import formulas
+    lesson = workdir / "99_x.md"
+    lesson.write_text(LESSON_WITH_FORMULAS.replace("\\sqrt{d_{\\text{head}}}}", "\\sqrt{d"))
+    try:
+        problems = formulas.problems([str(lesson)], root=str(workdir))
+    except formulas.Unavailable as e:
+        pytest.skip(str(e))
+    assert len(problems) == 1 and problems[0].startswith("99_x.md:3: the formula")
+    assert "KaTeX parse error" in problems[0]
+    lesson.write_text(LESSON_WITH_FORMULAS)
+    assert formulas.problems([str(lesson)], root=str(workdir)) == []
+
+
+def test_every_committed_formula_parses():
+    from checks import formulas
+    try:
+        assert formulas.problems() == []
+    except formulas.Unavailable as e:
+        pytest.skip(str(e))
+
+
+def test_a_translation_that_changes_a_formula_is_named():
+    from course import i18n
+    english = "Divide by $\\sqrt{d_{\\text{head}}}$, not $\\sqrt{d}$."
+    assert i18n.block_problems(english, "Divide entre $\\sqrt{d_{\\text{head}}}$, no $\\sqrt{d}$.") \
+        == []
+    problems = i18n.block_problems(english, "Divide entre $\\sqrt{d_{head}}$, no $\\sqrt{d}$.")
+    assert len(problems) == 1 and "its formulas differ from the English" in problems[0]
+
+
+def test_the_site_carries_katex_or_says_the_formulas_stay_tex(tmp_path):
+    pages, drawn = reader_site.build(str(tmp_path / "a"))
+    if drawn:
+        assert os.path.isfile(tmp_path / "a" / "assets" / "katex" / "katex.min.js")
+        assert any(n.endswith(".woff2") for n in os.listdir(tmp_path / "a" / "assets" / "katex"
+                                                            / "fonts"))
+        assert '<script src="../assets/katex/katex.min.js">' in _read(
+            str(tmp_path / "a"), "es/02_batched_attention.html")
+    pages, drawn = reader_site.build(str(tmp_path / "b"), katex=str(tmp_path / "none"))
+    assert not drawn and pages == len(load_labs()) * len(reader_labels.LANGUAGES)
+    assert "katex" not in _read(str(tmp_path / "b"), "en/02_batched_attention.html")
