@@ -263,7 +263,8 @@ def check_slurm(state):
 
 def check_translations(state):
     c = Check("the translated pages are what their catalogues make, the catalogues are valid "
-              "and keep every code span, number and link, and no page links to a missing file")
+              "and keep every code span, formula, number and link, and no page links to a "
+              "missing file")
     for problem in i18n.problems():
         c.fail(problem)
     # How far the translators are: printed, never a failure.

@@ -33,28 +33,31 @@ import textwrap
 
 from checks import kitsymbols
 from course.kit_references import reference_problems
+import languages
 from labs import ROOT, load_labs
 
-_TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", ".gitignore", "lab"]
+# po/languages.json: the registry of languages ./lab reads (tools/lab/languages.py).
+_TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", ".gitignore", "lab",
+        languages.REGISTRY]
 _DIRS = ["common", "labs", "docs", "third_party", "tools/lab", "tools/plot", "tools/reader",
          ".devcontainer"]
 _SKIP_FILES = {"docs/INSTRUCTORS.md", "docs/SCALING.md", "docs/PERFORMANCE.md",
-               "docs/AUTHORING.md",
+               "docs/AUTHORING.md"} | {
                # The repository README's learner sections, translated: the kit has
-               # its own README in each language (README.es.md, README.pt-BR.md).
-               "docs/es/README.md", "docs/pt-BR/README.md"}
+               # its own README in each language (README.es.md, README.pt-BR.md, ...).
+               "docs/%s/README.md" % lang.pages for lang in languages.load()}
 _SKIP_DIRS = {"__pycache__"}
 # ./lab runs this module; the kit ships it and what its learner path imports.
 _ENTRY = "main.py"
 _TOOLS = os.path.join("tools", "lab")
 
 # The kit's README: tools/lab/course/kit_readme/README.md, a Markdown file po4a
-# translates (README.es.md, README.pt-BR.md next to it); kit_readme() adds one
-# table row per lab.
+# translates (README.es.md, README.pt-BR.md, ... next to it); kit_readme() adds
+# one table row per lab.
 README_DIR = os.path.join("tools", "lab", "course", "kit_readme")
 # The kit's name of each README: {file in README_DIR: path in the kit}.
-READMES = {"README.md": "README.md", "README.es.md": "README.es.md",
-           "README.pt-BR.md": "README.pt-BR.md"}
+READMES = dict([("README.md", "README.md")] + [
+    ("README.%s.md" % lang.pages,) * 2 for lang in languages.load()])
 
 
 class StubError(RuntimeError):
@@ -232,8 +235,12 @@ def kit_files(labs):
 # The terminal's translations: po/cli/<lang>.po (domain "lab") and the
 # quizzes' po/quiz/<lang>.po (domain "quiz"), compiled where the learner's
 # ./lab looks for them (tools/lab/learner/i18n.py).
-CATALOGUES = {"es": "po/cli/es.po", "pt_BR": "po/cli/pt_BR.po"}
-QUIZ_CATALOGUES = {"es": "po/quiz/es.po", "pt_BR": "po/quiz/pt_BR.po"}
+def _catalogues(folder):
+    return {code: "po/%s/%s.po" % (folder, code) for code in languages.codes()}
+
+
+CATALOGUES = _catalogues("cli")
+QUIZ_CATALOGUES = _catalogues("quiz")
 
 
 def compiled_catalogues(root=ROOT):

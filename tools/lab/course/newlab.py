@@ -393,7 +393,7 @@ def create(name, title, target=None, root=ROOT):
     if os.path.exists(readme):
         with open(readme) as f:
             lines = f.read().split("\n")
-        rows = [i for i, l in enumerate(lines) if re.match(r"^\| \d+ \| `labs/", l)]
+        rows = [i for i, l in enumerate(lines) if consistency.README_ROW.match(l)]
         if rows:
             new_row = consistency.readme_rows(load_labs(root))[-1]
             lines.insert(rows[-1] + 1, new_row)

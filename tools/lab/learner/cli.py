@@ -81,7 +81,7 @@ def help_text(labs):
                                subsequent_indent=" " * 24)
     readme, lessons = "README.md", "docs/NN_name.md"
     if i18n.lang():
-        d = i18n.PAGE_DIRS[i18n.lang()]
+        d = i18n.page_dir(i18n.lang())
         if os.path.isfile(os.path.join(ROOT, "README.%s.md" % d)):
             readme = "README.%s.md" % d
         lessons = i18n.page(labs[0].lesson_file).replace(

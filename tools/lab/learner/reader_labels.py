@@ -8,13 +8,15 @@ script (tools/reader/*.js), as by str.format here.
 """
 import contextlib
 
+import languages
 from learner import i18n
 from learner.i18n import N_, _
 
 # The course's languages, in the switch's order: (catalogue code, page code,
-# the language's own name). The catalogue code is None for English, the
-# source; the page code names the folder of docs/ and of the site.
-LANGUAGES = [(None, "en", "English"), ("es", "es", "Español"), ("pt_BR", "pt-BR", "Português")]
+# the language's own name): English, the source (no catalogue), then the
+# registry's (po/languages.json). The page code names the folder of docs/ and
+# of the site, and is the pages' HTML lang.
+LANGUAGES = [(None, "en", "English")] + [(l.po, l.pages, l.name) for l in languages.load()]
 PAGE_CODES = [page for _code, page, _name in LANGUAGES]
 
 

@@ -80,10 +80,11 @@ def _link_rewriter(markdown, labs, images, base, repo_title):
 
 # A display formula: $$ alone on a line, the TeX, $$ alone on a line (or all
 # on one line). An inline formula: $...$ on one line, with no space just
-# inside either dollar (so "costs $5 and $6" is not a formula).
+# inside either dollar (so "costs $5 and $6" is not a formula); the letters
+# around it are ASCII ones ("用$x$除以" holds a formula).
 DISPLAY_MATH = re.compile(r"^[ \t]*\$\$[ \t]*\n(.+?)\n[ \t]*\$\$[ \t]*$|^[ \t]*\$\$(.+?)\$\$[ \t]*$",
                           re.S | re.M)
-INLINE_MATH = r"(?<![\\$\w])\$(?![\s$])([^$\n]+?)(?<![\s\\])\$(?![\w$])"
+INLINE_MATH = r"(?<![\\$A-Za-z0-9_])\$(?![\s$])([^$\n]+?)(?<![\s\\])\$(?![A-Za-z0-9_$])"
 _FENCED = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
