@@ -7,7 +7,8 @@ One concern per module:
     reader_lessons.py  a lesson's Markdown as HTML (python3-markdown, python3-pygments)
     reader_panels.py   what sits beside a lesson: the last run, pictures, the quiz, the heads
     reader_labels.py   every word of the chrome through ./lab's catalogue; the languages
-    reader_server.py   the HTTP server, on 127.0.0.1 only
+    reader_server.py   the HTTP server, on 127.0.0.1 only, and the playground's requests
+    playground.py      the playground's model process (lab 15's playground program)
 The page's script and style are tools/reader/ (reader.js, heads.js, reader.css).
 """
 import os
@@ -18,7 +19,7 @@ from labs import ROOT
 from learner.console import FAILED, OK, USAGE, err
 from learner.i18n import _
 from learner.reader_lessons import MissingLibrary
-from learner import reader_server, reader_site
+from learner import playground, reader_server, reader_site
 
 
 def cmd_read(args):
@@ -38,9 +39,13 @@ def cmd_read(args):
               "run tools/setup.sh)"))
     if args.build_only:
         return OK
+    # Lab 15's model for the playground page: checked, built and started in
+    # the background when the page first asks for it.
+    model = playground.Playground(solutions=getattr(args, "solutions", False))
     try:
-        server = reader_server.serve(site, args.port or 0)
+        server = reader_server.serve(site, args.port or 0, playground=model)
     except OSError as e:
+        model.stop()
         err(_("lab read: cannot serve on 127.0.0.1:%(port)s: %(why)s (choose another with "
               "--port N)") % {"port": args.port, "why": e.strerror or e})
         return FAILED
@@ -56,4 +61,5 @@ def cmd_read(args):
         print()
     finally:
         server.shutdown()
+        model.stop()
     return OK

@@ -111,6 +111,70 @@ _LABELS = {
     "induction_title": N_("Induction score over training"),
     "induction_caption": N_("each layer-2 head's induction score (lab 7) by step"),
     "step": N_("step {n}"),
+    # The playground (playground.html, tools/reader/playground.js).
+    "pg_title": N_("Your Mini-GPT"),
+    "pg_lead": N_("Lab 15's model, computed by your own code on your checkpoint: type a prompt "
+                  "or click tokens, see what it predicts next, switch heads off."),
+    "pg_starting": N_("Starting your model..."),
+    "pg_building": N_("Building your lab 15 (the first build takes a few minutes)..."),
+    "pg_no_lab": N_("This course has no lab 15."),
+    "pg_not_started": N_("Your lab 15 is not written yet ({file} is still the stub). Write it, "
+                         "then run:"),
+    "pg_failing": N_("Your lab 15 failed its public tests at your last run: {detail}. Make "
+                     "them pass:"),
+    "pg_build_failed": N_("Your lab 15 does not build: {detail}. Run:"),
+    "pg_no_checkpoint": N_("No checkpoint yet ({file}): train your model once. Run:"),
+    "pg_bad_checkpoint": N_("Your checkpoint {file} could not be loaded: {detail}. Train "
+                            "again:"),
+    "pg_crashed": N_("Your model's program stopped: {detail}. Run:"),
+    "pg_ready": N_("Your model: {params} parameters, trained with seed {seed}, from {file}."),
+    "pg_offline": N_("./lab read is not running: start it again, then reload this page."),
+    "pg_prompt": N_("Prompt (tokens separated by spaces)"),
+    "pg_vocab": N_("The 64 tokens (click one to add it)"),
+    "pg_clear": N_("clear"),
+    "pg_backspace": N_("remove the last token"),
+    "err_unknown_token": N_("\"{token}\" (token {position}) is not one of the 64 tokens."),
+    "err_suggest": N_("Did you mean \"{suggestion}\"? Suffixes and punctuation are tokens of "
+                      "their own."),
+    "err_empty": N_("Type or click at least one token."),
+    "err_too_long": N_("{length} tokens: the model reads at most {max}."),
+    "err_bad_value": N_("{field} = {value} is outside {low} to {high}."),
+    "err_bad_head": N_("There are {blocks} blocks of {heads} heads."),
+    "err_bad_request": N_("The request was refused: {detail}"),
+    "err_not_ready": N_("The model is not ready yet."),
+    "err_forbidden": N_("./lab read refused the request ({why}): open this page from the address "
+                        "./lab read printed."),
+    "pg_next": N_("What comes next"),
+    "pg_next_lead": N_("After each token, the model's most likely next tokens; the last is its "
+                       "prediction for your prompt."),
+    "pg_after": N_("after \"{token}\""),
+    "pg_continuation": N_("Continuation"),
+    "pg_greedy": N_("greedy"),
+    "pg_sample": N_("sampled"),
+    "pg_temperature": N_("temperature"),
+    "pg_top_k": N_("top-k (0: all)"),
+    "pg_seed": N_("seed"),
+    "pg_new_seed": N_("another seed"),
+    "pg_max_new": N_("new tokens at most"),
+    "pg_continuation_seed": N_("{mode}, seed {seed}:"),
+    "pg_ended": N_("(the model ended the sentence)"),
+    "pg_heads": N_("Every head's attention on your prompt"),
+    "pg_heads_lead": N_("Tick a head to switch it off (its output is zeroed before W_O): the "
+                        "probabilities and the continuation change at once. Hover a cell for "
+                        "its query, key and weight."),
+    "pg_block_head": N_("block {b}, head {h}"),
+    "pg_off": N_("off"),
+    "pg_all_on": N_("every head on"),
+    "pg_examples": N_("Held-out prompts"),
+    "pg_examples_lead": N_("A verb in a tense the model never saw in training; the grammar "
+                           "fixes the next token. Click one to try it."),
+    "pg_answer": N_("the grammar says {token}"),
+    "pg_model_says": N_("your model: {token} ({p})"),
+    "pg_watch": N_("p({token}) = {p}"),
+    "cat_english_agreement": N_("English agreement"),
+    "cat_spanish_form": N_("Spanish ending"),
+    "cat_spanish_stem": N_("Spanish stem"),
+    "cat_spanish_pronoun": N_("Spanish pronoun"),
 }
 
 

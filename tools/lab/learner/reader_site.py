@@ -11,6 +11,8 @@ ours (tools/reader/); nothing comes from a network.
     <lang>/index.html        the contents: each lab, its last run, its quiz's progress
     <lang>/NN_name.html      a lab: lesson, quiz, pictures, last run, previous/next
     <lang>/heads.html        the head viewer (the learner's programs' view.json)
+    <lang>/playground.html   lab 15's model, live (learner/playground.py, served by
+                             reader_server.py)
     assets/                  style, scripts, the search index, pygments' colours
     images/, yours/          the lessons' pictures, the learner's
 """
@@ -26,9 +28,11 @@ from learner import reader_panels as panels
 
 ASSETS = os.path.join("tools", "reader")
 TEMPLATES = os.path.join(ASSETS, "templates")
-SCRIPTS = ("reader.css", "reader.js", "heads.js")
+SCRIPTS = ("reader.css", "reader.js", "heads.js", "playground.js")
 # The labs whose page links to the head viewer (their programs write view.json).
 HEADS_LABS = (7, 10, 13)
+# The lab whose page links to the playground (learner/playground.py).
+PLAYGROUND_LAB = "15_mini_gpt"
 # KaTeX draws the formulas: Debian's libjs-katex (tools/setup.sh), copied into
 # the site (its script, style and fonts), so nothing comes from a network.
 KATEX = "/usr/share/javascript/katex"
@@ -149,6 +153,8 @@ def _lesson_pages(site, runs, translations, index, all_images):
                                      ("next", labs[i + 1] if i + 1 < len(labs) else None)) if l}
                 side = [{"href": "heads.html", "text": t["explore_heads"]}] \
                     if lab.number in HEADS_LABS else []
+                if lab.dir == PLAYGROUND_LAB:
+                    side.append({"href": "playground.html", "text": t["playground_link"]})
                 site.write("%s/%s.html" % (page, lab.dir), "lesson.html", page,
                            lab.dir + ".html", t["lab_title"].format(n=lab.number,
                                                                     title=i18n.title(lab)),
@@ -176,8 +182,11 @@ def _index_pages(site, runs):
                 state = panels.status_of(lab, site.labs, runs, site.root)[0]
                 rows.append({"number": lab.number, "dir": lab.dir, "title": i18n.title(lab),
                              "state": state, "label": state_label(state)})
+            links = [{"href": "heads.html", "text": t["heads_link"]}]
+            if any(lab.dir == PLAYGROUND_LAB for lab in site.labs):
+                links.append({"href": "playground.html", "text": t["playground_link"]})
             site.write("%s/index.html" % page, "index.html", page, "index.html", t["course"],
-                       rows=rows, links=[{"href": "heads.html", "text": t["heads_link"]}])
+                       rows=rows, links=links)
 
 
 def _heads_pages(site, views):
@@ -192,6 +201,17 @@ def _heads_pages(site, views):
                       for n in HEADS_LABS if n in by_number]
             site.write("%s/heads.html" % page, "heads.html", page, "heads.html",
                        t["heads_title"], views=views, crumbs=crumbs, commands=commands)
+
+
+def _playground_pages(site):
+    lab = next((l for l in site.labs if l.dir == PLAYGROUND_LAB), None)
+    for _c, page, _n in LANGUAGES:
+        with speaking(page):
+            t = labels()
+            crumbs = ([{"href": "%s.html" % lab.dir, "text": t["lab_n"].format(n=lab.number)}]
+                      if lab else []) + [{"href": "heads.html", "text": t["heads_title"]}]
+            site.write("%s/playground.html" % page, "playground.html", page, "playground.html",
+                       t["pg_title"], crumbs=crumbs)
 
 
 def _root_page(site):
@@ -232,5 +252,6 @@ def build(site, root=ROOT, translations=None, extra_views=None, katex=KATEX):
         f.write("window.SEARCH_INDEX = %s;\n" % json.dumps(index, ensure_ascii=False))
     _index_pages(s, runs)
     _heads_pages(s, panels.views(root, extra_views))
+    _playground_pages(s)
     _root_page(s)
     return len(labs) * len(LANGUAGES), s.katex
