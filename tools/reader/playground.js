@@ -70,6 +70,7 @@
     box.textContent = "";
     box.className = "status-line " + (s.state || "");
     const fields = Object.assign({}, s);
+    if (typeof s.params === "number") fields.params = s.params.toLocaleString(lang);
     const p = el("p", {}, fill(T["pg_" + s.state] || s.state, fields));
     box.appendChild(p);
     if (s.command) box.appendChild(el("pre", {}, s.command));

@@ -242,7 +242,7 @@ class Playground:
             return {"state": "bad_checkpoint" if hello else "crashed", "detail": detail,
                     "file": os.path.relpath(self.checkpoint, self.root),
                     "command": TRAIN if hello else WATCH}
-        return dict(hello, state="ready")
+        return dict(hello, state="ready", file=os.path.relpath(self.checkpoint, self.root))
 
     # ---------------------------------------------------------------- the page
     def status(self):

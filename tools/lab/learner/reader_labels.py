@@ -142,6 +142,8 @@ _LABELS = {
     "err_bad_head": N_("There are {blocks} blocks of {heads} heads."),
     "err_bad_request": N_("The request was refused: {detail}"),
     "err_not_ready": N_("The model is not ready yet."),
+    "err_model": N_("Your lab 15 refused it: {detail}"),
+    "err_crashed": N_("Your model's program stopped ({detail}); it is being started again."),
     "err_forbidden": N_("./lab read refused the request ({why}): open this page from the address "
                         "./lab read printed."),
     "pg_next": N_("What comes next"),
