@@ -16,13 +16,7 @@
 "use strict";
 
 (function () {
-  const SVG = "http://www.w3.org/2000/svg";
-  // The page's words (reader_labels.py, in the page's language).
-  const T = JSON.parse((document.getElementById("labels") || {}).textContent || "{}");
-
-  function fill(text, fields) {
-    return String(text).replace(/\{(\w+)\}/g, (m, k) => (k in fields ? String(fields[k]) : m));
-  }
+  const {T, fill, el, svg, heat} = window.MHA;
 
   // Lab 7's label of a head, a score's name and a layer's, in the page's
   // language (a name the labels lack stays as the program wrote it).
@@ -37,19 +31,6 @@
   function layerName(name) {
     const m = /^layer (\d+)$/.exec(name);
     return m && T.layer_n ? fill(T.layer_n, {n: m[1]}) : name;
-  }
-
-  function el(tag, attrs, text) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-
-  function svg(tag, attrs) {
-    const e = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-    return e;
   }
 
   function fmt(v) {
@@ -111,9 +92,7 @@
       for (let j = 0; j < T; ++j) {
         const w = weights[i][j] || 0;
         const r = svg("rect", {x: left + 1 + j * c, y: 1 + i * c, width: c, height: c,
-                               fill: j > i ? "#e5e7eb" : "rgb(" + Math.round(255 - 218 * w) +
-                               "," + Math.round(255 - 156 * w) + "," + Math.round(255 - 20 * w) +
-                               ")"});
+                               fill: j > i ? "#e5e7eb" : heat(w)});
         const t = svg("title");
         t.textContent = fill(T.cell, {i, q: tokens[i], j, k: tokens[j], w: fmt(w)});
         r.appendChild(t);

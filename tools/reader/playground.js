@@ -16,32 +16,14 @@
 "use strict";
 
 (function () {
-  const T = JSON.parse((document.getElementById("labels") || {}).textContent || "{}");
+  const {T, fill, el, svg, heat} = window.MHA;
   const lang = document.documentElement.lang || "en";
   const root = document.body.dataset.root || "../";
   const meta = document.querySelector('meta[name="mha-session"]');
   const token = meta ? meta.content : "";
   const percent = new Intl.NumberFormat(lang, {style: "percent", maximumFractionDigits: 1});
-  const SVG = "http://www.w3.org/2000/svg";
 
   function $(id) { return document.getElementById(id); }
-
-  function fill(text, fields) {
-    return String(text || "").replace(/\{(\w+)\}/g, (m, k) => (k in fields ? String(fields[k]) : m));
-  }
-
-  function el(tag, attrs, text) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-
-  function svg(tag, attrs) {
-    const e = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-    return e;
-  }
 
   function pct(p) { return percent.format(p); }
 
@@ -259,9 +241,7 @@
         for (let j = 0; j <= i; ++j) {
           const v = w[i][j];
           const r = svg("rect", {x: 1 + j * c, y: 1 + i * c, width: c, height: c,
-                                 fill: "rgb(" + Math.round(255 - 218 * v) + "," +
-                                       Math.round(255 - 156 * v) + "," +
-                                       Math.round(255 - 20 * v) + ")"});
+                                 fill: heat(v)});
           const text = fill(T.cell, {i, q: a.tokens[i], j, k: a.tokens[j], w: v.toFixed(3)});
           const tip = svg("title");
           tip.textContent = text;

@@ -11,20 +11,7 @@
   const STORE = "mha-quiz:";  // + the lab's directory: {question id: [chosen option, ...]}
   const LANG_KEY = "mha-lang";
 
-  function labels() {
-    const e = document.getElementById("labels");
-    try {
-      return e ? JSON.parse(e.textContent) : {};
-    } catch (err) {
-      return {};
-    }
-  }
-  const T = labels();
-
-  // A label with its {fields} filled in.
-  function fill(text, fields) {
-    return String(text).replace(/\{(\w+)\}/g, (m, k) => (k in fields ? String(fields[k]) : m));
-  }
+  const {T, fill, el} = window.MHA;
 
   function load(key) {
     try {
@@ -40,13 +27,6 @@
     } catch (e) {
       // a browser that keeps nothing still shows the answers
     }
-  }
-
-  function el(tag, attrs, text) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-    if (text !== undefined) e.textContent = text;
-    return e;
   }
 
   // ------------------------------------------------------------------ search

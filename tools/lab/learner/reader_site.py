@@ -28,7 +28,7 @@ from learner import reader_panels as panels
 
 ASSETS = os.path.join("tools", "reader")
 TEMPLATES = os.path.join(ASSETS, "templates")
-SCRIPTS = ("reader.css", "reader.js", "heads.js", "playground.js")
+SCRIPTS = ("reader.css", "dom.js", "reader.js", "heads.js", "playground.js")
 # The labs whose page links to the head viewer (their programs write view.json).
 HEADS_LABS = (7, 10, 13)
 # The lab whose page links to the playground (learner/playground.py).
