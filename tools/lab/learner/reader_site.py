@@ -30,7 +30,7 @@ ASSETS = os.path.join("tools", "reader")
 TEMPLATES = os.path.join(ASSETS, "templates")
 SCRIPTS = ("reader.css", "dom.js", "reader.js", "heads.js", "playground.js")
 # The labs whose page links to the head viewer (their programs write view.json).
-HEADS_LABS = (7, 10, 13)
+HEADS_LABS = (7, 10, 13, 15)
 # The lab whose page links to the playground (learner/playground.py).
 PLAYGROUND_LAB = "15_mini_gpt"
 # KaTeX draws the formulas: Debian's libjs-katex (tools/setup.sh), copied into
@@ -39,7 +39,8 @@ KATEX = "/usr/share/javascript/katex"
 KATEX_FILES = ("katex.min.js", "katex.min.css")
 HEADS_COMMANDS = ["bazel run //labs/07_head_analysis:show_heads -- --trained",
                   "bazel run //labs/10_attention_backward:ablate_heads",
-                  "bazel run //labs/13_induction_heads:grow_induction_heads"]
+                  "bazel run //labs/13_induction_heads:grow_induction_heads",
+                  "bazel run //labs/15_mini_gpt:train_mini_gpt"]
 
 
 def jinja_environment(root=ROOT):
