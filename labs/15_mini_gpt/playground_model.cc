@@ -174,7 +174,11 @@ Json Run(const MiniGpt& trained, const Request& r) {
     for (std::size_t h = 0; h < w.shape(0); ++h) {
       Json rows = Json::Array();
       for (std::size_t i = 0; i < w.shape(1); ++i) {
-        rows.Add(std::vector<double>(&w(h, i, 0), &w(h, i, 0) + w.shape(2)));  // row i: (T,)
+        // Row i: (T,). Four decimals are all a heat map and its hover show,
+        // and a third of the bytes of float's nine digits.
+        std::vector<double> row(w.shape(2));
+        for (std::size_t j = 0; j < row.size(); ++j) row[j] = std::round(w(h, i, j) * 1e4) / 1e4;
+        rows.Add(row);
       }
       block.Add(std::move(rows));
       names.Add(classify_head(profiles[h]));
