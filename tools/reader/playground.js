@@ -188,6 +188,7 @@
     }
     const p = a.last[id(watch.token)];
     if (off.size === 0) watch.base = p;
+    $("pg-watch").dataset.p = String(p);   // the full number, for a test to compare
     $("pg-watch").textContent = fill(T.pg_watch, {token: watch.token, p: pct(p)}) +
         (off.size && watch.base !== null ? " (" + pct(watch.base) + ")" : "");
     if (watch.example !== undefined) {
@@ -214,7 +215,7 @@
   function drawHeads(a) {
     const grid = $("pg-heads");
     grid.textContent = "";
-    const n = a.tokens.length, c = Math.max(6, Math.min(14, Math.floor(180 / n)));
+    const n = a.tokens.length, c = Math.max(6, Math.min(16, Math.floor(230 / n)));
     a.attention.forEach((block, b) => block.forEach((w, h) => {
       const key = b + "." + h;
       const fig = el("figure", {class: "pg-head" + (off.has(key) ? " off" : ""),

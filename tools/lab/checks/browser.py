@@ -8,8 +8,11 @@ Portuguese the learner chose), searches on a Spanish page ("induccion" finds
 "inducción", Spanish hits first, a Chinese section found by substring and by
 character pairs), a search for "RoPE" and its first hit, a quiz question
 answered wrongly then rightly with both explanations shown, a reload that keeps
-the progress, and the head viewer on a small committed data file
-(tools/reader/testdata/) with a token hovered. Chromium's own log must hold no console error, and its
+the progress, the head viewer on a small committed data file
+(tools/reader/testdata/) with a token hovered, and the Mini-GPT playground on
+a model the reference solutions train for a short run (browser_playground.py:
+probabilities for a held-out prompt, a head switched off, the Spanish page, a
+request without the session's token refused). Chromium's own log must hold no console error, and its
 performance log (the DevTools protocol's Network events) no request to any
 host but 127.0.0.1. screenshots() takes the pictures of a closing note.
 """
@@ -20,6 +23,7 @@ import tempfile
 import time
 import urllib.parse
 
+from checks import browser_playground
 from labs import ROOT
 from learner import reader_lessons, reader_server, reader_site
 
@@ -134,11 +138,16 @@ def run(check):
     from selenium.webdriver.support.ui import WebDriverWait
 
     tmp = tempfile.mkdtemp(prefix="mha-reader-")
-    server = driver = None
+    server = driver = model = None
     try:
         site = os.path.join(tmp, "site")
         build_test_site(site)
-        server = reader_server.serve(site)
+        try:
+            model = browser_playground.model(
+                browser_playground.train_checkpoint(os.path.join(tmp, "train")))
+        except RuntimeError as e:
+            check.fail("the playground's model: %s" % e)
+        server = reader_server.serve(site, playground=model)
         port = server.server_address[1]
         base = "http://127.0.0.1:%d/" % port
         # A learner whose browser prefers Spanish, on a first visit.
@@ -258,6 +267,13 @@ def run(check):
              "previous-token" in driver.find_element(By.TAG_NAME, "main").text and
              "+0.500 nats" in driver.find_element(By.TAG_NAME, "main").text)
 
+        # The Mini-GPT playground on the reference solutions' model.
+        if model is not None:
+            browser_playground.run(driver, base, step, wait)
+            refused = browser_playground.without_token(base)
+            step("a request without the session's token was not refused: %r" % (refused,),
+                 refused == (403, "token"))
+
         errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
         step("console errors: %s" % "; ".join(e.get("message", "")[:200] for e in errors[:3]),
              not errors)
@@ -270,6 +286,8 @@ def run(check):
         if server is not None:
             server.shutdown()
             server.server_close()
+        if model is not None:
+            model.stop()
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -241,13 +241,16 @@ def check_quizzes(state):
     return [c]
 
 
-def check_reader(state):
+def check_reader_browser(state):
     """./lab read's site in headless Chromium (tools/lab/checks/browser.py)."""
     c = Check("the course reader in headless Chromium: the front door in the browser's "
               "language, then in the one chosen last; lab 2 in Spanish (every label) then "
               "Portuguese; searches that fold accents, put the page's language first and find "
               "Chinese; a quiz answered wrongly then rightly and kept over a reload; the head "
-              "viewer; no console error, no request beyond 127.0.0.1")
+              "viewer; the Mini-GPT playground on a model the reference solutions trained "
+              "(probabilities of a held-out prompt, a head switched off, in Spanish, a request "
+              "without the session's token refused); no console error, no request beyond "
+              "127.0.0.1")
     t0 = time.time()
     try:
         browser.run(c)
@@ -294,8 +297,8 @@ def check_new_lab(state):
 
 CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_translations,
           check_formulas, check_bazel, check_fuzz, check_solutions, check_stubs, check_cumulative,
-          check_mutants, check_hostile, check_reports, check_quizzes, check_reader, check_slurm,
-          check_kit, check_new_lab]
+          check_mutants, check_hostile, check_reports, check_quizzes, check_reader_browser,
+          check_slurm, check_kit, check_new_lab]
 
 
 def main(args):
