@@ -10,7 +10,7 @@
 #                             python3-markdown, python3-pygments and python3-jinja2,
 #                             with which ./lab read renders the lessons and its pages,
 #                             libjs-katex, which draws their formulas in the browser,
-#                             and fonts-noto-cjk, in which the browser shows Chinese,
+#                             and fonts-noto-cjk, with which the reader and the charts show Chinese,
 #                             python3-pytest and git for ./lab test (mutants are
 #                             applied with git apply; export-kit reads committed stubs).
 #                             The learner kit runs this same list.

@@ -3,9 +3,10 @@
 One line per language, read by everything that names a language: ./lab
 translate (po4a's configuration, the catalogues, the pages), the learner's
 ./lab (LANG and --lang, the hints and pages it names), the kit (its compiled
-catalogues and READMEs) and the course reader (its language switch). The C++
-tests read the same file. Adding a language is one line there plus its
-catalogues (the course authors' guide, "Translations").
+catalogues and READMEs) and the course reader (its language switch); it is
+plain JSON so that code in any language can read it. Adding a language is
+one line there plus its catalogues (the course authors' guide,
+"Translations").
 
 Each line: po, the gettext code of its catalogues (po/<po>.po); pages, the
 folder of its pages (docs/<pages>/, hints.<pages>.txt, README.<pages>.md: a

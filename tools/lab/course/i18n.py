@@ -16,6 +16,7 @@ The modules, by concern:
     (po/quiz/) templates, merged into every language's catalogue;
   - course/translated_pages.py: the pages, with their first line saying how
     much is current and which English commit they follow;
+  - course/language_lines.py: the README's line per language, in that language;
   - course/translation_check.py: what ./lab test's translations check fails on;
   - course/translation_work.py: what is left to translate, per file and
     language.
@@ -26,29 +27,37 @@ The modules, by concern:
                              they are (what the lead runs after merging the
                              translators' catalogues; no catalogue changes)
 """
+import os
 import subprocess
 import sys
 
 import languages
-from course import catalogues, po4a_config, translated_pages, translation_work
+from course import catalogues, language_lines, po4a_config, translated_pages, translation_work
 from course.translation_check import problems  # noqa: F401  (./lab test's check)
 from labs import ROOT
 
 
 def update(root=ROOT, log=print):
-    """After an English edit: po4a's configuration and extracts, its
-    template and catalogues (a changed block becomes fuzzy), the terminal's
-    and the quizzes' templates and catalogues, then every page."""
-    codes = ", ".join(languages.codes(root))
-    po4a_config.write_config(root)
-    po4a_config.write_sources(root)
-    log("po4a: po/po4a.cfg from labs/labs.json and %s; po/messages.pot; po/<lang>.po for %s..."
-        % (languages.REGISTRY, codes))
-    catalogues.run(["po4a", "--no-translations", po4a_config.CFG], cwd=root)
+    """After an English edit: the terminal's and the quizzes' templates and
+    catalogues (whose words README.md's language lines use), po4a's
+    configuration and extracts, its template and catalogues (a changed block
+    becomes fuzzy; a guess is cleared), then every page."""
     log("xgettext: po/cli/messages.pot, merged into po/cli/<lang>.po...")
     catalogues.update_cli(root)
     log("quizzes: po/quiz/messages.pot from labs/*/quiz.json, merged into po/quiz/<lang>.po...")
     catalogues.update_quiz(root)
+    po4a_config.write_config(root)
+    if language_lines.rewrite_readme(root):
+        log("README.md: its line per language rewritten from %s" % languages.REGISTRY)
+    po4a_config.write_sources(root)
+    log("po4a: po/po4a.cfg from labs/labs.json and %s; po/messages.pot; po/<lang>.po for %s..."
+        % (languages.REGISTRY, ", ".join(languages.codes(root))))
+    paths = [os.path.join(root, "po", code + ".po") for code in languages.codes(root)]
+    before = [catalogues.active_messages(path) for path in paths]
+    catalogues.run(["po4a", "--no-translations", po4a_config.CFG], cwd=root)
+    for path, active in zip(paths, before):
+        catalogues.drop_guesses(path, active)
+        language_lines.fill_catalogue(path, root)
     regenerate(root, log)
 
 

@@ -25,7 +25,8 @@ import languages
 from course.catalogues import CLI_DIR, load_polib
 from course.po4a_config import CFG, KIT_README, english_of, pages
 from labs import ROOT, load_labs
-from learner.i18n import N_
+from learner.files import read_text
+from learner.i18n import N_, without_lab_number
 
 # The first line of a translated page (Markdown emphasis around it; a hints
 # file has it as a "# " comment line, which the hint reader skips).
@@ -85,14 +86,17 @@ def english_commits(paths, root=ROOT):
 
 
 def words_of(lang, root=ROOT):
-    """A function English -> `lang` for the page's own words (HEADER,
-    PERCENT, UNCOMMITTED): the terminal catalogue's current translation, else
-    the English."""
+    """A function English -> `lang` for words the tools write into pages
+    (HEADER, PERCENT, UNCOMMITTED, the README's language lines): the
+    terminal catalogue's current translation, else the English (also where
+    python3-polib is missing)."""
     path = os.path.join(root, CLI_DIR, lang + ".po")
     table = {}
-    if os.path.isfile(path):
-        table = {e.msgid: e.msgstr for e in load_polib().pofile(path)
-                 if e.msgid in (HEADER, PERCENT, UNCOMMITTED) and e.translated()}
+    try:
+        if os.path.isfile(path):
+            table = {e.msgid: e.msgstr for e in load_polib().pofile(path) if e.translated()}
+    except RuntimeError:
+        pass
     return lambda english: table.get(english, english)
 
 
@@ -180,7 +184,7 @@ def lesson_title(text):
     prefix in whatever language ("Lab 2:", "Laboratorio 2:", "实验 2：")."""
     for line in text.splitlines():
         if line.startswith("# "):
-            return re.sub(r"^[^:：]*\d+\s*[:：]\s*", "", line[2:].strip())
+            return without_lab_number(line[2:].strip())
     return None
 
 
@@ -226,14 +230,6 @@ def finish(lang, page, text, stats, commit, tmap, words=None, title_of=None, roo
     return HINTS_HEADER_MARK + head + "\n\n" + text
 
 
-def _read(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError:
-        return None
-
-
 def run_po4a(out, root=ROOT):
     """po4a's pages of every language under out, from the catalogues as they are."""
     empty = os.path.join(out, ".cwd")
@@ -265,13 +261,13 @@ def generate(dest, root=ROOT):
             stats, tmap, words = page_stats(lang, root), translated_map(lang, root), \
                 words_of(lang, root)
             titles = {lab.number: translated_title(
-                lab, _read(os.path.join(root, lab.lesson_file)),
-                _read(os.path.join(out_dir, tmap.get(lab.lesson_file, "-")))) for lab in labs}
+                lab, read_text(os.path.join(root, lab.lesson_file)),
+                read_text(os.path.join(out_dir, tmap.get(lab.lesson_file, "-")))) for lab in labs}
             for page in all_pages:
                 if lang not in page.outputs:
                     continue
                 out = page.outputs[lang]
-                final = finish(lang, page, _read(os.path.join(out_dir, out)), stats,
+                final = finish(lang, page, read_text(os.path.join(out_dir, out)), stats,
                                commits[english_of(page.source)], tmap, words,
                                lambda lab: titles[lab.number], root)
                 path = os.path.join(dest, out)

@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 
 import languages
-from course import catalogues, po4a_config, translated_pages
+from course import catalogues, language_lines, po4a_config, translated_pages
 from course.catalogues import CLI_DIR, QUIZ_DIR, load_polib
 from labs import ROOT
 
@@ -151,8 +151,15 @@ def source_problems(root=ROOT):
     """The derived inputs: po4a.cfg, the extracts, the two templates."""
     out = []
     if not po4a_config.config_is_current(root):
-        out.append("%s is not what labs/labs.json and %s give today (run ./lab translate)"
-                   % (po4a_config.CFG, languages.REGISTRY))
+        try:
+            listed = {pg.source for pg in po4a_config.pages(root)}
+        except OSError:
+            listed = set()
+        missing = [src for src, _ in po4a_config.sources(root) if src not in listed]
+        out.append("%s is not what labs/labs.json and %s give today%s (run ./lab translate)"
+                   % (po4a_config.CFG, languages.REGISTRY,
+                      ": it lacks " + ", ".join(missing) if missing else ""))
+    out += language_lines.readme_problems(root)
     for e in po4a_config.EXTRACTS:
         if _differs(root, e.target, po4a_config.extract_text(e, root)):
             out.append("%s is not the learner part of %s as it is today (run ./lab translate)"

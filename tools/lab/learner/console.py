@@ -44,13 +44,13 @@ _PIECES = re.compile(r"\s+|[^\s\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\uf
                      r"\uff1f\u300d\u300f\u3011]*")
 
 
-def wrap(text, width=WIDTH, indent=""):
+def wrap(text, width=WIDTH, indent="", later=None):
     """A paragraph as lines of at most `width` columns, later lines indented
-    two more: words and paths are never cut; Chinese text breaks between
-    characters."""
+    by `later` (two more than `indent` by default): words and paths are never
+    cut; Chinese text breaks between characters."""
+    later = indent + "  " if later is None else later
     if all(display_width(c) == 1 for c in text):
-        return textwrap.wrap(text, width=width, initial_indent=indent,
-                             subsequent_indent=indent + "  ",
+        return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=later,
                              break_on_hyphens=False, break_long_words=False)
     lines, line = [], indent
     for piece in _PIECES.findall(" ".join(text.split())):
@@ -60,7 +60,7 @@ def wrap(text, width=WIDTH, indent=""):
             continue
         if line.strip() and display_width(line.rstrip()) + display_width(piece) > width:
             lines.append(line.rstrip())
-            line = indent + "  "
+            line = later
         line += piece
     if line.strip():
         lines.append(line.rstrip())

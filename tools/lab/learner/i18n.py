@@ -39,6 +39,20 @@ def language_of(value, root=ROOT):
     return lang.po if lang else None
 
 
+def lang_options(root=ROOT):
+    """The --lang values, English first: en es pt zh tr (each language's first
+    prefix in po/languages.json)."""
+    return ["en"] + [lang.env[0] for lang in languages.load(root)]
+
+
+def unknown_language(value, root=ROOT):
+    """True when a --lang value names no language of the course (English is
+    en*, C or POSIX)."""
+    v = (value or "").strip()
+    return bool(v) and language_of(v, root) is None and \
+        not (v.lower().startswith("en") or v in ("C", "POSIX") or v.startswith("C."))
+
+
 def page_dir(lang, root=ROOT):
     """The folder of `lang`'s pages (docs/<folder>/, hints.<folder>.txt), or None."""
     found = languages.by_po(lang, root) if lang else None
@@ -226,6 +240,12 @@ def N_(message):
 _TITLES = {}
 
 
+def without_lab_number(heading):
+    """A lesson's heading without its "Lab N:" in whatever language
+    ("Laboratorio 2: ", "实验 2：", "Laboratuvar 2: ")."""
+    return re.sub(r"^[^:：]*\d+\s*[:：]\s*", "", heading)
+
+
 def _first_heading(path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -250,5 +270,5 @@ def title(lab):
         _TITLES[key] = lab.title
         if translated != lab.lesson_file and heading and \
                 heading != _first_heading(os.path.join(lab.root, lab.lesson_file)):
-            _TITLES[key] = re.sub(r"^[^:]*\d+\s*:\s*", "", heading) or lab.title
+            _TITLES[key] = without_lab_number(heading) or lab.title
     return _TITLES[key]
