@@ -209,7 +209,8 @@ class Playground:
 
     def _build(self, lab):
         """The built program's path, or the state that says why there is none."""
-        flags = ["--config=solutions"] if self.solutions else []
+        # solutions: ./lab read --solutions.
+        flags = ["--config=solutions"] if self.solutions else []  # instructors' repository only
         with Bazel() as bz:
             rc, out = bz.run(["build", "--color=no", "--curses=no"] + flags + [TARGET])
             if rc != 0:

@@ -237,3 +237,27 @@ def test_a_failing_lab_is_told_in_the_pages_language():
     es = reader_server.translated(status, "es")
     assert "todavía no está implementado" in es["detail"]
     assert reader_server.translated(status, "xx")["detail"] == status["detail"]
+
+
+def test_before_building_the_page_is_told_where_the_learner_stands(tmp_path, monkeypatch):
+    from labs import Lab
+    lab = Lab({"number": 15, "dir": "15_mini_gpt", "target": "mini_gpt", "title": "Mini-GPT"})
+    monkeypatch.setattr(playground, "lab_of", lambda root: lab)
+    built = []
+    monkeypatch.setattr(playground.Playground, "_build", lambda self, l: built.append(l) or
+                        {"state": "build_failed", "detail": "x.cc:1: error", "command": "w"})
+    monkeypatch.setattr(playground.files, "is_started", lambda l: False)
+    model = playground.Playground(root=str(tmp_path))
+    s = ready(model)
+    assert s == {"state": "not_started", "file": lab.learner_file, "command": "./lab watch 15"}
+    monkeypatch.setattr(playground.files, "is_started", lambda l: True)
+    (tmp_path / ".cache").mkdir()
+    (tmp_path / ".cache" / "last_run.json").write_text(json.dumps(
+        {"labs": {"15": {"state": "failing", "detail": "T.X: looks like y"}}}))
+    s = ready(playground.Playground(root=str(tmp_path)))
+    assert s["state"] == "failing" and s["detail"] == "T.X: looks like y" and not built
+    (tmp_path / ".cache" / "last_run.json").write_text("{}")
+    s = ready(playground.Playground(root=str(tmp_path)))
+    assert s["state"] == "build_failed" and built == [lab]
+    monkeypatch.setattr(playground, "lab_of", lambda root: None)
+    assert ready(playground.Playground(root=str(tmp_path)))["state"] == "no_lab"
