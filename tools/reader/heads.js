@@ -78,18 +78,18 @@
   // The (T, T) weights as a grid of cells, rows queries, columns keys, each
   // row labelled with its token.
   function heatmap(weights, tokens, blockLen) {
-    const T = weights.length, c = Math.max(8, Math.min(26, Math.floor(420 / T)));
+    const n = weights.length, c = Math.max(8, Math.min(26, Math.floor(420 / n)));
     const left = c >= 12 ? 76 : 0;
-    const g = svg("svg", {width: left + T * c + 2, height: T * c + 2, class: "heatmap",
+    const g = svg("svg", {width: left + n * c + 2, height: n * c + 2, class: "heatmap",
                           role: "img", "aria-label": T.heatmap_aria});
-    for (let i = 0; i < T; ++i) {
+    for (let i = 0; i < n; ++i) {
       if (left) {
         const label = svg("text", {x: left - 6, y: 1 + i * c + c * 0.7, "text-anchor": "end",
                                    "font-size": Math.min(12, c - 2)});
         label.textContent = i + " " + tokens[i];
         g.appendChild(label);
       }
-      for (let j = 0; j < T; ++j) {
+      for (let j = 0; j < n; ++j) {
         const w = weights[i][j] || 0;
         const r = svg("rect", {x: left + 1 + j * c, y: 1 + i * c, width: c, height: c,
                                fill: j > i ? "#e5e7eb" : heat(w)});
@@ -100,7 +100,7 @@
       }
     }
     if (blockLen) {
-      g.appendChild(svg("line", {x1: left, x2: left + T * c + 2, y1: 1 + blockLen * c,
+      g.appendChild(svg("line", {x1: left, x2: left + n * c + 2, y1: 1 + blockLen * c,
                                  y2: 1 + blockLen * c, stroke: "#dc2626", "stroke-width": 1}));
     }
     const fig = el("figure");

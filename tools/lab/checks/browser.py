@@ -266,6 +266,11 @@ def run(check):
         step("the head viewer does not show the fixture's role and loss change",
              "previous-token" in driver.find_element(By.TAG_NAME, "main").text and
              "+0.500 nats" in driver.find_element(By.TAG_NAME, "main").text)
+        from learner.reader_labels import labels, speaking
+        with speaking("en"):
+            caption = labels()["heatmap_caption"]
+        shown = driver.find_element(By.CSS_SELECTOR, "figure figcaption").text
+        step("the heat map's caption is not its label: %r" % shown, shown.startswith(caption))
 
         # The Mini-GPT playground on the reference solutions' model.
         if model is not None:
