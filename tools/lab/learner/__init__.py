@@ -23,7 +23,8 @@ The modules, one concern each:
                           python3-pygments, python3-jinja2), reader_lessons.py renders a
                           lesson, reader_panels.py what sits beside it, reader_labels.py
                           every word of it in the learner's language, reader_server.py
-                          serves it on 127.0.0.1
+                          serves it on 127.0.0.1, playground.py runs lab 15's model for
+                          its Mini-GPT page
     quiz.py               the quizzes (labs/NN_name/quiz.json): their check, ./lab quiz N
     public_tests.py       one `bazel test` over some labs, where each lab stands, and
                           its record for the reader (.cache/last_run.json)
