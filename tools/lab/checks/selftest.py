@@ -12,8 +12,8 @@ import sys
 import time
 import traceback
 
-from checks import browser, consistency, hostile, kit_check, mutants, newlab_check, quiz_numbers,\
-    slurm_check, tolerances
+from checks import browser, consistency, formulas, hostile, kit_check, mutants, newlab_check, \
+    quiz_numbers, slurm_check, tolerances
 from course import i18n
 from grader import grade, instructor
 from labs import ROOT, load_labs
@@ -248,9 +248,11 @@ def check_quizzes(state):
 
 def check_reader(state):
     """./lab read's site in headless Chromium (tools/lab/checks/browser.py)."""
-    c = Check("the course reader in headless Chromium: lab 2 in Spanish then Portuguese, a "
-              "search for RoPE, a quiz answered wrongly then rightly and kept over a reload, "
-              "the head viewer; no console error, no request beyond 127.0.0.1")
+    c = Check("the course reader in headless Chromium: the front door in the browser's "
+              "language, then in the one chosen last; lab 2 in Spanish (every label) then "
+              "Portuguese; searches that fold accents, put the page's language first and find "
+              "Chinese; a quiz answered wrongly then rightly and kept over a reload; the head "
+              "viewer; no console error, no request beyond 127.0.0.1")
     t0 = time.time()
     try:
         browser.run(c)
@@ -266,11 +268,24 @@ def check_slurm(state):
 
 def check_translations(state):
     c = Check("the translated pages are what their catalogues make, the catalogues are valid "
-              "and keep every code span, number and link, and no page links to a missing file")
+              "and keep every code span, formula, number and link, and no page links to a "
+              "missing file")
     for problem in i18n.problems():
         c.fail(problem)
     # How far the translators are: printed, never a failure.
     c.name += " (%s)" % "; ".join(i18n.share_lines())
+    return [c]
+
+
+def check_formulas(state):
+    c = Check("every formula of every lesson, in every language, parses in KaTeX as the reader "
+              "draws it")
+    try:
+        for problem in formulas.problems():
+            c.fail(problem)
+        c.name += " (%d formulas)" % formulas.count()
+    except formulas.Unavailable as e:
+        c.fail(str(e))
     return [c]
 
 
@@ -283,9 +298,9 @@ def check_new_lab(state):
 
 
 CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_translations,
-          check_bazel, check_fuzz, check_solutions, check_stubs, check_cumulative, check_mutants,
-          check_hostile, check_reports, check_quizzes, check_reader, check_slurm, check_kit,
-          check_new_lab]
+          check_formulas, check_bazel, check_fuzz, check_solutions, check_stubs, check_cumulative,
+          check_mutants, check_hostile, check_reports, check_quizzes, check_reader, check_slurm,
+          check_kit, check_new_lab]
 
 
 def main(args):

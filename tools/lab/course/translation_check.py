@@ -39,6 +39,17 @@ _TARGET = re.compile(r"\]\(([^)\s]+)")
 _IDENT = re.compile(r"(?<![A-Za-z0-9_:])[A-Za-z_]\w*(?:_\w*|::\w+)+|\{\w+\}", re.ASCII)
 
 
+# A formula (TeX, learner/reader_lessons.py): $$ ... $$ or $...$; a translation
+# keeps each exactly, as it keeps code. ASCII word boundaries: "用$x$除以" holds $x$.
+_MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$A-Za-z0-9_])\$(?![\s$])[^$\n]+?(?<![\s\\])\$"
+                   r"(?![A-Za-z0-9_$])", re.S)
+
+
+def _prose(s):
+    """A block without its fenced code, code spans, formulas and link targets."""
+    return _TARGET.sub(" ", _MATH.sub(" ", _CODE.sub(" ", _FENCE.sub(" ", s))))
+
+
 def _multiset(items):
     return sorted(items)
 
@@ -51,17 +62,22 @@ def _differ(a, b):
 
 def block_problems(msgid, msgstr):
     """What a translated block changed that it must keep: its fenced code
-    (identical), code spans, numbers and link targets (the same, in any order)."""
+    (identical), code spans, formulas, numbers and link targets (the same, in
+    any order)."""
     out = []
     if _FENCE.findall(msgid) != _FENCE.findall(msgstr):
         out.append("its fenced code differs from the English (copy code blocks verbatim)")
+    formulas = lambda s: _multiset(_MATH.findall(_CODE.sub(" ", s)))  # noqa: E731
+    fa, fb = formulas(msgid), formulas(msgstr)
+    if fa != fb:
+        out.append("its formulas differ from the English (missing %s; not in the English %s)"
+                   % _differ(fa, fb))
     spans = lambda s: _multiset(" ".join(x.split()) for x in _CODE.findall(s))  # noqa: E731
     a, b = spans(msgid), spans(msgstr)
     if a != b:
         out.append("its code spans differ from the English (missing %s; not in the English %s)"
                    % _differ(a, b))
-    strip = lambda s: _TARGET.sub(" ", _CODE.sub(" ", _FENCE.sub(" ", s)))   # noqa: E731
-    na, nb = _multiset(_NUMBER.findall(strip(msgid))), _multiset(_NUMBER.findall(strip(msgstr)))
+    na, nb = _multiset(_NUMBER.findall(_prose(msgid))), _multiset(_NUMBER.findall(_prose(msgstr)))
     if na != nb:
         out.append("its numbers differ from the English (%s in the English, %s here)"
                    % (" ".join(na) or "none", " ".join(nb) or "none"))

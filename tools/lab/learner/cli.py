@@ -63,6 +63,9 @@ def add_commands(sub, labs):
                    help="serve on 127.0.0.1:N (default: a free port, printed)")
     r.add_argument("--build-only", action="store_true",
                    help="only build out/site/ (open out/site/index.html yourself)")
+    if not is_kit():
+        r.add_argument("--solutions", action="store_true",
+                       help="the playground runs lab 15 with the reference solutions")
     r.set_defaults(func=cmd_read)
     q = sub.add_parser("quiz", help=_(_WHAT["quiz"]))
     q.add_argument("lab", nargs="?", help=numbers)
