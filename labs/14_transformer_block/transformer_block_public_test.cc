@@ -5,12 +5,12 @@
 // by tests/14_transformer_block/gen_goldens.py on the inputs in golden/. When a
 // number matches what a classic mistake computes instead, the failure names
 // it ("looks like ...; see docs/14_transformer_block.md").
-#include "labs/14_transformer_block/transformer_block.h"
-
 #include <gtest/gtest.h>
+
 #include <xtensor/xbuilder.hpp>
 
 #include "common/testing/testing.h"
+#include "labs/14_transformer_block/transformer_block.h"
 #include "labs/14_transformer_block/transformer_block_test_util.h"
 
 namespace mha {
@@ -83,7 +83,10 @@ TEST(LayerNormPublic, RejectsAGammaOfTheWrongSizeNamingBothSizes) {
 TEST(TransformerBlockPublic, RejectsAnInputOfTheWrongWidthNamingIt) {
   const TransformerBlock block(8, 2, 16);
   EXPECT_TRUE(testing::ThrowsInvalidArgument(
-      [&] { block.forward(xt::ones<float>({3, 6})); }, {"(3, 6)", "8"}));
+      [&] {
+        block.forward(xt::ones<float>({3, 6}));
+      },
+      {"(3, 6)", "8"}));
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <limits>
 #include <vector>
-
 #include <xtensor/xbuilder.hpp>
 
 namespace mha {
