@@ -2,9 +2,9 @@
 //
 // Each test compares your numbers with PyTorch's (torch.nn.LayerNorm,
 // torch.nn.functional.gelu, autograd for every gradient), computed in float64
-// by tests/14_transformer_block/gen_goldens.py on the inputs in golden/. When a
-// number matches what a classic mistake computes instead, the failure names
-// it ("looks like ...; see docs/14_transformer_block.md").
+// on the inputs in golden/ (by a golden generator in the instructors'
+// repository). When a number matches what a classic mistake computes instead,
+// the failure names it ("looks like ...; see docs/14_transformer_block.md").
 #include <gtest/gtest.h>
 
 #include <xtensor/xbuilder.hpp>
