@@ -97,6 +97,19 @@ TransformerBlock SeededBlock(int d_model, int n_heads, int d_ff, std::uint64_t s
   return block;
 }
 
+// `actual`, the gradient called `name`, against d loss / d param by central
+// differences of the double reference (the axes named by rank).
+template <class A, class P, class F>
+void ExpectDifferences(const std::string& name, const A& actual, P& param, F loss,
+                       testing::Tolerance tol) {
+  const auto expected = Float(naive::CentralDifferences(param, loss));
+  const std::vector<std::string> axes =
+      actual.dimension() == 1   ? testing::kFeature
+      : actual.dimension() == 2 ? kRowColumn
+                                : std::vector<std::string>{"head", "position", "feature"};
+  EXPECT_TRUE(AllClose(actual, expected, tol, axes)) << name << kSeeDoc;
+}
+
 // Every field of block_backward against central differences of the double
 // reference block (the loss sum(y * dy)).
 void ExpectBlockGradsMatchFiniteDifferences(const TransformerBlock& block, const Tensor2& x,
@@ -105,21 +118,19 @@ void ExpectBlockGradsMatchFiniteDifferences(const TransformerBlock& block, const
   reference::Block b = reference::FromBlock(block);
   D2 xd = Double(x);
   auto loss = [&] { return naive::SumOfProducts(reference::BlockForward(b, xd), dy); };
-  auto fd = [&](auto& param) { return Float(naive::CentralDifferences(param, loss)); };
-  const std::vector<std::string> rc = kRowColumn, f = testing::kFeature;
-  EXPECT_TRUE(AllClose(g.dx, fd(xd), kBlock, testing::kTokenFeature)) << "dx" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dln1_gamma, fd(b.ln1_gamma), kBlock, f)) << "dln1_gamma" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dln1_beta, fd(b.ln1_beta), kBlock, f)) << "dln1_beta" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_Q, fd(b.W_Q), kBlock, rc)) << "dW_Q" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_K, fd(b.W_K), kBlock, rc)) << "dW_K" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_V, fd(b.W_V), kBlock, rc)) << "dW_V" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_O, fd(b.W_O), kBlock, rc)) << "dW_O" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dln2_gamma, fd(b.ln2_gamma), kBlock, f)) << "dln2_gamma" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dln2_beta, fd(b.ln2_beta), kBlock, f)) << "dln2_beta" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_1, fd(b.W_1), kBlock, rc)) << "dW_1" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.db_1, fd(b.b_1), kBlock, f)) << "db_1" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_2, fd(b.W_2), kBlock, rc)) << "dW_2" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.db_2, fd(b.b_2), kBlock, f)) << "db_2" << kSeeDoc;
+  ExpectDifferences("dx", g.dx, xd, loss, kBlock);
+  ExpectDifferences("dln1_gamma", g.dln1_gamma, b.ln1_gamma, loss, kBlock);
+  ExpectDifferences("dln1_beta", g.dln1_beta, b.ln1_beta, loss, kBlock);
+  ExpectDifferences("dW_Q", g.dW_Q, b.W_Q, loss, kBlock);
+  ExpectDifferences("dW_K", g.dW_K, b.W_K, loss, kBlock);
+  ExpectDifferences("dW_V", g.dW_V, b.W_V, loss, kBlock);
+  ExpectDifferences("dW_O", g.dW_O, b.W_O, loss, kBlock);
+  ExpectDifferences("dln2_gamma", g.dln2_gamma, b.ln2_gamma, loss, kBlock);
+  ExpectDifferences("dln2_beta", g.dln2_beta, b.ln2_beta, loss, kBlock);
+  ExpectDifferences("dW_1", g.dW_1, b.W_1, loss, kBlock);
+  ExpectDifferences("db_1", g.db_1, b.b_1, loss, kBlock);
+  ExpectDifferences("dW_2", g.dW_2, b.W_2, loss, kBlock);
+  ExpectDifferences("db_2", g.db_2, b.b_2, loss, kBlock);
 }
 
 // ---------------------------------------------------------------- goldens
@@ -265,10 +276,8 @@ TEST(BlockBackward, WithNothingAddedIsTheIdentityButStillGivesTheOutputWeightsGr
   reference::Block b = reference::FromBlock(block);
   D2 xd = Double(x);
   auto loss = [&] { return naive::SumOfProducts(reference::BlockForward(b, xd), dy); };
-  EXPECT_TRUE(AllClose(g.dW_O, Float(naive::CentralDifferences(b.W_O, loss)), kBlock, kRowColumn))
-      << "dW_O = concat^T dh is not zero" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_2, Float(naive::CentralDifferences(b.W_2, loss)), kBlock, kRowColumn))
-      << "dW_2 = gelu(u)^T dy is not zero" << kSeeDoc;
+  ExpectDifferences("dW_O = concat^T dh is not zero", g.dW_O, b.W_O, loss, kBlock);
+  ExpectDifferences("dW_2 = gelu(u)^T dy is not zero", g.dW_2, b.W_2, loss, kBlock);
 }
 
 TEST(BlockBackward, EveryGradientMatchesFiniteDifferencesInDouble) {
@@ -307,20 +316,13 @@ TEST(FreshRandomInputs, LayerNormGeluAndTheirGradientsMatchTheDoubleReference) {
       << "layer_norm" << kSeeDoc;
   auto ln_loss = [&] { return naive::SumOfProducts(reference::LayerNorm(xd, gd, bd, eps), dy); };
   const LayerNormGrads g = layer_norm_backward(x, gamma, eps, dy);
-  EXPECT_TRUE(AllClose(g.dx, Float(naive::CentralDifferences(xd, ln_loss)), kLayer, kRowColumn))
-      << "layer_norm_backward dx" << kSeeDoc;
-  EXPECT_TRUE(
-      AllClose(g.dgamma, Float(naive::CentralDifferences(gd, ln_loss)), kLayer, testing::kFeature))
-      << "dgamma" << kSeeDoc;
-  EXPECT_TRUE(
-      AllClose(g.dbeta, Float(naive::CentralDifferences(bd, ln_loss)), kLayer, testing::kFeature))
-      << "dbeta" << kSeeDoc;
+  ExpectDifferences("layer_norm_backward dx", g.dx, xd, ln_loss, kLayer);
+  ExpectDifferences("dgamma", g.dgamma, gd, ln_loss, kLayer);
+  ExpectDifferences("dbeta", g.dbeta, bd, ln_loss, kLayer);
   EXPECT_TRUE(AllClose(gelu(x), Float(reference::Gelu(xd)), kRowOp, kRowColumn))
       << "gelu" << kSeeDoc;
   auto gelu_loss = [&] { return naive::SumOfProducts(reference::Gelu(xd), dy); };
-  EXPECT_TRUE(AllClose(gelu_backward(x, dy), Float(naive::CentralDifferences(xd, gelu_loss)),
-                       kLayer, kRowColumn))
-      << "gelu_backward" << kSeeDoc;
+  ExpectDifferences("gelu_backward", gelu_backward(x, dy), xd, gelu_loss, kLayer);
 }
 
 TEST(FreshRandomInputs, FeedForwardAndRopeBackwardMatchTheDoubleReference) {
@@ -342,18 +344,11 @@ TEST(FreshRandomInputs, FeedForwardAndRopeBackwardMatchTheDoubleReference) {
                        kLayer, testing::kTokenFeature))
       << "FeedForward::forward" << kSeeDoc;
   const FeedForwardGrads g = feed_forward_backward(ffn, x, dy);
-  EXPECT_TRUE(AllClose(g.dx, Float(naive::CentralDifferences(xd, loss)), kLayer, kRowColumn))
-      << "dx" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_1, Float(naive::CentralDifferences(W_1, loss)), kLayer, kRowColumn))
-      << "dW_1" << kSeeDoc;
-  EXPECT_TRUE(
-      AllClose(g.db_1, Float(naive::CentralDifferences(b_1, loss)), kLayer, testing::kFeature))
-      << "db_1" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_2, Float(naive::CentralDifferences(W_2, loss)), kLayer, kRowColumn))
-      << "dW_2" << kSeeDoc;
-  EXPECT_TRUE(
-      AllClose(g.db_2, Float(naive::CentralDifferences(b_2, loss)), kLayer, testing::kFeature))
-      << "db_2" << kSeeDoc;
+  ExpectDifferences("dx", g.dx, xd, loss, kLayer);
+  ExpectDifferences("dW_1", g.dW_1, W_1, loss, kLayer);
+  ExpectDifferences("db_1", g.db_1, b_1, loss, kLayer);
+  ExpectDifferences("dW_2", g.dW_2, W_2, loss, kLayer);
+  ExpectDifferences("db_2", g.db_2, b_2, loss, kLayer);
 
   const std::size_t H = gen.Pick(1, 3), dh = 2 * gen.Pick(1, 4);
   const int start = gen.Pick(1, 5000);
@@ -363,10 +358,7 @@ TEST(FreshRandomInputs, FeedForwardAndRopeBackwardMatchTheDoubleReference) {
   const Tensor3 dr = testing::RandomTensor3(H, T, dh, static_cast<std::uint32_t>(gen()));
   D3 rx = xt::zeros<double>({H, std::size_t(T), dh});
   auto rope_loss = [&] { return naive::SumOfProducts(reference::Rotate(rx, start, base), dr); };
-  EXPECT_TRUE(AllClose(rope_backward(dr, start, base),
-                       Float(naive::CentralDifferences(rx, rope_loss)), kRowOp,
-                       {"head", "position", "feature"}))
-      << "rope_backward" << kSeeDoc;
+  ExpectDifferences("rope_backward", rope_backward(dr, start, base), rx, rope_loss, kRowOp);
 }
 
 TEST(FreshRandomInputs, RotaryAttentionBackwardMatchesFiniteDifferences) {
@@ -387,16 +379,11 @@ TEST(FreshRandomInputs, RotaryAttentionBackwardMatchesFiniteDifferences) {
     return naive::SumOfProducts(
         reference::RotaryAttention(xd, W_Q, W_K, W_V, W_O, H, 100.0, causal), dy);
   };
-  EXPECT_TRUE(AllClose(g.dx, Float(naive::CentralDifferences(xd, loss)), kLayer, kRowColumn))
-      << "dx" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_Q, Float(naive::CentralDifferences(W_Q, loss)), kLayer, kRowColumn))
-      << "dW_Q" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_K, Float(naive::CentralDifferences(W_K, loss)), kLayer, kRowColumn))
-      << "dW_K" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_V, Float(naive::CentralDifferences(W_V, loss)), kLayer, kRowColumn))
-      << "dW_V" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_O, Float(naive::CentralDifferences(W_O, loss)), kLayer, kRowColumn))
-      << "dW_O" << kSeeDoc;
+  ExpectDifferences("dx", g.dx, xd, loss, kLayer);
+  ExpectDifferences("dW_Q", g.dW_Q, W_Q, loss, kLayer);
+  ExpectDifferences("dW_K", g.dW_K, W_K, loss, kLayer);
+  ExpectDifferences("dW_V", g.dW_V, W_V, loss, kLayer);
+  ExpectDifferences("dW_O", g.dW_O, W_O, loss, kLayer);
 }
 
 TEST(FreshRandomInputs, BlockForwardWeightsAndGradientsMatchTheDoubleReference) {
