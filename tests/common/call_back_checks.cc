@@ -28,6 +28,7 @@
 #include "labs/06_latent_attention/latent_attention.h"
 #include "labs/08_kv_cache/kv_cache.h"
 #include "labs/11_rotary_embeddings/rotary_embeddings.h"
+#include "labs/14_transformer_block/transformer_block.h"
 #include "tests/08_kv_cache/remote.h"
 
 namespace mha {
@@ -105,6 +106,36 @@ void CheckRotary(const RotaryAttention& l) {
   Shape(who, "W_O", l.W_O, square);
 }
 
+// Lab 14's FFN and block (lab 15 calls them back). A block's attn and ffn
+// are checked as they are decoded, before the block itself.
+void CheckFeedForward(const FeedForward& f) {
+  const std::string who = "the FeedForward layer";
+  Positive(who, "d_model", f.d_model);
+  Positive(who, "d_ff", f.d_ff);
+  Shape(who, "W_1", f.W_1, {U(f.d_model), U(f.d_ff)});
+  Shape(who, "b_1", f.b_1, {U(f.d_ff)});
+  Shape(who, "W_2", f.W_2, {U(f.d_ff), U(f.d_model)});
+  Shape(who, "b_2", f.b_2, {U(f.d_model)});
+}
+
+void CheckBlock(const TransformerBlock& b) {
+  const std::string who = "the TransformerBlock";
+  Positive(who, "d_model", b.d_model);
+  Positive(who, "n_heads", b.n_heads);
+  Positive(who, "d_ff", b.d_ff);
+  if (b.attn.d_model != b.d_model || b.attn.n_heads != b.n_heads || b.ffn.d_model != b.d_model ||
+      b.ffn.d_ff != b.d_ff) {
+    Fail(who, "has d_model=" + std::to_string(b.d_model) + ", n_heads=" +
+                  std::to_string(b.n_heads) + ", d_ff=" + std::to_string(b.d_ff) +
+                  ", expected its attn and ffn of the same sizes");
+  }
+  const Tensor1::shape_type row = {U(b.d_model)};
+  Shape(who, "ln1_gamma", b.ln1_gamma, row);
+  Shape(who, "ln1_beta", b.ln1_beta, row);
+  Shape(who, "ln2_gamma", b.ln2_gamma, row);
+  Shape(who, "ln2_beta", b.ln2_beta, row);
+}
+
 void CheckGqa(const GroupedQueryAttention& l) {
   const std::string who = "the GroupedQueryAttention layer";
   Positive(who, "d_model", l.d_model);
@@ -170,6 +201,8 @@ void CheckLatentCache(const LatentCache& c) {
 
 const bool registered = remote::RegisterObjectCheck(&CheckMha) &&
                         remote::RegisterObjectCheck(&CheckRotary) &&
+                        remote::RegisterObjectCheck(&CheckFeedForward) &&
+                        remote::RegisterObjectCheck(&CheckBlock) &&
                         remote::RegisterObjectCheck(&CheckGqa) &&
                         remote::RegisterObjectCheck(&CheckMla) &&
                         remote::RegisterObjectCheck(&CheckKvCache) &&
