@@ -72,8 +72,10 @@ using Sizes3 = Tensor3::shape_type;
 
 std::size_t U(int v) { return static_cast<std::size_t>(v); }
 
-void CheckMha(const MultiHeadAttention& l) {
-  const std::string who = "the MultiHeadAttention layer";
+// Lab 3's layer and lab 11's: n_heads heads of d_head making d_model, and
+// four (d_model, d_model) weights.
+template <class Layer>
+void CheckHeadsAndSquareWeights(const std::string& who, const Layer& l) {
   Positive(who, "d_model", l.d_model);
   Positive(who, "n_heads", l.n_heads);
   Positive(who, "d_head", l.d_head);
@@ -85,25 +87,21 @@ void CheckMha(const MultiHeadAttention& l) {
   Shape(who, "W_O", l.W_O, square);
 }
 
+void CheckMha(const MultiHeadAttention& l) {
+  CheckHeadsAndSquareWeights("the MultiHeadAttention layer", l);
+}
+
 // Lab 11's layer (lab 14 calls its forward back): lab 3's sizes and weights,
 // pairs to rotate and a base above 1.
 void CheckRotary(const RotaryAttention& l) {
   const std::string who = "the RotaryAttention layer";
-  Positive(who, "d_model", l.d_model);
-  Positive(who, "n_heads", l.n_heads);
-  Positive(who, "d_head", l.d_head);
-  Product(who, "n_heads", l.n_heads, "d_head", l.d_head, "d_model", l.d_model);
+  CheckHeadsAndSquareWeights(who, l);
   if (l.d_head % 2 != 0) {
     Fail(who, "has d_head=" + std::to_string(l.d_head) + ", expected an even d_head (pairs)");
   }
   if (!(l.base > 1.0) || !std::isfinite(l.base)) {
     Fail(who, "has base=" + std::to_string(l.base) + ", expected a finite base > 1");
   }
-  const Sizes2 square = {U(l.d_model), U(l.d_model)};
-  Shape(who, "W_Q", l.W_Q, square);
-  Shape(who, "W_K", l.W_K, square);
-  Shape(who, "W_V", l.W_V, square);
-  Shape(who, "W_O", l.W_O, square);
 }
 
 // Lab 14's FFN and block (lab 15 calls them back). A block's attn and ffn
