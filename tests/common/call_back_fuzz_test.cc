@@ -266,8 +266,7 @@ TEST_F(CallBackFuzz, CompressRefusesABrokenLayerAndBadInputs) {
 
 TEST_F(CallBackFuzz, RopeRejectsBadSizesStartsAndBases) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (int n : {0, -3, kHuge}) {
-    if (n == kHuge && !kHugeSizes) continue;
+  for (int n : {0, -3}) {  // (a huge n is a valid table, and slow to fill: not here)
     ExpectCleanError("rope_angles", "n_positions=" + std::to_string(n), [n] { rope_angles(n, 8); });
   }
   for (int d : {0, 1, 5, -4}) {
