@@ -49,6 +49,7 @@
 
 #include "common/programs/chart_spec.h"
 #include "common/programs/lab_program.h"
+#include "common/programs/process_memory.h"
 #include "labs/15_mini_gpt/checkpoint.h"
 #include "labs/15_mini_gpt/head_report.h"
 #include "labs/15_mini_gpt/mini_gpt.h"
@@ -180,6 +181,7 @@ mha::Json accuracy_table(const mha::gpt::Accuracy& held, const mha::gpt::Accurac
 }
 
 int run(const Options& o) {
+  mha::KeepFreedMemory();  // each step frees and takes the same memory again: keep it
   const auto t_start = std::chrono::steady_clock::now();
   const double cpu_start = cpu_seconds();
   const mha::grammar::Split data = mha::grammar::split();
