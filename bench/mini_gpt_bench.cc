@@ -18,7 +18,6 @@
 // token's logits.
 #include <benchmark/benchmark.h>
 
-#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -126,11 +125,7 @@ int Dump(const char* path) {
   for (const gpt::Example& e : batch) pointers.push_back(&e);
   double loss = 0.0;
   gpt::mean_gradients(model, pointers, &loss);
-  std::FILE* f = std::fopen(path, "w");
-  if (!f) return 1;
-  std::fprintf(f, "%.9g\n", loss);
-  std::fclose(f);
-  return 0;
+  return bench::write_number(path, loss);
 }
 
 }  // namespace

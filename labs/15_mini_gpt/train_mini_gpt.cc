@@ -96,13 +96,14 @@ mha::FlagSet flags_of(Options& o) {
       .Text("--json", &o.json, "FILE", "also write every printed number to FILE")
       .Out(&o.out)
       .Switch("--quick", [&o] {
-        o.train.steps = 40;
-        o.train.warmup = 4;
+        o.train.steps = 20;
+        o.train.batch = 8;
+        o.train.warmup = 2;
         o.d_model = 16;
         o.heads = 2;
         o.d_ff = 32;
         o.eval_every = 20;
-      }, "a small run for tests: 40 steps, d_model 16, 2 heads, d_ff 32");
+      }, "a small run for tests: 20 steps of 8 sentences, d_model 16, 2 heads, d_ff 32");
   return f;
 }
 
@@ -164,12 +165,12 @@ mha::Json accuracy_table(const mha::gpt::Accuracy& held, const mha::gpt::Accurac
   for (Category c : {Category::kEnglishAgreement, Category::kSpanishForm,
                      Category::kSpanishStem, Category::kSpanishPronoun, Category::kOther}) {
     const auto i = static_cast<std::size_t>(c);
-    std::string name = mha::gpt::category_key(c);
+    std::string name = mha::grammar::category_name(c);
     for (char& ch : name) ch = ch == '_' ? ' ' : ch;
     std::printf("  %-18s %8.1f%% (%5ld) %8.1f%% (%5ld)   %6.1f%% / %5.1f%%\n", name.c_str(),
                 100 * held.fraction(c), held.total[i], 100 * train.fraction(c), train.total[i],
                 100 * ngram_held.fraction(c), 100 * ngram_train.fraction(c));
-    json.Set(mha::gpt::category_key(c), mha::Json::Object()
+    json.Set(mha::grammar::category_name(c), mha::Json::Object()
                                             .Set("held_out", held.fraction(c))
                                             .Set("train", train.fraction(c))
                                             .Set("held_out_positions", static_cast<long long>(held.total[i]))
@@ -209,7 +210,7 @@ int run(const Options& o) {
               "seed %llu%s\n",
               config.vocab, config.max_len, config.d_model, config.n_heads, config.d_ff,
               config.n_layers, static_cast<unsigned long long>(seed),
-              o.train.attention ? "" : ", attention removed (W_O = 0)");
+              o.train.attention || !o.checkpoint.empty() ? "" : ", attention removed (W_O = 0)");
   print_parameters(model);
 
   const std::vector<mha::gpt::Example> train = mha::gpt::examples(data.train, score);

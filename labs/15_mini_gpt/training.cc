@@ -214,15 +214,4 @@ std::vector<Translation> translations(const MiniGpt& model, const std::vector<Se
   return out;
 }
 
-const char* category_key(Category c) {
-  switch (c) {
-    case Category::kEnglishAgreement: return "english_agreement";
-    case Category::kSpanishForm: return "spanish_form";
-    case Category::kSpanishStem: return "spanish_stem";
-    case Category::kSpanishPronoun: return "spanish_pronoun";
-    case Category::kOther: return "other";
-  }
-  return "?";
-}
-
 }  // namespace mha::gpt

@@ -115,9 +115,6 @@ struct Translation {
 std::vector<Translation> translations(const MiniGpt& model,
                                       const std::vector<grammar::Sentence>& sentences);
 
-// "english_agreement", "spanish_form", "spanish_stem", "spanish_pronoun", "other".
-const char* category_key(grammar::Category c);
-
 }  // namespace mha::gpt
 
 #endif  // MHA_LABS_15_MINI_GPT_TRAINING_H_
