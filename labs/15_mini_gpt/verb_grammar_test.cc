@@ -1,7 +1,8 @@
 // The corpus of lab 15 (verb_grammar.h) against an independent Python
-// version: tests/15_mini_gpt/verb_grammar.py, written from the API's
-// description alone, wrote verb_grammar_reference.txt (every sentence, its
-// split and its grammar-fixed positions, and the entropy floor).
+// version: tests/15_mini_gpt/verb_grammar.py (in the instructors'
+// repository), written from the header's description alone, wrote
+// verb_grammar_reference.txt (every sentence, its split and its
+// grammar-fixed positions, and the entropy floor).
 #include "labs/15_mini_gpt/verb_grammar.h"
 
 #include <cmath>
@@ -122,7 +123,7 @@ TEST(VerbGrammar, EntropyFloorMatchesThePythonVersion) {
   ASSERT_EQ(std::sscanf(lines.back().c_str(), "entropy_floor %lf", &python), 1) << lines.back();
   const double floor = entropy_floor(split().train);
   EXPECT_NEAR(floor, python, 1e-9);  // tolerance: the Python wrote 9 decimals
-  EXPECT_NEAR(floor, 0.2962, 5e-5);  // tolerance: the API quotes 4 decimals
+  EXPECT_NEAR(floor, 0.2962, 5e-5);  // tolerance: the header quotes 4 decimals
 }
 
 TEST(VerbGrammar, EntropyFloorCountsARepeatedSentenceAsMoreLikely) {

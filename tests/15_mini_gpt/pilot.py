@@ -6,8 +6,9 @@
         --d_model 32 --d_ff 128                                       # one run, smaller model
     /usr/bin/python3 tests/15_mini_gpt/pilot.py --json out/pilot.json
 
-Written from API.md ("Lab 15") and the corpus of tests/15_mini_gpt/verb_grammar.py
-alone, independently of the C++, and run with Debian's PyTorch on one thread
+Written from the lab's specification (the comments of labs/15_mini_gpt/mini_gpt.h
+and issue 37) and the corpus of tests/15_mini_gpt/verb_grammar.py alone,
+independently of the C++, and run with Debian's PyTorch on one thread
 (float32). It is what the C++ experiment (bazel run //labs/15_mini_gpt:train_mini_gpt)
 is checked against: the same model, weights, batches and settings, so that the
 first losses agree to float rounding and the final accuracies can be compared.
@@ -56,13 +57,13 @@ tests/15_mini_gpt/pilot.py), held-out accuracy at the grammar-fixed positions:
   --score decided, seeds 3-7: agreement 0.881, 0.857, 0.952, 0.857, 0.815;
   form 1.000, 1.000, 1.000, 0.997, 1.000 (--seeds 3,4,5,6,7 --score decided)
 
-Against the numbers API.md quotes for its own pilot: with --score decided,
+Against the numbers issue 37 quotes for the pilot it asked for: with --score decided,
 held-out agreement >= 99% and every Spanish category and translation 100% on
 3 seeds of 3 is NOT reproduced (seed 2 above, and seeds 3-7: the model
 sometimes keeps "this verb is never followed by s" for a held-out present
 verb); with --score all the Spanish half generalises and the "-s" falls
 (<= 10% on seeds 0 and 1, 25% on seed 2); without attention agreement is 0%
-to 14% and the Spanish forms 0% (API.md: 7% and 0%). The first steps agree
+to 14% and the Spanish forms 0% (quoted: 7% and 0%). The first steps agree
 with the C++ program's (train_mini_gpt, same seed) to the fourth decimal.
 """
 import argparse
@@ -92,7 +93,7 @@ def weights(rng, rows, cols, fan_in):
 
 
 class MiniGpt:
-    """The parameters, in the API's declaration order, as torch leaves."""
+    """The parameters, in the header's declaration order, as torch leaves."""
 
     def __init__(self, vocab, max_len, d_model, n_heads, d_ff, n_layers, seed, base=10000.0):
         self.vocab, self.max_len, self.d, self.H, self.d_ff = vocab, max_len, d_model, n_heads, d_ff
