@@ -135,7 +135,8 @@ std::string thousands(std::size_t n) {
   return s;
 }
 
-void print_parameters(const mha::MiniGpt& m) {
+// Prints the table and returns its numbers (for --json).
+mha::Json print_parameters(const mha::MiniGpt& m) {
   const std::size_t V = m.vocab, d = m.d_model, f = m.d_ff, L = m.n_layers;
   const std::size_t block = 4 * d * d + 2 * d * f + f + 5 * d;
   auto row = [](const std::string& what, const std::string& shape, std::size_t n) {
@@ -154,6 +155,12 @@ void print_parameters(const mha::MiniGpt& m) {
   row("final LayerNorm gamma, beta", "2 x " + D, 2 * d);
   row("total", "", V * d + L * block + 2 * d);
   std::printf("  (your MiniGpt::parameter_count(): %s)\n", thousands(m.parameter_count()).c_str());
+  return mha::Json::Object()
+      .Set("embed", V * d)
+      .Set("block", block)
+      .Set("final_layer_norm", 2 * d)
+      .Set("total", V * d + L * block + 2 * d)
+      .Set("parameter_count", m.parameter_count());
 }
 
 mha::Json accuracy_table(const mha::gpt::Accuracy& held, const mha::gpt::Accuracy& train,
@@ -211,7 +218,7 @@ int run(const Options& o) {
               config.vocab, config.max_len, config.d_model, config.n_heads, config.d_ff,
               config.n_layers, static_cast<unsigned long long>(seed),
               o.train.attention || !o.checkpoint.empty() ? "" : ", attention removed (W_O = 0)");
-  print_parameters(model);
+  mha::Json parameters = print_parameters(model);
 
   const std::vector<mha::gpt::Example> train = mha::gpt::examples(data.train, score);
   const std::vector<mha::gpt::Example> held = mha::gpt::examples(data.held_out, score);
@@ -245,7 +252,8 @@ int run(const Options& o) {
                      .Set("step", step)
                      .Set("batch", batch)
                      .Set("train", train_loss.back())
-                     .Set("held_out", held_loss.back()));
+                     .Set("held_out", held_loss.back())
+                     .Set("lr", lr));
     };
     measure(0, std::nan(""), 0.0);
     for (int s = 1; s <= o.train.steps; ++s) {
@@ -348,7 +356,7 @@ int run(const Options& o) {
                         .Set("attention", o.train.attention)
                         .Set("seed", static_cast<double>(seed))
                         .Set("steps", o.checkpoint.empty() ? o.train.steps : 0)
-                        .Set("parameters", model.parameter_count())
+                        .Set("parameters", std::move(parameters))
                         .Set("entropy_floor", floor)
                         .Set("losses", std::move(losses))
                         .Set("accuracy", std::move(accuracy))
