@@ -15,6 +15,7 @@
 // sizes passed by value are the reference functions' own checks (the labs'
 // "bad arguments" tests, and tests/common/call_back_fuzz_test.cc under
 // AddressSanitizer, show they hold).
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -26,6 +27,8 @@
 #include "labs/05_grouped_query_attention/grouped_query_attention.h"
 #include "labs/06_latent_attention/latent_attention.h"
 #include "labs/08_kv_cache/kv_cache.h"
+#include "labs/11_rotary_embeddings/rotary_embeddings.h"
+#include "labs/14_transformer_block/transformer_block.h"
 #include "tests/08_kv_cache/remote.h"
 
 namespace mha {
@@ -69,8 +72,10 @@ using Sizes3 = Tensor3::shape_type;
 
 std::size_t U(int v) { return static_cast<std::size_t>(v); }
 
-void CheckMha(const MultiHeadAttention& l) {
-  const std::string who = "the MultiHeadAttention layer";
+// Lab 3's layer and lab 11's: n_heads heads of d_head making d_model, and
+// four (d_model, d_model) weights.
+template <class Layer>
+void CheckHeadsAndSquareWeights(const std::string& who, const Layer& l) {
   Positive(who, "d_model", l.d_model);
   Positive(who, "n_heads", l.n_heads);
   Positive(who, "d_head", l.d_head);
@@ -80,6 +85,53 @@ void CheckMha(const MultiHeadAttention& l) {
   Shape(who, "W_K", l.W_K, square);
   Shape(who, "W_V", l.W_V, square);
   Shape(who, "W_O", l.W_O, square);
+}
+
+void CheckMha(const MultiHeadAttention& l) {
+  CheckHeadsAndSquareWeights("the MultiHeadAttention layer", l);
+}
+
+// Lab 11's layer (lab 14 calls its forward back): lab 3's sizes and weights,
+// pairs to rotate and a base above 1.
+void CheckRotary(const RotaryAttention& l) {
+  const std::string who = "the RotaryAttention layer";
+  CheckHeadsAndSquareWeights(who, l);
+  if (l.d_head % 2 != 0) {
+    Fail(who, "has d_head=" + std::to_string(l.d_head) + ", expected an even d_head (pairs)");
+  }
+  if (!(l.base > 1.0) || !std::isfinite(l.base)) {
+    Fail(who, "has base=" + std::to_string(l.base) + ", expected a finite base > 1");
+  }
+}
+
+// Lab 14's FFN and block (lab 15 calls them back). A block's attn and ffn
+// are checked as they are decoded, before the block itself.
+void CheckFeedForward(const FeedForward& f) {
+  const std::string who = "the FeedForward layer";
+  Positive(who, "d_model", f.d_model);
+  Positive(who, "d_ff", f.d_ff);
+  Shape(who, "W_1", f.W_1, {U(f.d_model), U(f.d_ff)});
+  Shape(who, "b_1", f.b_1, {U(f.d_ff)});
+  Shape(who, "W_2", f.W_2, {U(f.d_ff), U(f.d_model)});
+  Shape(who, "b_2", f.b_2, {U(f.d_model)});
+}
+
+void CheckBlock(const TransformerBlock& b) {
+  const std::string who = "the TransformerBlock";
+  Positive(who, "d_model", b.d_model);
+  Positive(who, "n_heads", b.n_heads);
+  Positive(who, "d_ff", b.d_ff);
+  if (b.attn.d_model != b.d_model || b.attn.n_heads != b.n_heads || b.ffn.d_model != b.d_model ||
+      b.ffn.d_ff != b.d_ff) {
+    Fail(who, "has d_model=" + std::to_string(b.d_model) + ", n_heads=" +
+                  std::to_string(b.n_heads) + ", d_ff=" + std::to_string(b.d_ff) +
+                  ", expected its attn and ffn of the same sizes");
+  }
+  const Tensor1::shape_type row = {U(b.d_model)};
+  Shape(who, "ln1_gamma", b.ln1_gamma, row);
+  Shape(who, "ln1_beta", b.ln1_beta, row);
+  Shape(who, "ln2_gamma", b.ln2_gamma, row);
+  Shape(who, "ln2_beta", b.ln2_beta, row);
 }
 
 void CheckGqa(const GroupedQueryAttention& l) {
@@ -146,6 +198,9 @@ void CheckLatentCache(const LatentCache& c) {
 }
 
 const bool registered = remote::RegisterObjectCheck(&CheckMha) &&
+                        remote::RegisterObjectCheck(&CheckRotary) &&
+                        remote::RegisterObjectCheck(&CheckFeedForward) &&
+                        remote::RegisterObjectCheck(&CheckBlock) &&
                         remote::RegisterObjectCheck(&CheckGqa) &&
                         remote::RegisterObjectCheck(&CheckMla) &&
                         remote::RegisterObjectCheck(&CheckKvCache) &&

@@ -33,6 +33,8 @@
 #include "labs/06_latent_attention/latent_attention.h"
 #include "labs/08_kv_cache/kv_cache.h"
 #include "labs/10_attention_backward/attention_backward.h"
+#include "labs/11_rotary_embeddings/rotary_embeddings.h"
+#include "labs/14_transformer_block/transformer_block.h"
 #include "tests/08_kv_cache/remote.h"
 
 namespace mha {
@@ -260,6 +262,148 @@ TEST_F(CallBackFuzz, CompressRefusesABrokenLayerAndBadInputs) {
   const L layer(8, 2, 4, 1);
   ExpectCleanError(fn, "x of 7 columns", [&] { layer.compress(Ones2(3, 7)); });
   ExpectNoBreak(fn, "NaN and inf", [&] { layer.compress(WithNonFinite(Ones2(3, 8))); });
+}
+
+TEST_F(CallBackFuzz, RopeRejectsBadSizesStartsAndBases) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int n : {0, -3}) {  // (a huge n is a valid table, and slow to fill: not here)
+    ExpectCleanError("rope_angles", "n_positions=" + std::to_string(n), [n] { rope_angles(n, 8); });
+  }
+  for (int d : {0, 1, 5, -4}) {
+    ExpectCleanError("rope_angles", "d_head=" + std::to_string(d), [d] { rope_angles(4, d); });
+  }
+  for (double base : {1.0, 0.5, -2.0, nan}) {
+    ExpectCleanError("rope_angles", "base=" + std::to_string(base), [base] { rope_angles(4, 8, base); });
+    ExpectCleanError("apply_rope", "base=" + std::to_string(base), [base] { apply_rope(Ones3(2, 3, 4), 0, base); });
+  }
+  ExpectCleanError("apply_rope", "an odd d_head", [] { apply_rope(Ones3(2, 3, 5)); });
+  ExpectCleanError("apply_rope", "d_head 0", [] { apply_rope(Ones3(2, 3, 0)); });
+  ExpectCleanError("apply_rope", "start=-1", [] { apply_rope(Ones3(2, 3, 4), -1); });
+  ExpectNoBreak("apply_rope", "zero heads", [] { apply_rope(Ones3(0, 3, 4)); });
+  ExpectNoBreak("apply_rope", "a start near 2^31", [] { apply_rope(Ones3(1, 3, 4), (1 << 30) + ((1 << 30) - 4)); });
+  ExpectNoBreak("apply_rope", "NaN and inf", [] { apply_rope(WithNonFinite(Ones3(2, 3, 4))); });
+  ExpectNoBreak("rope_angles", "infinity as base", [] { rope_angles(3, 4, std::numeric_limits<double>::infinity()); });
+}
+
+TEST_F(CallBackFuzz, RotaryAttentionRefusesBadSizesABrokenLayerAndBadInputs) {
+  struct Sizes {
+    int d, h;
+    double base;
+  };
+  for (const Sizes s : {Sizes{0, 1, 1e4}, {8, 0, 1e4}, {8, 3, 1e4}, {6, 2, 1e4}, {8, 2, 1.0}, {kHuge, 2, 1e4}}) {
+    if (s.d == kHuge && !kHugeSizes) continue;
+    ExpectCleanError("RotaryAttention::RotaryAttention", "bad sizes or base",
+                     [s] { RotaryAttention(s.d, s.h, 1, s.base); });
+  }
+  using L = RotaryAttention;
+  const std::vector<std::pair<std::string, std::function<void(L&)>>> broken = {
+      {"W_O of one row", [](L& l) { l.W_O = Ones2(1, 8); }},
+      {"W_K of 9 columns", [](L& l) { l.W_K = Ones2(8, 9); }},
+      {"empty weights", [](L& l) { l.W_Q = l.W_K = l.W_V = l.W_O = Ones2(0, 0); }},
+      {"n_heads * d_head > d_model", [](L& l) { l.n_heads = 4; l.d_head = 8; }},
+      {"an odd d_head", [](L& l) { l.n_heads = 8; l.d_head = 1; }},
+      {"base 1", [](L& l) { l.base = 1.0; }},
+      {"base NaN", [](L& l) { l.base = std::numeric_limits<double>::quiet_NaN(); }},
+      {"negative sizes", [](L& l) { l.n_heads = -2; l.d_head = -4; }},
+  };
+  const Tensor2 x = Ones2(4, 8);
+  for (const auto& b : broken) {
+    L layer(8, 2, 1);
+    b.second(layer);
+    ExpectCleanError("RotaryAttention::forward", b.first, [&] { layer.forward(x); });
+  }
+  const L layer(8, 2, 1);
+  ExpectCleanError("RotaryAttention::forward", "x of 7 columns", [&] { layer.forward(Ones2(4, 7)); });
+  ExpectCleanError("RotaryAttention::forward", "a (3, 3) mask for T=4", [&] { layer.forward(x, Ones2(3, 3)); });
+  ExpectCleanError("RotaryAttention::forward", "start=-2", [&] { layer.forward(x, std::nullopt, -2); });
+  ExpectNoBreak("RotaryAttention::forward", "T=0", [&] { layer.forward(Ones2(0, 8)); });
+  ExpectNoBreak("RotaryAttention::forward", "NaN and inf", [&] { layer.forward(WithNonFinite(Ones2(4, 8)), WithNonFinite(Ones2(4, 4))); });
+}
+
+TEST_F(CallBackFuzz, LayerNormAndGeluRejectMismatchedShapesAndEps) {
+  const Tensor1 four = xt::ones<float>({4}), five = xt::ones<float>({5});
+  ExpectCleanError("layer_norm", "gamma of 5 for 4 columns", [&] { layer_norm(Ones2(3, 4), five, four); });
+  ExpectCleanError("layer_norm", "beta of 5 for 4 columns", [&] { layer_norm(Ones2(3, 4), four, five); });
+  ExpectCleanError("layer_norm", "eps 0", [&] { layer_norm(Ones2(3, 4), four, four, 0.0f); });
+  ExpectCleanError("layer_norm", "eps NaN", [&] { layer_norm(Ones2(3, 4), four, four, kNan); });
+  ExpectCleanError("layer_norm", "no columns", [&] { layer_norm(Ones2(3, 0), Tensor1(xt::ones<float>({0})), Tensor1(xt::ones<float>({0}))); });
+  ExpectCleanError("layer_norm_backward", "dy of another shape", [&] { layer_norm_backward(Ones2(3, 4), four, 1.0f, Ones2(2, 4)); });
+  ExpectCleanError("layer_norm_backward", "gamma of 5", [&] { layer_norm_backward(Ones2(3, 4), five, 1.0f, Ones2(3, 4)); });
+  ExpectNoBreak("layer_norm", "no rows", [&] { layer_norm(Ones2(0, 4), four, four); });
+  ExpectNoBreak("layer_norm", "NaN and inf", [&] { layer_norm(WithNonFinite(Ones2(3, 4)), four, four); });
+  ExpectNoBreak("layer_norm_backward", "NaN and inf", [&] { layer_norm_backward(WithNonFinite(Ones2(3, 4)), four, 1.0f, WithNonFinite(Ones2(3, 4))); });
+  ExpectCleanError("gelu_backward", "dy of another shape", [] { gelu_backward(Ones2(3, 4), Ones2(3, 5)); });
+  ExpectNoBreak("gelu", "an empty matrix", [] { gelu(Ones2(0, 0)); });
+  ExpectNoBreak("gelu", "NaN and inf", [] { gelu(WithNonFinite(Ones2(3, 4))); });
+  ExpectNoBreak("gelu_backward", "NaN and inf", [] { gelu_backward(WithNonFinite(Ones2(3, 4)), Ones2(3, 4)); });
+  ExpectCleanError("rope_backward", "an odd d_head", [] { rope_backward(Ones3(2, 3, 5)); });
+  ExpectCleanError("rope_backward", "start=-1", [] { rope_backward(Ones3(2, 3, 4), -1); });
+  ExpectCleanError("rope_backward", "base NaN", [] { rope_backward(Ones3(2, 3, 4), 0, std::numeric_limits<double>::quiet_NaN()); });
+  ExpectNoBreak("rope_backward", "NaN and inf", [] { rope_backward(WithNonFinite(Ones3(2, 3, 4))); });
+}
+
+TEST_F(CallBackFuzz, FeedForwardAndBlocksRefuseBadSizesBrokenObjectsAndBadInputs) {
+  for (const auto& s : {std::pair<int, int>{0, 4}, {4, 0}, {-4, 2}, {kHuge, kHuge}}) {
+    if (s.first == kHuge && !kHugeSizes) continue;
+    ExpectCleanError("FeedForward::FeedForward", "bad sizes", [s] { FeedForward(s.first, s.second, 1); });
+  }
+  using F = FeedForward;
+  const std::vector<std::pair<std::string, std::function<void(F&)>>> broken_ffn = {
+      {"W_1 of one row", [](F& f) { f.W_1 = Ones2(1, 6); }},
+      {"b_1 of 7", [](F& f) { f.b_1 = xt::ones<float>({7}); }},
+      {"W_2 transposed", [](F& f) { f.W_2 = Ones2(4, 6); }},
+      {"d_ff past its weights", [](F& f) { f.d_ff = 64; }},
+      {"d_model 0", [](F& f) { f.d_model = 0; }},
+  };
+  for (const auto& b : broken_ffn) {
+    F ffn(4, 6, 1);
+    b.second(ffn);
+    ExpectCleanError("FeedForward::forward", b.first, [&] { ffn.forward(Ones2(3, 4)); });
+    ExpectCleanError("FeedForward::parameter_count", b.first, [&] { ffn.parameter_count(); });
+    ExpectCleanError("feed_forward_backward", b.first, [&] { feed_forward_backward(ffn, Ones2(3, 4), Ones2(3, 4)); });
+  }
+  const F ffn(4, 6, 1);
+  ExpectCleanError("FeedForward::forward", "x of 5 columns", [&] { ffn.forward(Ones2(3, 5)); });
+  ExpectCleanError("feed_forward_backward", "dy of another shape", [&] { feed_forward_backward(ffn, Ones2(3, 4), Ones2(2, 4)); });
+  ExpectNoBreak("feed_forward_backward", "NaN and inf", [&] { feed_forward_backward(ffn, WithNonFinite(Ones2(3, 4)), WithNonFinite(Ones2(3, 4))); });
+
+  const RotaryAttention attn(8, 2, 1);
+  ExpectCleanError("rotary_attention_backward", "x of 7 columns", [&] { rotary_attention_backward(attn, Ones2(3, 7), std::nullopt, Ones2(3, 7)); });
+  ExpectCleanError("rotary_attention_backward", "a (4, 4) mask for T=3", [&] { rotary_attention_backward(attn, Ones2(3, 8), Ones2(4, 4), Ones2(3, 8)); });
+  ExpectCleanError("rotary_attention_backward", "d_y of another shape", [&] { rotary_attention_backward(attn, Ones2(3, 8), std::nullopt, Ones2(2, 8)); });
+  ExpectNoBreak("rotary_attention_backward", "NaN and inf", [&] { rotary_attention_backward(attn, WithNonFinite(Ones2(3, 8)), std::nullopt, Ones2(3, 8)); });
+
+  struct Sizes {
+    int d, h, f;
+  };
+  for (const Sizes s : {Sizes{8, 2, 0}, {8, 3, 16}, {6, 2, 16}, {0, 1, 4}, {kHuge, 2, kHuge}}) {
+    if (s.d == kHuge && !kHugeSizes) continue;
+    ExpectCleanError("TransformerBlock::TransformerBlock", "bad sizes", [s] { TransformerBlock(s.d, s.h, s.f, 1); });
+  }
+  using B = TransformerBlock;
+  const std::vector<std::pair<std::string, std::function<void(B&)>>> broken_block = {
+      {"ln1_gamma of 7", [](B& b) { b.ln1_gamma = xt::ones<float>({7}); }},
+      {"ln2_beta empty", [](B& b) { b.ln2_beta = xt::ones<float>({0}); }},
+      {"d_model unlike attn's", [](B& b) { b.d_model = 16; }},
+      {"d_ff unlike the ffn's", [](B& b) { b.d_ff = 3; }},
+      {"an attn with W_O of one row", [](B& b) { b.attn.W_O = Ones2(1, 8); }},
+      {"an ffn with W_1 of one row", [](B& b) { b.ffn.W_1 = Ones2(1, 12); }},
+      {"n_heads 0", [](B& b) { b.n_heads = 0; }},
+  };
+  const Tensor2 x = Ones2(3, 8);
+  for (const auto& b : broken_block) {
+    B block(8, 2, 12, 1);
+    b.second(block);
+    ExpectCleanError("TransformerBlock::forward", b.first, [&] { block.forward(x); });
+    ExpectCleanError("TransformerBlock::attention_weights", b.first, [&] { block.attention_weights(x); });
+    ExpectCleanError("TransformerBlock::parameter_count", b.first, [&] { block.parameter_count(); });
+    ExpectCleanError("block_backward", b.first, [&] { block_backward(block, x, x); });
+  }
+  const B block(8, 2, 12, 1);
+  ExpectCleanError("TransformerBlock::forward", "x of 7 columns", [&] { block.forward(Ones2(3, 7)); });
+  ExpectCleanError("TransformerBlock::forward", "no rows", [&] { block.forward(Ones2(0, 8)); });
+  ExpectCleanError("block_backward", "dy of another shape", [&] { block_backward(block, x, Ones2(2, 8)); });
+  ExpectNoBreak("block_backward", "NaN and inf", [&] { block_backward(block, WithNonFinite(Ones2(3, 8)), WithNonFinite(Ones2(3, 8))); });
 }
 
 // A valid cache, then one change to its private state (as a learner's

@@ -161,7 +161,7 @@ def render(text, labs, images, base="docs", repo_title="in the repository: %s"):
         "tables", "fenced_code", "codehilite", "toc", "sane_lists", "attr_list",
         _math(markdown), _link_rewriter(markdown, labs, images, base, repo_title)],
         extension_configs={"codehilite": {"guess_lang": False, "css_class": "hl"},
-                           "toc": {"permalink": False}})
+                           "toc": {"permalink": False, "slugify": slugify}})
     body = md.convert(tag_fences(text))
     return body, md.toc_tokens
 
@@ -182,7 +182,19 @@ def sections(text):
     return out
 
 
+# Chinese, Japanese and Korean letters (the reader's search, tools/reader/reader.js, reads the same).
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
+def slugify(value, separator):
+    """A heading's anchor, the same for the page (toc) and the search index:
+    python-markdown's ASCII slug, or, for a heading with Chinese (or Japanese,
+    Korean) letters, its Unicode slug, because the ASCII one drops them all
+    ("实验 4：因果掩码" would be "4", and "思路" nothing)."""
+    from markdown.extensions.toc import slugify as ascii_slug, slugify_unicode
+    return (slugify_unicode if _CJK.search(value) else ascii_slug)(value, separator)
+
+
 def slug(heading):
-    """The anchor python-markdown's toc gives a heading."""
-    from markdown.extensions.toc import slugify
+    """The anchor the page gives a heading."""
     return slugify(heading, "-")

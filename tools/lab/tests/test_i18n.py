@@ -213,6 +213,14 @@ def test_an_edited_english_paragraph_falls_back_to_english_in_both_languages(tmp
         assert "# " + words["Lab 1: split and combine heads"] in page
     before = {lang: _page(root, lang) for lang in _TRANSLATED}
 
+    def fuzzy(lang):
+        po = polib.pofile(os.path.join(root, "po", lang + ".po"))
+        return [e.msgid for e in po if "fuzzy" in e.flags and not e.obsolete]
+
+    # Blocks the repository's own English already changed, waiting for a
+    # translator (a lab just added), stay as they are.
+    fuzzy_before = {lang: fuzzy(lang) for lang in _TRANSLATED}
+
     # An author rewrites the paragraph and runs ./lab translate.
     edited = paragraph.replace("several small attentions", "several narrow attentions")
     with open(os.path.join(root, _LESSON), "w", encoding="utf-8") as f:
@@ -233,9 +241,7 @@ def test_an_edited_english_paragraph_falls_back_to_english_in_both_languages(tmp
         changed = [i for i, (a, b) in enumerate(zip(old_lines[:2], new_lines[:2])) if a != b]
         assert changed == [0]                                        # the header line
         assert old_lines[-20:] == new_lines[-20:]
-        po = polib.pofile(os.path.join(root, "po", lang + ".po"))
-        fuzzy = [e for e in po if "fuzzy" in e.flags and not e.obsolete]
-        assert [e.msgid for e in fuzzy] == [edited]
+        assert sorted(fuzzy(lang)) == sorted(fuzzy_before[lang] + [edited])
     assert "(0 de" not in _page(root, "es").splitlines()[0]
 
 

@@ -248,6 +248,14 @@ def test_the_search_index_covers_every_lesson_and_its_sections(site):
     assert all(re.match(r"^(%s)/\d\d_\w+\.html(#[\w-]+)?$" % langs, e["url"]) for e in index)
 
 
+def test_a_chinese_heading_keeps_its_letters_in_its_anchor_and_the_index_points_at_it():
+    text = "# 实验 4：因果掩码\n\n## 思路\n\ntext\n\n## Shapes\n\nmore\n"
+    html, _ = reader_lessons.render(text, load_labs(), set())
+    ids = re.findall(r'<h\d id="([^"]+)"', html)
+    assert ids == ["实验-4因果掩码", "思路", "shapes"]
+    assert [reader_lessons.slug(h) for h, _ in reader_lessons.sections(text)] == ids
+
+
 def test_nothing_on_the_site_names_another_host(site):
     for dirpath, _, names in os.walk(site):
         for n in names:
