@@ -53,6 +53,21 @@ UI = {
 }
 
 
+# What a verdict ("Right.", "不太对。") ends with when its language writes its
+# punctuation full width: a full-width mark carries its own space, so the
+# explanation follows it directly, as Chinese and Japanese text is set.
+_FULL_WIDTH_ENDS = tuple("。！？：；，、）」』】")
+
+
+def said(words, option):
+    """The verdict on one option and its explanation, as the learner reads them
+    after choosing it ("Right. because ..." / "答对了。因为……"): one space after
+    a Latin full stop, none after a full-width one. words: labels() of the
+    quiz's language. The terminal and the reader's page both show this."""
+    verdict = words["right"] if option["correct"] else words["wrong"]
+    return verdict + ("" if verdict.endswith(_FULL_WIDTH_ENDS) else " ") + option["why"]
+
+
 def ui_messages():
     """The English of the quiz's own words, in a fixed order."""
     return [STAGE_NAMES[s] for s in STAGES] + list(UI.values())
@@ -206,7 +221,7 @@ def run_quiz(lab, data, read=input, write=print, words=None, title=None):
                 return first_try, answered
             tries += 1
             o = q["options"][k]
-            write("  %s %s" % (words["right"] if o["correct"] else words["wrong"], o["why"]))
+            write("  " + said(words, o))
             if o["correct"]:
                 break
         answered += 1
