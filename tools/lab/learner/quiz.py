@@ -29,7 +29,7 @@ import os
 import random
 
 from labs import ROOT, load_labs
-from learner.console import FAILED, OK, USAGE, err, lab_arg
+from learner.console import FAILED, OK, USAGE, after, err, lab_arg
 from learner.i18n import _
 
 STAGES = ("before", "check", "after")
@@ -53,19 +53,13 @@ UI = {
 }
 
 
-# What a verdict ("Right.", "不太对。") ends with when its language writes its
-# punctuation full width: a full-width mark carries its own space, so the
-# explanation follows it directly, as Chinese and Japanese text is set.
-_FULL_WIDTH_ENDS = tuple("。！？：；，、）」』】")
-
-
 def said(words, option):
     """The verdict on one option and its explanation, as the learner reads them
-    after choosing it ("Right. because ..." / "答对了。因为……"): one space after
-    a Latin full stop, none after a full-width one. words: labels() of the
-    quiz's language. The terminal and the reader's page both show this."""
+    after choosing it ("Right. because ..." / "答对了。因为……": no space after a
+    full-width full stop). words: labels() of the quiz's language. The terminal
+    and the reader's page both show this."""
     verdict = words["right"] if option["correct"] else words["wrong"]
-    return verdict + ("" if verdict.endswith(_FULL_WIDTH_ENDS) else " ") + option["why"]
+    return after(verdict, option["why"])
 
 
 def ui_messages():
