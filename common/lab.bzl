@@ -238,6 +238,9 @@ def graded_test(deps = [], data = None, size = "small", reference = False, refer
             srcs = ["reference.cc"],
             hdrs = ["reference.h"],
             deps = ["//common:tensor"] + reference_deps,
+            # A later lab's reference may build on this one (lab 15's model on
+            # lab 14's blocks).
+            visibility = ["//tests:__subpackages__"],
         )
         deps = [":reference"] + deps
     _lab_test(lab, lab.target + "_test", deps, data, size,
