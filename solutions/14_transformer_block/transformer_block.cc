@@ -20,6 +20,7 @@
 #include "labs/14_transformer_block/transformer_block.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
@@ -41,10 +42,6 @@ namespace {
 constexpr float kLayerNormEps = 1e-5f;  // layer_norm's default, which the block uses
 
 // ------------------------------------------------------------------ checks
-
-std::string expected_shape(std::size_t rows, std::size_t cols) {
-  return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
-}
 
 // x must be (T >= 1, width): the width a layer was built for.
 void check_rows(const std::string& who, const std::string& name, const Tensor2& x,
@@ -108,7 +105,7 @@ Tensor1 column_sums(const Tensor2& m) {
   return sums;
 }
 
-// a^T b (weights' gradients: inputs^T upstream) and a b^T (inputs' gradients).
+// a^T b (a weight's gradient: input^T upstream) and a b^T (an input's: upstream W^T).
 Tensor2 at_b(const Tensor2& a, const Tensor2& b) {
   Tensor2 out = Tensor2::from_shape({a.shape(1), b.shape(1)});
   gemm(whole(a), /*transpose_a=*/true, whole(b), false, whole(out));
@@ -169,11 +166,10 @@ struct RotaryHeads {
 
 RotaryHeads rotary_heads(const RotaryAttention& layer, const Tensor2& x) {
   const std::size_t T = x.shape(0), d = static_cast<std::size_t>(layer.d_model);
-  Tensor2 Q = Tensor2::from_shape({T, d}), K = Tensor2::from_shape({T, d}),
-          V = Tensor2::from_shape({T, d});
-  gemm(whole(x), false, whole(layer.W_Q), false, whole(Q));  // (T, d_model)
-  gemm(whole(x), false, whole(layer.W_K), false, whole(K));  // (T, d_model)
-  gemm(whole(x), false, whole(layer.W_V), false, whole(V));  // (T, d_model)
+  Tensor2 Q = Tensor2::from_shape({T, d}), K = Q, V = Q;     // (T, d_model) each
+  gemm(whole(x), false, whole(layer.W_Q), false, whole(Q));  // as lab 11's forward
+  gemm(whole(x), false, whole(layer.W_K), false, whole(K));
+  gemm(whole(x), false, whole(layer.W_V), false, whole(V));
   return {apply_rope(split_heads(Q, layer.n_heads), 0, layer.base),  // (H, T, d_head)
           apply_rope(split_heads(K, layer.n_heads), 0, layer.base),  // (H, T, d_head)
           split_heads(V, layer.n_heads)};                            // (H, T, d_head)
@@ -305,13 +301,12 @@ void check_ffn(const std::string& who, const FeedForward& ffn, const Tensor2& x)
   check_rows(who, "x", x, static_cast<std::size_t>(ffn.d_model), "d_model");
   const std::size_t d = static_cast<std::size_t>(ffn.d_model);
   const std::size_t f = static_cast<std::size_t>(ffn.d_ff);
-  if (ffn.W_1.shape(0) != d || ffn.W_1.shape(1) != f || ffn.W_2.shape(0) != f ||
-      ffn.W_2.shape(1) != d || ffn.b_1.size() != f || ffn.b_2.size() != d) {
+  if (ffn.W_1.shape() != std::array<std::size_t, 2>{d, f} || ffn.b_1.size() != f ||
+      ffn.W_2.shape() != std::array<std::size_t, 2>{f, d} || ffn.b_2.size() != d) {
     throw std::invalid_argument(who + ": W_1 " + shape_string(ffn.W_1) + ", b_1 " +
                                 shape_string(ffn.b_1) + ", W_2 " + shape_string(ffn.W_2) +
-                                ", b_2 " + shape_string(ffn.b_2) + ", expected " +
-                                expected_shape(d, f) + ", (" + std::to_string(f) + "), " +
-                                expected_shape(f, d) + ", (" + std::to_string(d) + ")");
+                                ", b_2 " + shape_string(ffn.b_2) + " do not fit d_model=" +
+                                std::to_string(d) + ", d_ff=" + std::to_string(f));
   }
 }
 }  // namespace
@@ -394,8 +389,8 @@ MhaGrads rotary_attention_backward(const RotaryAttention& layer, const Tensor2& 
   check_same_shape(who, "d_y", d_y, x, "x");
   const std::size_t T = x.shape(0);
   if (mask && (mask->shape(0) != T || mask->shape(1) != T)) {
-    throw std::invalid_argument(who + ": mask has shape " + shape_string(*mask) +
-                                ", expected " + expected_shape(T, T));
+    throw std::invalid_argument(who + ": mask has shape " + shape_string(*mask) + ", expected (" +
+                                std::to_string(T) + ", " + std::to_string(T) + ")");
   }
   // pass 1: lab 11's forward again, keeping the rotated q, k and v and the
   // heads' output side by side (concat).
@@ -481,7 +476,6 @@ BlockGrads block_backward(const TransformerBlock& block, const Tensor2& x, const
   check_same_shape("block_backward", "dy", dy, x, "x");
   const BlockActivations f = run_block(block, x);  // mask, a, h, b
 
-  BlockGrads grads;
   // Residual 2, y = h + ffn(layer_norm(h)): h reaches y twice, around the
   // FFN (the identity: dy itself) and through it. The two paths add.
   const FeedForwardGrads ffn_grads = feed_forward_backward(block.ffn, f.b, dy);
@@ -493,21 +487,12 @@ BlockGrads block_backward(const TransformerBlock& block, const Tensor2& x, const
   const MhaGrads attn_grads = rotary_attention_backward(block.attn, f.a, f.mask, dh);
   const LayerNormGrads ln1 = layer_norm_backward(x, block.ln1_gamma, kLayerNormEps,
                                                  attn_grads.dx);
-  grads.dx = dh + ln1.dx;  // (T, d_model)
+  const Tensor2 dx = dh + ln1.dx;  // (T, d_model)
 
-  grads.dln1_gamma = ln1.dgamma;
-  grads.dln1_beta = ln1.dbeta;
-  grads.dW_Q = attn_grads.dW_Q;
-  grads.dW_K = attn_grads.dW_K;
-  grads.dW_V = attn_grads.dW_V;
-  grads.dW_O = attn_grads.dW_O;
-  grads.dln2_gamma = ln2.dgamma;
-  grads.dln2_beta = ln2.dbeta;
-  grads.dW_1 = ffn_grads.dW_1;
-  grads.db_1 = ffn_grads.db_1;
-  grads.dW_2 = ffn_grads.dW_2;
-  grads.db_2 = ffn_grads.db_2;
-  return grads;
+  // Every parameter's gradient, in the block's order, then dx.
+  return {ln1.dgamma,     ln1.dbeta,      attn_grads.dW_Q, attn_grads.dW_K, attn_grads.dW_V,
+          attn_grads.dW_O, ln2.dgamma,    ln2.dbeta,       ffn_grads.dW_1,  ffn_grads.db_1,
+          ffn_grads.dW_2, ffn_grads.db_2, dx};
 }
 
 }  // namespace mha
