@@ -26,7 +26,10 @@
 #include "labs/05_grouped_query_attention/grouped_query_attention.h"
 #include "labs/06_latent_attention/latent_attention.h"
 #include "labs/08_kv_cache/kv_cache.h"
+#include "labs/11_rotary_embeddings/rotary_embeddings.h"
+#include "labs/14_transformer_block/transformer_block.h"
 #include "tests/08_kv_cache/remote.h"
+#include "tests/11_rotary_embeddings/remote.h"
 
 namespace mha {
 namespace {
@@ -145,11 +148,79 @@ void CheckLatentCache(const LatentCache& c) {
   Shape(who, "latents buffer", latents, {U(capacity), U(kv_rank)});
 }
 
+// Lab 11's layer (lab 14's blocks hold one): lab 3's sizes, and a base RoPE
+// can take powers of (a NaN fails the comparison too).
+void CheckRotary(const RotaryAttention& l) {
+  const std::string who = "the RotaryAttention layer";
+  Positive(who, "d_model", l.d_model);
+  Positive(who, "n_heads", l.n_heads);
+  Positive(who, "d_head", l.d_head);
+  Product(who, "n_heads", l.n_heads, "d_head", l.d_head, "d_model", l.d_model);
+  if (l.d_head % 2 != 0) Fail(who, "has d_head=" + std::to_string(l.d_head) + ", expected even");
+  if (!(l.base > 1.0 && l.base < 1e300)) {
+    Fail(who, "has base=" + std::to_string(l.base) + ", expected a finite base > 1");
+  }
+  const Sizes2 square = {U(l.d_model), U(l.d_model)};
+  Shape(who, "W_Q", l.W_Q, square);
+  Shape(who, "W_K", l.W_K, square);
+  Shape(who, "W_V", l.W_V, square);
+  Shape(who, "W_O", l.W_O, square);
+}
+
+// Lab 11's decoder (lab 15's GptDecoder holds one per block): a layer, and a
+// cache of that layer's heads (the cache itself is checked as it is decoded).
+void CheckRotaryDecoder(const RotaryDecoder& d) {
+  const std::string who = "the RotaryDecoder";
+  auto [layer, cache] = remote::Access::Fields(const_cast<RotaryDecoder&>(d));
+  if (layer == nullptr) Fail(who, "has no layer");
+  auto [n_kv_heads, d_head, capacity, length, keys, values] =
+      remote::Access::Fields(const_cast<KVCache&>(cache));
+  (void)capacity, (void)length, (void)keys, (void)values;
+  if (n_kv_heads != layer->n_heads || d_head != layer->d_head) {
+    Fail(who, "has a cache of " + std::to_string(n_kv_heads) + " heads of " +
+                  std::to_string(d_head) + ", expected its layer's " +
+                  std::to_string(layer->n_heads) + " heads of " + std::to_string(layer->d_head));
+  }
+}
+
+// Lab 14's FFN and block (lab 15's model holds them).
+void CheckFeedForward(const FeedForward& f) {
+  const std::string who = "the FeedForward";
+  Positive(who, "d_model", f.d_model);
+  Positive(who, "d_ff", f.d_ff);
+  Shape(who, "W_1", f.W_1, {U(f.d_model), U(f.d_ff)});
+  Shape(who, "b_1", f.b_1, {U(f.d_ff)});
+  Shape(who, "W_2", f.W_2, {U(f.d_ff), U(f.d_model)});
+  Shape(who, "b_2", f.b_2, {U(f.d_model)});
+}
+
+void CheckBlock(const TransformerBlock& b) {
+  const std::string who = "the TransformerBlock";
+  Positive(who, "d_model", b.d_model);
+  Positive(who, "n_heads", b.n_heads);
+  Positive(who, "d_ff", b.d_ff);
+  const Tensor1::shape_type row = {U(b.d_model)};
+  Shape(who, "ln1_gamma", b.ln1_gamma, row);
+  Shape(who, "ln1_beta", b.ln1_beta, row);
+  Shape(who, "ln2_gamma", b.ln2_gamma, row);
+  Shape(who, "ln2_beta", b.ln2_beta, row);
+  if (b.attn.d_model != b.d_model || b.attn.n_heads != b.n_heads || b.ffn.d_model != b.d_model ||
+      b.ffn.d_ff != b.d_ff) {
+    Fail(who, "has d_model=" + std::to_string(b.d_model) + ", n_heads=" +
+                  std::to_string(b.n_heads) + ", d_ff=" + std::to_string(b.d_ff) +
+                  ", expected its attention's and its FFN's sizes");
+  }
+}
+
 const bool registered = remote::RegisterObjectCheck(&CheckMha) &&
                         remote::RegisterObjectCheck(&CheckGqa) &&
                         remote::RegisterObjectCheck(&CheckMla) &&
                         remote::RegisterObjectCheck(&CheckKvCache) &&
-                        remote::RegisterObjectCheck(&CheckLatentCache);
+                        remote::RegisterObjectCheck(&CheckLatentCache) &&
+                        remote::RegisterObjectCheck(&CheckRotary) &&
+                        remote::RegisterObjectCheck(&CheckRotaryDecoder) &&
+                        remote::RegisterObjectCheck(&CheckFeedForward) &&
+                        remote::RegisterObjectCheck(&CheckBlock);
 
 }  // namespace
 }  // namespace mha
