@@ -374,6 +374,21 @@ inline void ExpectClipMatchesTorch(const std::string& dir, const std::string& c,
   }
 }
 
+// clip_grad_norm of the case's gradients to a max_norm far above their norm:
+// the norm is still returned, and every gradient is left as it was.
+inline void ExpectClipLeavesSmallGradients(const std::string& dir, const std::string& c,
+                                           int n_layers) {
+  SCOPED_TRACE(dir + c);
+  GptGrads g = CaseGrads(dir, c, n_layers);
+  const double norm = clip_grad_norm(g, 1e3);
+  EXPECT_TRUE(MatchesCase(Tensor1{float(norm)}, dir, c, "clip_norm", kRowOp, {"norm"}))
+      << "the norm is returned whether or not it is above max_norm";
+  ForEachGradient(g, [&](const std::string& key, const auto& t) {
+    EXPECT_TRUE(MatchesCase(t, dir, c, "g_" + key, kExact, {"row", "column"}))
+        << key << ": a norm under max_norm leaves every gradient as it was";
+  });
+}
+
 // learning_rate_at at every step of <c>_steps with <c>_args.
 inline void ExpectScheduleMatches(const std::string& dir, const std::string& c) {
   SCOPED_TRACE(dir + c);

@@ -72,8 +72,9 @@ using Sizes3 = Tensor3::shape_type;
 
 std::size_t U(int v) { return static_cast<std::size_t>(v); }
 
-void CheckMha(const MultiHeadAttention& l) {
-  const std::string who = "the MultiHeadAttention layer";
+// Lab 3's layer and lab 11's (the same sizes and four square weights).
+template <class Layer>
+void CheckFourSquareWeights(const std::string& who, const Layer& l) {
   Positive(who, "d_model", l.d_model);
   Positive(who, "n_heads", l.n_heads);
   Positive(who, "d_head", l.d_head);
@@ -83,6 +84,10 @@ void CheckMha(const MultiHeadAttention& l) {
   Shape(who, "W_K", l.W_K, square);
   Shape(who, "W_V", l.W_V, square);
   Shape(who, "W_O", l.W_O, square);
+}
+
+void CheckMha(const MultiHeadAttention& l) {
+  CheckFourSquareWeights("the MultiHeadAttention layer", l);
 }
 
 void CheckGqa(const GroupedQueryAttention& l) {
@@ -152,19 +157,11 @@ void CheckLatentCache(const LatentCache& c) {
 // can take powers of (a NaN fails the comparison too).
 void CheckRotary(const RotaryAttention& l) {
   const std::string who = "the RotaryAttention layer";
-  Positive(who, "d_model", l.d_model);
-  Positive(who, "n_heads", l.n_heads);
-  Positive(who, "d_head", l.d_head);
-  Product(who, "n_heads", l.n_heads, "d_head", l.d_head, "d_model", l.d_model);
+  CheckFourSquareWeights(who, l);
   if (l.d_head % 2 != 0) Fail(who, "has d_head=" + std::to_string(l.d_head) + ", expected even");
   if (!(l.base > 1.0 && l.base < 1e300)) {
     Fail(who, "has base=" + std::to_string(l.base) + ", expected a finite base > 1");
   }
-  const Sizes2 square = {U(l.d_model), U(l.d_model)};
-  Shape(who, "W_Q", l.W_Q, square);
-  Shape(who, "W_K", l.W_K, square);
-  Shape(who, "W_V", l.W_V, square);
-  Shape(who, "W_O", l.W_O, square);
 }
 
 // Lab 11's decoder (lab 15's GptDecoder holds one per block): a layer, and a

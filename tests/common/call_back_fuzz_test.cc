@@ -33,7 +33,10 @@
 #include "labs/06_latent_attention/latent_attention.h"
 #include "labs/08_kv_cache/kv_cache.h"
 #include "labs/10_attention_backward/attention_backward.h"
+#include "labs/11_rotary_embeddings/rotary_embeddings.h"
+#include "labs/14_transformer_block/transformer_block.h"
 #include "tests/08_kv_cache/remote.h"
+#include "tests/11_rotary_embeddings/remote.h"
 
 namespace mha {
 namespace {
@@ -189,9 +192,10 @@ TEST_F(CallBackFuzz, ConstructorsRejectBadSizes) {
   }
 }
 
-// A valid layer, then one change: each must be refused before the reference runs.
-std::vector<std::pair<std::string, std::function<void(MultiHeadAttention&)>>> BrokenLayers() {
-  using L = MultiHeadAttention;
+// A valid layer, then one change: each must be refused before the reference runs
+// (lab 3's MultiHeadAttention and lab 11's RotaryAttention alike).
+template <class L = MultiHeadAttention>
+std::vector<std::pair<std::string, std::function<void(L&)>>> BrokenLayers() {
   return {
       {"W_O of one row", [](L& l) { l.W_O = Ones2(1, 8); }},
       {"W_Q of 9 columns", [](L& l) { l.W_Q = Ones2(8, 9); }},
@@ -304,6 +308,120 @@ TEST_F(CallBackFuzz, KVCacheMethodsRefuseABrokenCache) {
   ExpectCleanError("KVCache::append", "past capacity", [&] { c.append(Ones3(2, 5, 3), Ones3(2, 5, 3)); });
   ExpectCleanError("KVCache::append", "zero new positions", [&] { c.append(Ones3(2, 0, 3), Ones3(2, 0, 3)); });
   ExpectNoBreak("KVCache::append", "NaN and inf", [&] { c.append(WithNonFinite(Ones3(2, 1, 3)), WithNonFinite(Ones3(2, 1, 3))); });
+}
+
+// Lab 11's rotation and rotary layer (lab 14's call surface) and its decoder
+// (lab 15's).
+TEST_F(CallBackFuzz, RotaryFunctionsRejectBadSizesBasesAndShapes) {
+  for (int d_head : {0, 3, -2}) {
+    ExpectCleanError("rope_angles", "d_head=" + std::to_string(d_head), [&] { rope_angles(4, d_head); });
+  }
+  ExpectCleanError("rope_angles", "n_positions=0", [] { rope_angles(0, 4); });
+  ExpectCleanError("rope_angles", "base=1", [] { rope_angles(4, 4, 1.0); });
+  ExpectCleanError("rope_angles", "a NaN base", [] { rope_angles(4, 4, std::nan("")); });
+  for (const auto& fn : {std::pair<std::string, Tensor3 (*)(const Tensor3&, int, double)>{"apply_rope", &apply_rope},
+                         {"rope_backward", &rope_backward}}) {
+    ExpectCleanError(fn.first, "an odd d_head", [&] { fn.second(Ones3(2, 3, 5), 0, 10000.0); });
+    ExpectCleanError(fn.first, "start=-1", [&] { fn.second(Ones3(2, 3, 4), -1, 10000.0); });
+    ExpectCleanError(fn.first, "base=0.5", [&] { fn.second(Ones3(2, 3, 4), 0, 0.5); });
+    ExpectNoBreak(fn.first, "a start near 2^31", [&] { fn.second(Ones3(1, 2, 4), kHuge, 10000.0); });
+    ExpectNoBreak(fn.first, "NaN and inf", [&] { fn.second(WithNonFinite(Ones3(2, 3, 4)), 7, 10000.0); });
+  }
+  struct Sizes {
+    int d, h;
+    double base;
+  };
+  for (const Sizes s : {Sizes{8, 3, 1e4}, {8, 0, 1e4}, {6, 2, 1e4}, {8, 2, 1.0}, {kHuge, 2, 1e4}}) {
+    if (s.d == kHuge && !kHugeSizes) continue;
+    ExpectCleanError("RotaryAttention::RotaryAttention", "bad sizes or base",
+                     [s] { RotaryAttention(s.d, s.h, 1, s.base); });
+  }
+  auto broken = BrokenLayers<RotaryAttention>();
+  broken.push_back({"base 0.5", [](RotaryAttention& l) { l.base = 0.5; }});
+  broken.push_back({"an odd d_head", [](RotaryAttention& l) { l.d_model = 6; l.n_heads = 2; l.d_head = 3; l.W_Q = l.W_K = l.W_V = l.W_O = Ones2(6, 6); }});
+  const Tensor2 x = Ones2(4, 8);
+  for (const auto& b : broken) {
+    RotaryAttention layer(8, 2, 1);
+    b.second(layer);
+    ExpectCleanError("RotaryAttention::forward", b.first, [&] { layer.forward(x); });
+    ExpectCleanError("rotary_attention_backward", b.first, [&] { rotary_attention_backward(layer, x, std::nullopt, x); });
+    ExpectCleanError("RotaryDecoder::RotaryDecoder", b.first, [&] { RotaryDecoder(layer, 4); });
+  }
+  const RotaryAttention layer(8, 2, 1);
+  ExpectCleanError("RotaryAttention::forward", "x of 7 columns", [&] { layer.forward(Ones2(4, 7)); });
+  ExpectCleanError("RotaryAttention::forward", "start=-3", [&] { layer.forward(x, std::nullopt, -3); });
+  ExpectCleanError("rotary_attention_backward", "a (3, 3) mask for T=4", [&] { rotary_attention_backward(layer, x, Ones2(3, 3), x); });
+  ExpectNoBreak("RotaryAttention::forward", "NaN and inf", [&] { layer.forward(WithNonFinite(x), WithNonFinite(Ones2(4, 4)), 2); });
+  ExpectCleanError("RotaryDecoder::RotaryDecoder", "capacity=0", [&] { RotaryDecoder(layer, 0); });
+  RotaryDecoder decoder(layer, 3);
+  ExpectCleanError("RotaryDecoder::step", "x of 7 columns", [&] { decoder.step(Ones2(1, 7)); });
+  ExpectCleanError("RotaryDecoder::step", "past capacity", [&] { decoder.step(Ones2(4, 8)); });
+  ExpectNoBreak("RotaryDecoder::step", "NaN and inf", [&] { decoder.step(WithNonFinite(Ones2(2, 8))); });
+  ExpectNoBreak("RotaryDecoder::cache", "a valid decoder", [&] { decoder.cache(); });
+  RotaryDecoder other_heads(layer, 3), no_layer(layer, 3);
+  std::get<1>(remote::Access::Fields(other_heads)) = KVCache(4, 2, 3);
+  std::get<0>(remote::Access::Fields(no_layer)) = nullptr;
+  for (RotaryDecoder* d : {&other_heads, &no_layer}) {
+    ExpectCleanError("RotaryDecoder::step", "a broken decoder", [&] { d->step(Ones2(1, 8)); });
+    ExpectCleanError("RotaryDecoder::cache", "a broken decoder", [&] { d->cache(); });
+  }
+}
+
+// Lab 14's functions and objects (lab 15's call surface).
+TEST_F(CallBackFuzz, BlockFunctionsRefuseBrokenObjectsAndBadShapes) {
+  const Tensor2 x = Ones2(4, 8);
+  const Tensor1 eight = xt::ones<float>({8}), seven = xt::ones<float>({7});
+  ExpectCleanError("layer_norm", "gamma of 7", [&] { layer_norm(x, seven, eight); });
+  ExpectCleanError("layer_norm", "eps=0", [&] { layer_norm(x, eight, eight, 0.0f); });
+  ExpectCleanError("layer_norm", "a NaN eps", [&] { layer_norm(x, eight, eight, kNan); });
+  ExpectNoBreak("layer_norm", "NaN and inf", [&] { layer_norm(WithNonFinite(x), eight, eight); });
+  ExpectCleanError("layer_norm_backward", "dy of another shape", [&] { layer_norm_backward(x, eight, 1.0f, Ones2(3, 8)); });
+  ExpectCleanError("layer_norm_backward", "gamma of 7", [&] { layer_norm_backward(x, seven, 1.0f, x); });
+  ExpectNoBreak("gelu", "NaN and inf", [&] { gelu(WithNonFinite(x)); });
+  ExpectCleanError("gelu_backward", "dy of another shape", [&] { gelu_backward(x, Ones2(4, 7)); });
+  for (const auto& sizes : {std::pair<int, int>{0, 4}, {4, -1}, {kHuge, kHuge}}) {
+    if (sizes.first == kHuge && !kHugeSizes) continue;
+    ExpectCleanError("FeedForward::FeedForward", "bad sizes", [&] { FeedForward(sizes.first, sizes.second); });
+  }
+  for (const int d_ff : {0, -1}) {
+    ExpectCleanError("TransformerBlock::TransformerBlock", "d_ff=" + std::to_string(d_ff),
+                     [&] { TransformerBlock(8, 2, d_ff); });
+  }
+  ExpectCleanError("TransformerBlock::TransformerBlock", "d_model=10, n_heads=4",
+                   [] { TransformerBlock(10, 4, 8); });
+  const std::vector<std::pair<std::string, std::function<void(TransformerBlock&)>>> broken = {
+      {"ln1_gamma of 7", [](TransformerBlock& b) { b.ln1_gamma = xt::ones<float>({7}); }},
+      {"an FFN W_1 of 9 rows", [](TransformerBlock& b) { b.ffn.W_1 = Ones2(9, 12); }},
+      {"d_ff unlike its FFN's", [](TransformerBlock& b) { b.d_ff = 99; }},
+      {"d_model unlike its attention's", [](TransformerBlock& b) { b.d_model = 4; b.ln1_gamma = b.ln1_beta = b.ln2_gamma = b.ln2_beta = xt::ones<float>({4}); }},
+      {"a broken attention", [](TransformerBlock& b) { b.attn.W_O = Ones2(1, 8); }},
+  };
+  for (const auto& b : broken) {
+    TransformerBlock block(8, 2, 12, 1);
+    b.second(block);
+    ExpectCleanError("TransformerBlock::forward", b.first, [&] { block.forward(x); });
+    ExpectCleanError("TransformerBlock::attention_weights", b.first, [&] { block.attention_weights(x); });
+    ExpectCleanError("TransformerBlock::parameter_count", b.first, [&] { block.parameter_count(); });
+    ExpectCleanError("block_backward", b.first, [&] { block_backward(block, x, x); });
+  }
+  const std::vector<std::pair<std::string, std::function<void(FeedForward&)>>> broken_ffn = {
+      {"W_1 of 9 rows", [](FeedForward& f) { f.W_1 = Ones2(9, 12); }},
+      {"b_2 of 3", [](FeedForward& f) { f.b_2 = xt::ones<float>({3}); }},
+      {"d_ff unlike its weights", [](FeedForward& f) { f.d_ff = 99; }},
+      {"empty weights", [](FeedForward& f) { f.W_1 = f.W_2 = Ones2(0, 0); }},
+  };
+  for (const auto& b : broken_ffn) {
+    FeedForward ffn(8, 12, 1);
+    b.second(ffn);
+    ExpectCleanError("FeedForward::forward", b.first, [&] { ffn.forward(x); });
+    ExpectCleanError("FeedForward::parameter_count", b.first, [&] { ffn.parameter_count(); });
+    ExpectCleanError("feed_forward_backward", b.first, [&] { feed_forward_backward(ffn, x, x); });
+  }
+  const TransformerBlock block(8, 2, 12, 1);
+  ExpectCleanError("TransformerBlock::forward", "x of 7 columns", [&] { block.forward(Ones2(4, 7)); });
+  ExpectCleanError("block_backward", "dy of another shape", [&] { block_backward(block, x, Ones2(3, 8)); });
+  ExpectCleanError("feed_forward_backward", "dy of another shape", [&] { feed_forward_backward(block.ffn, x, Ones2(3, 8)); });
+  ExpectNoBreak("block_backward", "NaN and inf", [&] { block_backward(block, WithNonFinite(x), WithNonFinite(x)); });
 }
 
 // Every name of every lab's call surface was called above (this test runs last
