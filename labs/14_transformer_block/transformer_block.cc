@@ -54,8 +54,8 @@ Tensor2 gelu(const Tensor2& x) {
 }
 
 Tensor2 gelu_backward(const Tensor2& x, const Tensor2& dy) {
-  // TODO: check dy is shaped like x; per element, in double,
-  // dy * (Phi(x) + x * phi(x)) with Phi(x) = 0.5 (1 + erf(x / sqrt 2)), phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
+  // TODO: check dy is shaped like x; per element, in double, dy * (Phi(x) + x * phi(x)),
+  // with Phi(x) = 0.5 (1 + erf(x / sqrt 2)) and phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
   (void)x, (void)dy;
   throw std::logic_error("lab 14: gelu_backward is not implemented yet, see docs/14_transformer_block.md");
 }
@@ -128,7 +128,8 @@ TransformerBlock::TransformerBlock(int width, int heads, int hidden, std::uint64
                                    double base) {
   // TODO:
   // 1. Reject hidden < 1 before anything is drawn; RotaryAttention's constructor checks the rest.
-  // 2. attn = RotaryAttention(width, heads, seed, base); ffn = FeedForward(width, hidden, seed + 1).
+  // 2. attn = RotaryAttention(width, heads, seed, base);
+  //    ffn = FeedForward(width, hidden, seed + 1).
   // 3. Both gammas are ones, both betas zeros, (d_model) each.
   (void)width, (void)heads, (void)hidden, (void)seed, (void)base;
   throw std::logic_error("lab 14: TransformerBlock is not implemented yet, see docs/14_transformer_block.md");

@@ -2,15 +2,15 @@
 //
 // Each test compares your numbers with PyTorch's (torch.nn.LayerNorm,
 // torch.nn.functional.gelu, autograd for every gradient), computed in float64
-// by tests/14_transformer_block/gen_goldens.py on the inputs in golden/. When a
-// number matches what a classic mistake computes instead, the failure names
-// it ("looks like ...; see docs/14_transformer_block.md").
-#include "labs/14_transformer_block/transformer_block.h"
-
+// on the inputs in golden/ (by a golden generator in the instructors'
+// repository). When a number matches what a classic mistake computes instead,
+// the failure names it ("looks like ...; see docs/14_transformer_block.md").
 #include <gtest/gtest.h>
+
 #include <xtensor/xbuilder.hpp>
 
 #include "common/testing/testing.h"
+#include "labs/14_transformer_block/transformer_block.h"
 #include "labs/14_transformer_block/transformer_block_test_util.h"
 
 namespace mha {
@@ -83,7 +83,10 @@ TEST(LayerNormPublic, RejectsAGammaOfTheWrongSizeNamingBothSizes) {
 TEST(TransformerBlockPublic, RejectsAnInputOfTheWrongWidthNamingIt) {
   const TransformerBlock block(8, 2, 16);
   EXPECT_TRUE(testing::ThrowsInvalidArgument(
-      [&] { block.forward(xt::ones<float>({3, 6})); }, {"(3, 6)", "8"}));
+      [&] {
+        block.forward(xt::ones<float>({3, 6}));
+      },
+      {"(3, 6)", "8"}));
 }
 
 }  // namespace

@@ -10,11 +10,11 @@
 #ifndef MHA_LABS_14_TRANSFORMER_BLOCK_TRANSFORMER_BLOCK_TEST_UTIL_H_
 #define MHA_LABS_14_TRANSFORMER_BLOCK_TRANSFORMER_BLOCK_TEST_UTIL_H_
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 #include <xtensor/xbuilder.hpp>
 
 #include "common/testing/testing.h"
@@ -38,8 +38,7 @@ inline const MistakeTable kBlockMistakes(
         {"dgamma_not_summed",
          "dgamma and dbeta of the last row only: gamma and beta act on every row, so their "
          "gradients are sums over the rows"},
-        {"tanh_gelu",
-         "GELU's tanh approximation instead of the exact 0.5 x (1 + erf(x / sqrt 2))"},
+        {"tanh_gelu", "GELU's tanh approximation instead of the exact 0.5 x (1 + erf(x / sqrt 2))"},
         {"rope_backward_forward",
          "RoPE's backward turning by +p * theta_i, the forward's way: the transpose of a "
          "rotation turns by -p * theta_i"},
@@ -56,6 +55,9 @@ inline const MistakeTable kBlockMistakes(
          "pre-LN (LayerNorm on the way into each sub-layer, the stream itself left alone)"},
     });
 
+// LayerNorm's default eps, an argument of the functions under test.
+inline constexpr float kLayerNormEps = 1e-5f;  // tolerance: an argument, not a comparison bound
+
 inline const std::vector<std::string> kRowColumn = {"row", "column"};
 inline const std::vector<std::string> kTokenFeature = {"token", "feature"};
 inline const std::vector<std::string> kFeature = {"feature"};
@@ -71,8 +73,8 @@ xt::xtensor<float, N> Golden(const std::string& dir, const std::string& c,
 // whose golden <dir><c>_<what>_mistake_<m>.npy it matches instead.
 template <class A>
 ::testing::AssertionResult MatchesCase(const A& actual, const std::string& dir,
-                                       const std::string& c, const std::string& what,
-                                       Tolerance tol, const std::vector<std::string>& axes,
+                                       const std::string& c, const std::string& what, Tolerance tol,
+                                       const std::vector<std::string>& axes,
                                        const std::vector<std::string>& mistakes = {}) {
   return MatchesGolden(actual, GoldenFile(dir, c + "_" + what), tol, axes,
                        kBlockMistakes.Of(dir + c + "_" + what, mistakes));
@@ -83,7 +85,7 @@ template <class A>
 // layer_norm and layer_norm_backward on the case's x, gamma, beta and dy
 // (eps 1e-5 unless given) against torch.nn.LayerNorm and autograd.
 inline void ExpectLayerNormMatchesTorch(const std::string& dir, const std::string& c,
-                                        float eps = 1e-5f) {
+                                        float eps = kLayerNormEps) {
   SCOPED_TRACE(dir + c);
   const Tensor2 x = Golden<2>(dir, c, "x"), dy = Golden<2>(dir, c, "dy");
   const Tensor1 gamma = Golden<1>(dir, c, "gamma"), beta = Golden<1>(dir, c, "beta");
@@ -99,19 +101,19 @@ inline void ExpectLayerNormMatchesTorch(const std::string& dir, const std::strin
 // x itself carries only ~6e-5 of absolute precision there). When they do not,
 // but the same rows moved back to 0 (x - offset, exact in float, and LayerNorm
 // does not see a shift) do, the variance lost its digits: one_pass_variance.
-inline void ExpectLayerNormHoldsItsDigitsOnOffsetRows(const std::string& dir,
-                                                      const std::string& c, float offset) {
+inline void ExpectLayerNormHoldsItsDigitsOnOffsetRows(const std::string& dir, const std::string& c,
+                                                      float offset) {
   SCOPED_TRACE(dir + c);
   const Tensor2 x = Golden<2>(dir, c, "x"), dy = Golden<2>(dir, c, "dy");
   const Tensor1 gamma = Golden<1>(dir, c, "gamma"), beta = Golden<1>(dir, c, "beta");
   const Tensor2 centred = x - offset;
   const bool right_when_centred =
       MatchesCase(layer_norm(centred, gamma, beta), dir, c, "y", kOffsetRows, kRowColumn);
-  const MistakeNote note = right_when_centred ? kBlockMistakes.LooksLike("one_pass_variance")
-                                              : NoNote("");
+  const MistakeNote note =
+      right_when_centred ? kBlockMistakes.LooksLike("one_pass_variance") : NoNote("");
   EXPECT_TRUE(MatchesCase(layer_norm(x, gamma, beta), dir, c, "y", kOffsetRows, kRowColumn))
       << note;
-  const LayerNormGrads g = layer_norm_backward(x, gamma, 1e-5f, dy);
+  const LayerNormGrads g = layer_norm_backward(x, gamma, kLayerNormEps, dy);
   EXPECT_TRUE(MatchesCase(g.dx, dir, c, "dx", kOffsetRows, kRowColumn)) << note;
   EXPECT_TRUE(MatchesCase(g.dgamma, dir, c, "dgamma", kOffsetRows, kFeature)) << note;
 }
@@ -122,8 +124,7 @@ inline void ExpectGeluMatchesTorch(const std::string& dir, const std::string& c)
   SCOPED_TRACE(dir + c);
   const Tensor2 x = Golden<2>(dir, c, "x"), dy = Golden<2>(dir, c, "dy");
   EXPECT_TRUE(MatchesCase(gelu(x), dir, c, "y", kRowOp, kRowColumn, {"tanh_gelu"}));
-  EXPECT_TRUE(
-      MatchesCase(gelu_backward(x, dy), dir, c, "dx", kRowOp, kRowColumn, {"tanh_gelu"}));
+  EXPECT_TRUE(MatchesCase(gelu_backward(x, dy), dir, c, "dx", kRowOp, kRowColumn, {"tanh_gelu"}));
 }
 
 // ---------------------------------------------------------------- FeedForward
@@ -131,8 +132,8 @@ inline void ExpectGeluMatchesTorch(const std::string& dir, const std::string& c)
 // FeedForward(d_model, d_ff, seed) draws the case's W_1 and W_2, bit for bit,
 // and zero biases; with the case's biases installed, forward and
 // feed_forward_backward match torch.
-inline void ExpectFeedForwardMatchesTorch(const std::string& dir, const std::string& c,
-                                          int d_model, int d_ff, std::uint64_t seed) {
+inline void ExpectFeedForwardMatchesTorch(const std::string& dir, const std::string& c, int d_model,
+                                          int d_ff, std::uint64_t seed) {
   SCOPED_TRACE(dir + c);
   FeedForward ffn(d_model, d_ff, seed);
   EXPECT_TRUE(MatchesCase(ffn.W_1, dir, c, "W_1", kExact, kRowColumn)) << "W_1: the first draw";
@@ -161,8 +162,8 @@ inline void ExpectFeedForwardMatchesTorch(const std::string& dir, const std::str
 inline const std::vector<std::string> kRopeBackwardMistakes = {"rope_backward_forward",
                                                                "rope_backward_missing"};
 
-inline void ExpectRopeBackwardMatchesTorch(const std::string& dir, const std::string& c,
-                                           int start, double base) {
+inline void ExpectRopeBackwardMatchesTorch(const std::string& dir, const std::string& c, int start,
+                                           double base) {
   SCOPED_TRACE(dir + c);
   const Tensor3 d = Golden<3>(dir, c, "d");
   EXPECT_TRUE(MatchesCase(rope_backward(d, start, base), dir, c, "dx", kRowOp,

@@ -85,6 +85,9 @@ def gelu_numbers():
     ratio = diff / (1e-6 + 1e-5 * exact.abs())
     r = int(torch.argmax(ratio))
     print("   that is up to %.0f times the tests' tolerance (kRowOp), at x = %.2f" % (ratio[r], x[r]))
+    far = torch.linspace(-12, -2, 100_001, dtype=torch.float64)  # |gelu| grows with x here
+    tiny = far[torch.nn.functional.gelu(far).abs() < 1e-15]
+    print("   |gelu(x)| < 1e-15 for every x below %.2f" % float(tiny.max()))
     xs = x.clone().requires_grad_()
     d_exact = torch.autograd.grad(torch.nn.functional.gelu(xs).sum(), xs)[0]
     d_tanh = torch.autograd.grad(torch.nn.functional.gelu(xs, approximate="tanh").sum(), xs)[0]

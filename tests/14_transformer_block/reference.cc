@@ -5,62 +5,32 @@
 #include <cstddef>
 #include <limits>
 #include <vector>
-
 #include <xtensor/xbuilder.hpp>
+#include <xtensor/xmath.hpp>
+
+#include "tests/common/naive.h"
 
 namespace mha {
 namespace reference {
-namespace {
-
-D2 MatMul(const D2& a, const D2& b) {
-  const std::size_t n = a.shape(0), m = a.shape(1), p = b.shape(1);
-  D2 out = xt::zeros<double>({n, p});
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 0; k < m; ++k)
-      for (std::size_t j = 0; j < p; ++j) out(i, j) += a(i, k) * b(k, j);
-  return out;
-}
-
-// Head h of (T, H * d_head) as (T, d_head), and back.
-D3 Heads(const D2& m, std::size_t H) {
-  const std::size_t T = m.shape(0), dh = m.shape(1) / H;
-  D3 out = D3::from_shape({H, T, dh});
-  for (std::size_t h = 0; h < H; ++h)
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t c = 0; c < dh; ++c) out(h, t, c) = m(t, h * dh + c);
-  return out;
-}
-
-template <class F>
-D1 ToDouble1(const F& v) {
-  D1 out = D1::from_shape({v.size()});
-  for (std::size_t i = 0; i < v.size(); ++i) out(i) = v(i);
-  return out;
-}
-D2 ToDouble2(const Tensor2& m) {
-  D2 out = D2::from_shape({m.shape(0), m.shape(1)});
-  for (std::size_t i = 0; i < m.size(); ++i) out.flat(i) = m.flat(i);
-  return out;
-}
-
-}  // namespace
+using naive::MatMulOf;
+using naive::SplitHeadsOf;
 
 Block FromBlock(const TransformerBlock& b) {
   Block r;
   r.n_heads = b.n_heads;
   r.base = b.attn.base;
-  r.ln1_gamma = ToDouble1(b.ln1_gamma);
-  r.ln1_beta = ToDouble1(b.ln1_beta);
-  r.W_Q = ToDouble2(b.attn.W_Q);
-  r.W_K = ToDouble2(b.attn.W_K);
-  r.W_V = ToDouble2(b.attn.W_V);
-  r.W_O = ToDouble2(b.attn.W_O);
-  r.ln2_gamma = ToDouble1(b.ln2_gamma);
-  r.ln2_beta = ToDouble1(b.ln2_beta);
-  r.W_1 = ToDouble2(b.ffn.W_1);
-  r.b_1 = ToDouble1(b.ffn.b_1);
-  r.W_2 = ToDouble2(b.ffn.W_2);
-  r.b_2 = ToDouble1(b.ffn.b_2);
+  r.ln1_gamma = xt::cast<double>(b.ln1_gamma);
+  r.ln1_beta = xt::cast<double>(b.ln1_beta);
+  r.W_Q = xt::cast<double>(b.attn.W_Q);
+  r.W_K = xt::cast<double>(b.attn.W_K);
+  r.W_V = xt::cast<double>(b.attn.W_V);
+  r.W_O = xt::cast<double>(b.attn.W_O);
+  r.ln2_gamma = xt::cast<double>(b.ln2_gamma);
+  r.ln2_beta = xt::cast<double>(b.ln2_beta);
+  r.W_1 = xt::cast<double>(b.ffn.W_1);
+  r.b_1 = xt::cast<double>(b.ffn.b_1);
+  r.W_2 = xt::cast<double>(b.ffn.W_2);
+  r.b_2 = xt::cast<double>(b.ffn.b_2);
   return r;
 }
 
@@ -87,10 +57,10 @@ D2 Gelu(const D2& x) {
 }
 
 D2 FeedForward(const D2& x, const D2& W_1, const D1& b_1, const D2& W_2, const D1& b_2) {
-  D2 u = MatMul(x, W_1);
+  D2 u = MatMulOf(x, W_1);
   for (std::size_t t = 0; t < u.shape(0); ++t)
     for (std::size_t j = 0; j < u.shape(1); ++j) u(t, j) += b_1(j);
-  D2 y = MatMul(Gelu(u), W_2);
+  D2 y = MatMulOf(Gelu(u), W_2);
   for (std::size_t t = 0; t < y.shape(0); ++t)
     for (std::size_t j = 0; j < y.shape(1); ++j) y(t, j) += b_2(j);
   return y;
@@ -115,9 +85,9 @@ D3 Rotate(const D3& x, int start, double base) {
 D2 RotaryAttention(const D2& x, const D2& W_Q, const D2& W_K, const D2& W_V, const D2& W_O,
                    int n_heads, double base, bool causal, D3* weights) {
   const std::size_t T = x.shape(0), d = x.shape(1), H = n_heads, dh = d / H;
-  const D3 q = Rotate(Heads(MatMul(x, W_Q), H), 0, base);
-  const D3 k = Rotate(Heads(MatMul(x, W_K), H), 0, base);
-  const D3 v = Heads(MatMul(x, W_V), H);
+  const D3 q = Rotate(SplitHeadsOf(MatMulOf(x, W_Q), H), 0, base);
+  const D3 k = Rotate(SplitHeadsOf(MatMulOf(x, W_K), H), 0, base);
+  const D3 v = SplitHeadsOf(MatMulOf(x, W_V), H);
   D2 concat = xt::zeros<double>({T, d});
   if (weights) *weights = xt::zeros<double>({H, T, T});
   for (std::size_t h = 0; h < H; ++h) {
@@ -139,7 +109,7 @@ D2 RotaryAttention(const D2& x, const D2& W_Q, const D2& W_K, const D2& W_V, con
       }
     }
   }
-  return MatMul(concat, W_O);
+  return MatMulOf(concat, W_O);
 }
 
 D2 BlockForward(const Block& b, const D2& x, D3* weights) {

@@ -16,8 +16,8 @@ MHA_REMOTE_STATE(FeedForward, d_model, d_ff, W_1, b_1, W_2, b_2)
 MHA_REMOTE_STATE(FeedForwardGrads, dx, dW_1, db_1, dW_2, db_2)
 MHA_REMOTE_STATE(TransformerBlock, d_model, n_heads, d_ff, ln1_gamma, ln1_beta, attn, ln2_gamma,
                  ln2_beta, ffn)
-MHA_REMOTE_STATE(BlockGrads, dln1_gamma, dln1_beta, dW_Q, dW_K, dW_V, dW_O, dln2_gamma,
-                 dln2_beta, dW_1, db_1, dW_2, db_2, dx)
+MHA_REMOTE_STATE(BlockGrads, dln1_gamma, dln1_beta, dW_Q, dW_K, dW_V, dW_O, dln2_gamma, dln2_beta,
+                 dW_1, db_1, dW_2, db_2, dx)
 }  // namespace mha
 
 #endif  // MHA_TESTS_14_TRANSFORMER_BLOCK_REMOTE_H_

@@ -20,6 +20,8 @@
 // comes from state the learner's constructor chose.
 #include "labs/14_transformer_block/transformer_block.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -27,14 +29,13 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xview.hpp>
 
 #include "common/testing/testing.h"
 #include "labs/04_causal_mask/causal_mask.h"
 #include "labs/14_transformer_block/transformer_block_test_util.h"
+#include "tests/14_transformer_block/block_checks.h"
 #include "tests/14_transformer_block/reference.h"
 #include "tests/common/naive.h"
 #include "tests/common/seeded_weights.h"
@@ -42,6 +43,14 @@
 namespace mha {
 namespace {
 
+using block_checks::Double;
+using block_checks::ExpectBlockGradsMatchFiniteDifferences;
+using block_checks::ExpectDifferences;
+using block_checks::Float;
+using block_checks::kSeeDoc;
+using block_checks::Normal1;
+using block_checks::Normal2;
+using block_checks::SeededBlock;
 using reference::D1;
 using reference::D2;
 using reference::D3;
@@ -53,74 +62,8 @@ using testing::kRowOp;
 using testing::ThrowsInvalidArgument;
 
 const std::string kGolden = "tests/14_transformer_block/golden/";
-const std::string kSeeDoc = "; see docs/14_transformer_block.md";
 const testing::BlockCase kBlockCase{kGolden, "block", 24, 3, 40, 1419, 10000.0};
 const testing::BlockCase kMini{kGolden, "mini", 64, 4, 256, 1420, 10000.0};
-
-// ---------------------------------------------------------------- helpers
-
-template <class T, std::size_t N>
-xt::xtensor<double, N> Double(const xt::xtensor<T, N>& t) {
-  return xt::cast<double>(t);
-}
-template <std::size_t N>
-xt::xtensor<float, N> Float(const xt::xtensor<double, N>& t) {
-  return xt::cast<float>(t);
-}
-
-// Standard-normal draws from a fresh or fixed generator, as float.
-template <class Gen>
-Tensor2 Normal2(Gen& gen, std::size_t rows, std::size_t cols, float scale = 1.0f) {
-  return testing::RandomTensor2(rows, cols, static_cast<std::uint32_t>(gen()), scale);
-}
-template <class Gen>
-Tensor1 Normal1(Gen& gen, std::size_t n, float scale = 1.0f) {
-  const Tensor2 m = Normal2(gen, 1, n, scale);
-  return xt::view(m, 0, xt::all());
-}
-
-// A block whose every field the test installs: the API's draws, then gammas,
-// betas and biases moved away from 1 and 0 so that a gradient that ignores
-// one of them shows.
-template <class Gen>
-TransformerBlock SeededBlock(int d_model, int n_heads, int d_ff, std::uint64_t seed, double base,
-                             Gen& gen) {
-  TransformerBlock block(d_model, n_heads, d_ff, seed, base);
-  seeded::InstallBlock(block, d_model, n_heads, d_ff, seed, base);
-  const std::size_t d = d_model, f = d_ff;
-  block.ln1_gamma = 1.0f + Normal1(gen, d, 0.3f);
-  block.ln2_gamma = 1.0f + Normal1(gen, d, 0.3f);
-  block.ln1_beta = Normal1(gen, d, 0.3f);
-  block.ln2_beta = Normal1(gen, d, 0.3f);
-  block.ffn.b_1 = Normal1(gen, f, 0.3f);
-  block.ffn.b_2 = Normal1(gen, d, 0.3f);
-  return block;
-}
-
-// Every field of block_backward against central differences of the double
-// reference block (the loss sum(y * dy)).
-void ExpectBlockGradsMatchFiniteDifferences(const TransformerBlock& block, const Tensor2& x,
-                                            const Tensor2& dy) {
-  const BlockGrads g = block_backward(block, x, dy);
-  reference::Block b = reference::FromBlock(block);
-  D2 xd = Double(x);
-  auto loss = [&] { return naive::SumOfProducts(reference::BlockForward(b, xd), dy); };
-  auto fd = [&](auto& param) { return Float(naive::CentralDifferences(param, loss)); };
-  const std::vector<std::string> rc = kRowColumn, f = testing::kFeature;
-  EXPECT_TRUE(AllClose(g.dx, fd(xd), kBlock, testing::kTokenFeature)) << "dx" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dln1_gamma, fd(b.ln1_gamma), kBlock, f)) << "dln1_gamma" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dln1_beta, fd(b.ln1_beta), kBlock, f)) << "dln1_beta" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_Q, fd(b.W_Q), kBlock, rc)) << "dW_Q" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_K, fd(b.W_K), kBlock, rc)) << "dW_K" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_V, fd(b.W_V), kBlock, rc)) << "dW_V" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_O, fd(b.W_O), kBlock, rc)) << "dW_O" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dln2_gamma, fd(b.ln2_gamma), kBlock, f)) << "dln2_gamma" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dln2_beta, fd(b.ln2_beta), kBlock, f)) << "dln2_beta" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_1, fd(b.W_1), kBlock, rc)) << "dW_1" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.db_1, fd(b.b_1), kBlock, f)) << "db_1" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_2, fd(b.W_2), kBlock, rc)) << "dW_2" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.db_2, fd(b.b_2), kBlock, f)) << "db_2" << kSeeDoc;
-}
 
 // ---------------------------------------------------------------- goldens
 
@@ -129,7 +72,7 @@ TEST(LayerNorm, MatchesTorchForwardAndBackward) {
 }
 
 TEST(LayerNorm, MatchesTorchWithALargerEps) {
-  testing::ExpectLayerNormMatchesTorch(kGolden, "ln_eps", 1e-2f);
+  testing::ExpectLayerNormMatchesTorch(kGolden, "ln_eps", 0.01f);  // the generator's eps
 }
 
 TEST(LayerNorm, HoldsItsDigitsOnRowsOffsetByAThousand) {
@@ -265,10 +208,8 @@ TEST(BlockBackward, WithNothingAddedIsTheIdentityButStillGivesTheOutputWeightsGr
   reference::Block b = reference::FromBlock(block);
   D2 xd = Double(x);
   auto loss = [&] { return naive::SumOfProducts(reference::BlockForward(b, xd), dy); };
-  EXPECT_TRUE(AllClose(g.dW_O, Float(naive::CentralDifferences(b.W_O, loss)), kBlock, kRowColumn))
-      << "dW_O = concat^T dh is not zero" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_2, Float(naive::CentralDifferences(b.W_2, loss)), kBlock, kRowColumn))
-      << "dW_2 = gelu(u)^T dy is not zero" << kSeeDoc;
+  ExpectDifferences("dW_O = concat^T dh is not zero", g.dW_O, b.W_O, loss, kBlock);
+  ExpectDifferences("dW_2 = gelu(u)^T dy is not zero", g.dW_2, b.W_2, loss, kBlock);
 }
 
 TEST(BlockBackward, EveryGradientMatchesFiniteDifferencesInDouble) {
@@ -296,7 +237,7 @@ TEST(TransformerBlock, UsesWeightsOverwrittenAfterConstruction) {
 TEST(FreshRandomInputs, LayerNormGeluAndTheirGradientsMatchTheDoubleReference) {
   testing::FreshDraws gen;
   const std::size_t T = gen.Pick(2, 6), d = gen.Pick(2, 10);
-  const float eps = gen.Pick(0, 1) == 0 ? 1e-5f : 0.1f;
+  const float eps = gen.Pick(0, 1) == 0 ? testing::kLayerNormEps : 0.1f;
   SCOPED_TRACE("T=" + std::to_string(T) + " d=" + std::to_string(d));
   const Tensor2 x = Normal2(gen, T, d, 2.0f), dy = Normal2(gen, T, d);
   const Tensor1 gamma = 1.0f + Normal1(gen, d, 0.5f), beta = Normal1(gen, d, 0.5f);
@@ -307,17 +248,13 @@ TEST(FreshRandomInputs, LayerNormGeluAndTheirGradientsMatchTheDoubleReference) {
       << "layer_norm" << kSeeDoc;
   auto ln_loss = [&] { return naive::SumOfProducts(reference::LayerNorm(xd, gd, bd, eps), dy); };
   const LayerNormGrads g = layer_norm_backward(x, gamma, eps, dy);
-  EXPECT_TRUE(AllClose(g.dx, Float(naive::CentralDifferences(xd, ln_loss)), kLayer, kRowColumn))
-      << "layer_norm_backward dx" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dgamma, Float(naive::CentralDifferences(gd, ln_loss)), kLayer,
-                       testing::kFeature)) << "dgamma" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dbeta, Float(naive::CentralDifferences(bd, ln_loss)), kLayer,
-                       testing::kFeature)) << "dbeta" << kSeeDoc;
+  ExpectDifferences("layer_norm_backward dx", g.dx, xd, ln_loss, kLayer);
+  ExpectDifferences("dgamma", g.dgamma, gd, ln_loss, kLayer);
+  ExpectDifferences("dbeta", g.dbeta, bd, ln_loss, kLayer);
   EXPECT_TRUE(AllClose(gelu(x), Float(reference::Gelu(xd)), kRowOp, kRowColumn))
       << "gelu" << kSeeDoc;
   auto gelu_loss = [&] { return naive::SumOfProducts(reference::Gelu(xd), dy); };
-  EXPECT_TRUE(AllClose(gelu_backward(x, dy), Float(naive::CentralDifferences(xd, gelu_loss)),
-                       kLayer, kRowColumn)) << "gelu_backward" << kSeeDoc;
+  ExpectDifferences("gelu_backward", gelu_backward(x, dy), xd, gelu_loss, kLayer);
 }
 
 TEST(FreshRandomInputs, FeedForwardAndRopeBackwardMatchTheDoubleReference) {
@@ -332,20 +269,18 @@ TEST(FreshRandomInputs, FeedForwardAndRopeBackwardMatchTheDoubleReference) {
   const Tensor2 x = Normal2(gen, T, d), dy = Normal2(gen, T, d);
   D2 xd = Double(x), W_1 = Double(ffn.W_1), W_2 = Double(ffn.W_2);
   D1 b_1 = Double(ffn.b_1), b_2 = Double(ffn.b_2);
-  auto loss = [&] { return naive::SumOfProducts(reference::FeedForward(xd, W_1, b_1, W_2, b_2), dy); };
+  auto loss = [&] {
+    return naive::SumOfProducts(reference::FeedForward(xd, W_1, b_1, W_2, b_2), dy);
+  };
   EXPECT_TRUE(AllClose(ffn.forward(x), Float(reference::FeedForward(xd, W_1, b_1, W_2, b_2)),
-                       kLayer, testing::kTokenFeature)) << "FeedForward::forward" << kSeeDoc;
+                       kLayer, testing::kTokenFeature))
+      << "FeedForward::forward" << kSeeDoc;
   const FeedForwardGrads g = feed_forward_backward(ffn, x, dy);
-  EXPECT_TRUE(AllClose(g.dx, Float(naive::CentralDifferences(xd, loss)), kLayer, kRowColumn))
-      << "dx" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_1, Float(naive::CentralDifferences(W_1, loss)), kLayer, kRowColumn))
-      << "dW_1" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.db_1, Float(naive::CentralDifferences(b_1, loss)), kLayer,
-                       testing::kFeature)) << "db_1" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_2, Float(naive::CentralDifferences(W_2, loss)), kLayer, kRowColumn))
-      << "dW_2" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.db_2, Float(naive::CentralDifferences(b_2, loss)), kLayer,
-                       testing::kFeature)) << "db_2" << kSeeDoc;
+  ExpectDifferences("dx", g.dx, xd, loss, kLayer);
+  ExpectDifferences("dW_1", g.dW_1, W_1, loss, kLayer);
+  ExpectDifferences("db_1", g.db_1, b_1, loss, kLayer);
+  ExpectDifferences("dW_2", g.dW_2, W_2, loss, kLayer);
+  ExpectDifferences("db_2", g.db_2, b_2, loss, kLayer);
 
   const std::size_t H = gen.Pick(1, 3), dh = 2 * gen.Pick(1, 4);
   const int start = gen.Pick(1, 5000);
@@ -355,8 +290,7 @@ TEST(FreshRandomInputs, FeedForwardAndRopeBackwardMatchTheDoubleReference) {
   const Tensor3 dr = testing::RandomTensor3(H, T, dh, static_cast<std::uint32_t>(gen()));
   D3 rx = xt::zeros<double>({H, std::size_t(T), dh});
   auto rope_loss = [&] { return naive::SumOfProducts(reference::Rotate(rx, start, base), dr); };
-  EXPECT_TRUE(AllClose(rope_backward(dr, start, base), Float(naive::CentralDifferences(rx, rope_loss)),
-                       kRowOp, {"head", "position", "feature"})) << "rope_backward" << kSeeDoc;
+  ExpectDifferences("rope_backward", rope_backward(dr, start, base), rx, rope_loss, kRowOp);
 }
 
 TEST(FreshRandomInputs, RotaryAttentionBackwardMatchesFiniteDifferences) {
@@ -377,16 +311,11 @@ TEST(FreshRandomInputs, RotaryAttentionBackwardMatchesFiniteDifferences) {
     return naive::SumOfProducts(
         reference::RotaryAttention(xd, W_Q, W_K, W_V, W_O, H, 100.0, causal), dy);
   };
-  EXPECT_TRUE(AllClose(g.dx, Float(naive::CentralDifferences(xd, loss)), kLayer, kRowColumn))
-      << "dx" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_Q, Float(naive::CentralDifferences(W_Q, loss)), kLayer, kRowColumn))
-      << "dW_Q" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_K, Float(naive::CentralDifferences(W_K, loss)), kLayer, kRowColumn))
-      << "dW_K" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_V, Float(naive::CentralDifferences(W_V, loss)), kLayer, kRowColumn))
-      << "dW_V" << kSeeDoc;
-  EXPECT_TRUE(AllClose(g.dW_O, Float(naive::CentralDifferences(W_O, loss)), kLayer, kRowColumn))
-      << "dW_O" << kSeeDoc;
+  ExpectDifferences("dx", g.dx, xd, loss, kLayer);
+  ExpectDifferences("dW_Q", g.dW_Q, W_Q, loss, kLayer);
+  ExpectDifferences("dW_K", g.dW_K, W_K, loss, kLayer);
+  ExpectDifferences("dW_V", g.dW_V, W_V, loss, kLayer);
+  ExpectDifferences("dW_O", g.dW_O, W_O, loss, kLayer);
 }
 
 TEST(FreshRandomInputs, BlockForwardWeightsAndGradientsMatchTheDoubleReference) {
@@ -402,8 +331,9 @@ TEST(FreshRandomInputs, BlockForwardWeightsAndGradientsMatchTheDoubleReference) 
   const D2 y = reference::BlockForward(reference::FromBlock(block), Double(x), &weights);
   EXPECT_TRUE(AllClose(block.forward(x), Float(y), kBlock, testing::kTokenFeature))
       << "forward" << kSeeDoc;
-  EXPECT_TRUE(AllClose(block.attention_weights(x), Float(weights), kBlock,
-                       {"head", "query", "key"})) << "attention_weights" << kSeeDoc;
+  EXPECT_TRUE(
+      AllClose(block.attention_weights(x), Float(weights), kBlock, {"head", "query", "key"}))
+      << "attention_weights" << kSeeDoc;
   ExpectBlockGradsMatchFiniteDifferences(block, x, dy);
 }
 
@@ -414,64 +344,101 @@ TEST(LayerNormArguments, RejectsGammaOrBetaOfTheWrongSizeAndANonPositiveEps) {
   const Tensor1 five = xt::ones<float>({5}), four = xt::ones<float>({4});
   EXPECT_TRUE(ThrowsInvalidArgument([&] { layer_norm(x, four, five); }, {"4", "5"}));
   EXPECT_TRUE(ThrowsInvalidArgument([&] { layer_norm(x, five, four); }, {"4", "5"}));
-  EXPECT_TRUE(ThrowsInvalidArgument([&] { layer_norm(x, five, five, -1e-5f); }, {"eps"}));
-  EXPECT_TRUE(ThrowsInvalidArgument([&] { layer_norm_backward(x, four, 1e-5f, x); }, {"4", "5"}));
+  EXPECT_TRUE(
+      ThrowsInvalidArgument([&] { layer_norm(x, five, five, -testing::kLayerNormEps); }, {"eps"}));
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] { layer_norm_backward(x, four, testing::kLayerNormEps, x); }, {"4", "5"}));
   EXPECT_TRUE(ThrowsInvalidArgument([&] { layer_norm_backward(x, five, 0.0f, x); }, {"eps"}));
   EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] { layer_norm_backward(x, five, 1e-5f, Tensor2(xt::ones<float>({3, 5}))); },
+      [&] {
+        layer_norm_backward(x, five, testing::kLayerNormEps, Tensor2(xt::ones<float>({3, 5})));
+      },
       {"(3, 5)", "(2, 5)"}));
 }
 
 TEST(GeluArguments, RejectsAGradientShapedUnlikeX) {
   EXPECT_TRUE(ThrowsInvalidArgument(
-      [] { gelu_backward(xt::ones<float>({3, 5}), xt::ones<float>({3, 4})); }, {"(3, 4)", "(3, 5)"}));
+      [] {
+        gelu_backward(xt::ones<float>({3, 5}), xt::ones<float>({3, 4}));
+      },
+      {"(3, 4)", "(3, 5)"}));
 }
 
 TEST(FeedForwardArguments, RejectsSizesBelowOneAndInputsOfTheWrongWidth) {
   EXPECT_TRUE(ThrowsInvalidArgument([] { FeedForward(0, 4); }, {"d_model=0"}));
   EXPECT_TRUE(ThrowsInvalidArgument([] { FeedForward(4, -2); }, {"d_ff=-2"}));
   const FeedForward ffn(4, 6, 1);
-  EXPECT_TRUE(ThrowsInvalidArgument([&] { ffn.forward(xt::ones<float>({2, 5})); }, {"(2, 5)", "4"}));
   EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] { feed_forward_backward(ffn, xt::ones<float>({2, 4}), xt::ones<float>({3, 4})); },
+      [&] {
+        ffn.forward(xt::ones<float>({2, 5}));
+      },
+      {"(2, 5)", "4"}));
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] {
+        feed_forward_backward(ffn, xt::ones<float>({2, 4}), xt::ones<float>({3, 4}));
+      },
       {"(3, 4)", "(2, 4)"}));
 }
 
 TEST(RopeBackwardArguments, RejectsAnOddDHeadANegativeStartAndABaseOfOneOrLess) {
-  EXPECT_TRUE(ThrowsInvalidArgument([] { rope_backward(xt::ones<float>({1, 2, 5})); }, {"d_head=5"}));
-  EXPECT_TRUE(ThrowsInvalidArgument([] { rope_backward(xt::ones<float>({1, 2, 4}), -3); },
-                                    {"start=-3"}));
-  EXPECT_TRUE(ThrowsInvalidArgument([] { rope_backward(xt::ones<float>({1, 2, 4}), 0, 1.0); },
-                                    {"base=1"}));
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [] {
+        rope_backward(xt::ones<float>({1, 2, 5}));
+      },
+      {"d_head=5"}));
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [] {
+        rope_backward(xt::ones<float>({1, 2, 4}), -3);
+      },
+      {"start=-3"}));
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [] {
+        rope_backward(xt::ones<float>({1, 2, 4}), 0, 1.0);
+      },
+      {"base=1"}));
 }
 
 TEST(RotaryAttentionBackwardArguments, RejectsMismatchedInputsGradientsAndMasks) {
   const RotaryAttention layer(8, 2, 1);
   const Tensor2 x = xt::ones<float>({3, 8});
   EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] { rotary_attention_backward(layer, xt::ones<float>({3, 6}), std::nullopt, x); },
+      [&] {
+        rotary_attention_backward(layer, xt::ones<float>({3, 6}), std::nullopt, x);
+      },
       {"(3, 6)", "8"}));
   EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] { rotary_attention_backward(layer, x, std::nullopt, xt::ones<float>({2, 8})); },
+      [&] {
+        rotary_attention_backward(layer, x, std::nullopt, xt::ones<float>({2, 8}));
+      },
       {"(2, 8)", "(3, 8)"}));
-  EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] { rotary_attention_backward(layer, x, causal_mask(4), x); }, {"(4, 4)", "3"}));
+  EXPECT_TRUE(ThrowsInvalidArgument([&] { rotary_attention_backward(layer, x, causal_mask(4), x); },
+                                    {"(4, 4)", "3"}));
 }
 
 TEST(TransformerBlockArguments, RejectsBadSizesNamingThem) {
   EXPECT_TRUE(ThrowsInvalidArgument([] { TransformerBlock(8, 2, 0); }, {"d_ff=0"}));
-  EXPECT_TRUE(ThrowsInvalidArgument([] { TransformerBlock(10, 4, 16); }, {"d_model=10", "n_heads=4"}));
+  EXPECT_TRUE(
+      ThrowsInvalidArgument([] { TransformerBlock(10, 4, 16); }, {"d_model=10", "n_heads=4"}));
   EXPECT_TRUE(ThrowsInvalidArgument([] { TransformerBlock(6, 2, 16); }, {"d_head=3"}));
   EXPECT_TRUE(ThrowsInvalidArgument([] { TransformerBlock(8, 2, 16, 0, 0.5); }, {"base="}));
 }
 
 TEST(TransformerBlockArguments, RejectsInputsOfTheWrongWidthAndMismatchedGradients) {
   const TransformerBlock block(8, 2, 12, 3);
-  EXPECT_TRUE(ThrowsInvalidArgument([&] { block.forward(xt::ones<float>({3, 7})); }, {"(3, 7)", "8"}));
-  EXPECT_TRUE(ThrowsInvalidArgument([&] { block.attention_weights(xt::ones<float>({3, 9})); },
-                                    {"(3, 9)", "8"}));
   EXPECT_TRUE(ThrowsInvalidArgument(
-      [&] { block_backward(block, xt::ones<float>({3, 8}), xt::ones<float>({4, 8})); },
+      [&] {
+        block.forward(xt::ones<float>({3, 7}));
+      },
+      {"(3, 7)", "8"}));
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] {
+        block.attention_weights(xt::ones<float>({3, 9}));
+      },
+      {"(3, 9)", "8"}));
+  EXPECT_TRUE(ThrowsInvalidArgument(
+      [&] {
+        block_backward(block, xt::ones<float>({3, 8}), xt::ones<float>({4, 8}));
+      },
       {"(4, 8)", "(3, 8)"}));
 }
 

@@ -15,6 +15,7 @@
 // sizes passed by value are the reference functions' own checks (the labs'
 // "bad arguments" tests, and tests/common/call_back_fuzz_test.cc under
 // AddressSanitizer, show they hold).
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -72,9 +73,10 @@ using Sizes3 = Tensor3::shape_type;
 
 std::size_t U(int v) { return static_cast<std::size_t>(v); }
 
-// Lab 3's layer and lab 11's (the same sizes and four square weights).
+// Lab 3's layer and lab 11's: n_heads heads of d_head making d_model, and
+// four (d_model, d_model) weights.
 template <class Layer>
-void CheckFourSquareWeights(const std::string& who, const Layer& l) {
+void CheckHeadsAndSquareWeights(const std::string& who, const Layer& l) {
   Positive(who, "d_model", l.d_model);
   Positive(who, "n_heads", l.n_heads);
   Positive(who, "d_head", l.d_head);
@@ -87,7 +89,50 @@ void CheckFourSquareWeights(const std::string& who, const Layer& l) {
 }
 
 void CheckMha(const MultiHeadAttention& l) {
-  CheckFourSquareWeights("the MultiHeadAttention layer", l);
+  CheckHeadsAndSquareWeights("the MultiHeadAttention layer", l);
+}
+
+// Lab 11's layer (lab 14 calls its forward back): lab 3's sizes and weights,
+// pairs to rotate and a base above 1.
+void CheckRotary(const RotaryAttention& l) {
+  const std::string who = "the RotaryAttention layer";
+  CheckHeadsAndSquareWeights(who, l);
+  if (l.d_head % 2 != 0) {
+    Fail(who, "has d_head=" + std::to_string(l.d_head) + ", expected an even d_head (pairs)");
+  }
+  if (!(l.base > 1.0) || !std::isfinite(l.base)) {
+    Fail(who, "has base=" + std::to_string(l.base) + ", expected a finite base > 1");
+  }
+}
+
+// Lab 14's FFN and block (lab 15 calls them back). A block's attn and ffn
+// are checked as they are decoded, before the block itself.
+void CheckFeedForward(const FeedForward& f) {
+  const std::string who = "the FeedForward layer";
+  Positive(who, "d_model", f.d_model);
+  Positive(who, "d_ff", f.d_ff);
+  Shape(who, "W_1", f.W_1, {U(f.d_model), U(f.d_ff)});
+  Shape(who, "b_1", f.b_1, {U(f.d_ff)});
+  Shape(who, "W_2", f.W_2, {U(f.d_ff), U(f.d_model)});
+  Shape(who, "b_2", f.b_2, {U(f.d_model)});
+}
+
+void CheckBlock(const TransformerBlock& b) {
+  const std::string who = "the TransformerBlock";
+  Positive(who, "d_model", b.d_model);
+  Positive(who, "n_heads", b.n_heads);
+  Positive(who, "d_ff", b.d_ff);
+  if (b.attn.d_model != b.d_model || b.attn.n_heads != b.n_heads || b.ffn.d_model != b.d_model ||
+      b.ffn.d_ff != b.d_ff) {
+    Fail(who, "has d_model=" + std::to_string(b.d_model) + ", n_heads=" +
+                  std::to_string(b.n_heads) + ", d_ff=" + std::to_string(b.d_ff) +
+                  ", expected its attn and ffn of the same sizes");
+  }
+  const Tensor1::shape_type row = {U(b.d_model)};
+  Shape(who, "ln1_gamma", b.ln1_gamma, row);
+  Shape(who, "ln1_beta", b.ln1_beta, row);
+  Shape(who, "ln2_gamma", b.ln2_gamma, row);
+  Shape(who, "ln2_beta", b.ln2_beta, row);
 }
 
 void CheckGqa(const GroupedQueryAttention& l) {
@@ -153,19 +198,9 @@ void CheckLatentCache(const LatentCache& c) {
   Shape(who, "latents buffer", latents, {U(capacity), U(kv_rank)});
 }
 
-// Lab 11's layer (lab 14's blocks hold one): lab 3's sizes, and a base RoPE
-// can take powers of (a NaN fails the comparison too).
-void CheckRotary(const RotaryAttention& l) {
-  const std::string who = "the RotaryAttention layer";
-  CheckFourSquareWeights(who, l);
-  if (l.d_head % 2 != 0) Fail(who, "has d_head=" + std::to_string(l.d_head) + ", expected even");
-  if (!(l.base > 1.0 && l.base < 1e300)) {
-    Fail(who, "has base=" + std::to_string(l.base) + ", expected a finite base > 1");
-  }
-}
-
-// Lab 11's decoder (lab 15's GptDecoder holds one per block): a layer, and a
-// cache of that layer's heads (the cache itself is checked as it is decoded).
+// Lab 11's decoder (lab 15 calls it back; its GptDecoder holds one per
+// block): a layer, and a cache of that layer's heads (the layer and the cache
+// are checked as they are decoded, before the decoder itself).
 void CheckRotaryDecoder(const RotaryDecoder& d) {
   const std::string who = "the RotaryDecoder";
   auto [layer, cache] = remote::Access::Fields(const_cast<RotaryDecoder&>(d));
@@ -180,44 +215,15 @@ void CheckRotaryDecoder(const RotaryDecoder& d) {
   }
 }
 
-// Lab 14's FFN and block (lab 15's model holds them).
-void CheckFeedForward(const FeedForward& f) {
-  const std::string who = "the FeedForward";
-  Positive(who, "d_model", f.d_model);
-  Positive(who, "d_ff", f.d_ff);
-  Shape(who, "W_1", f.W_1, {U(f.d_model), U(f.d_ff)});
-  Shape(who, "b_1", f.b_1, {U(f.d_ff)});
-  Shape(who, "W_2", f.W_2, {U(f.d_ff), U(f.d_model)});
-  Shape(who, "b_2", f.b_2, {U(f.d_model)});
-}
-
-void CheckBlock(const TransformerBlock& b) {
-  const std::string who = "the TransformerBlock";
-  Positive(who, "d_model", b.d_model);
-  Positive(who, "n_heads", b.n_heads);
-  Positive(who, "d_ff", b.d_ff);
-  const Tensor1::shape_type row = {U(b.d_model)};
-  Shape(who, "ln1_gamma", b.ln1_gamma, row);
-  Shape(who, "ln1_beta", b.ln1_beta, row);
-  Shape(who, "ln2_gamma", b.ln2_gamma, row);
-  Shape(who, "ln2_beta", b.ln2_beta, row);
-  if (b.attn.d_model != b.d_model || b.attn.n_heads != b.n_heads || b.ffn.d_model != b.d_model ||
-      b.ffn.d_ff != b.d_ff) {
-    Fail(who, "has d_model=" + std::to_string(b.d_model) + ", n_heads=" +
-                  std::to_string(b.n_heads) + ", d_ff=" + std::to_string(b.d_ff) +
-                  ", expected its attention's and its FFN's sizes");
-  }
-}
-
 const bool registered = remote::RegisterObjectCheck(&CheckMha) &&
+                        remote::RegisterObjectCheck(&CheckRotary) &&
+                        remote::RegisterObjectCheck(&CheckFeedForward) &&
+                        remote::RegisterObjectCheck(&CheckBlock) &&
+                        remote::RegisterObjectCheck(&CheckRotaryDecoder) &&
                         remote::RegisterObjectCheck(&CheckGqa) &&
                         remote::RegisterObjectCheck(&CheckMla) &&
                         remote::RegisterObjectCheck(&CheckKvCache) &&
-                        remote::RegisterObjectCheck(&CheckLatentCache) &&
-                        remote::RegisterObjectCheck(&CheckRotary) &&
-                        remote::RegisterObjectCheck(&CheckRotaryDecoder) &&
-                        remote::RegisterObjectCheck(&CheckFeedForward) &&
-                        remote::RegisterObjectCheck(&CheckBlock);
+                        remote::RegisterObjectCheck(&CheckLatentCache);
 
 }  // namespace
 }  // namespace mha
