@@ -40,7 +40,7 @@ _FOLDER_OF = {"show_heads": "heads"}
 # The head viewer's data, in the order the viewer offers them.
 VIEW_FILES = ["out/heads/trained_view.json", "out/heads/view.json",
               "out/heads/induction_view.json", "out/ablate_heads/view.json",
-              "out/grow_induction_heads/view.json"]
+              "out/grow_induction_heads/view.json", "out/train_mini_gpt/view.json"]
 
 
 class MissingLibrary(RuntimeError):
