@@ -48,7 +48,9 @@ MiniGpt SmallModel() { return testing::CaseModel(kGolden, "small"); }
 MiniGpt MiniModel() { return SeededModel(kMiniSizes); }
 
 testing::Sizes RandomSizes(testing::FreshDraws& gen) {
-  const int H = gen.Pick(1, 3), d_head = 2 * gen.Pick(1, 2);
+  // (d_model 4 at least: a LayerNorm over 2 features turns nearly equal
+  // features into a sign, too steep a function for finite differences.)
+  const int H = gen.Pick(1, 3), d_head = H == 1 ? 4 : 2 * gen.Pick(1, 2);
   return {gen.Pick(3, 9), gen.Pick(4, 8), H * d_head, H, gen.Pick(2, 10), gen.Pick(1, 3),
           gen() % 100000, gen.Pick(0, 1) == 0 ? 10000.0 : 100.0};
 }

@@ -27,8 +27,9 @@ MiniGpt SeededModel(const testing::Sizes& s, std::optional<std::uint64_t> moved_
 MiniGpt SmallModel();  // the golden case "small"
 MiniGpt MiniModel();   // the seed course's sizes as the constructor draws them
 
-// Sizes no file predicts: 1 to 3 blocks of 1 to 3 heads of width 2 or 4, a
-// vocabulary of 3 to 9 and max_len 4 to 8 (seed and base drawn too).
+// Sizes no file predicts: 1 to 3 blocks of 1 to 3 heads of width 2 or 4
+// (d_model 4 to 12), a vocabulary of 3 to 9 and max_len 4 to 8 (seed and base
+// drawn too).
 testing::Sizes RandomSizes(testing::FreshDraws& gen);
 std::vector<int> RandomIds(testing::FreshDraws& gen, int n, int vocab);
 
