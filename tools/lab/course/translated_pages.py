@@ -124,7 +124,8 @@ def header_line(words, source, stats, commit):
                                 tot=tot, src=_SHOWN_AS.get(src, src),
                                 commit=commit or words(UNCOMMITTED))
     if re.match(r"docs/\d+_\w+\.md$", src):
-        line += " " + words(LESSON_NOTE)
+        # Chinese ends a sentence with a full-width stop and puts no space after it.
+        line += ("" if line.endswith(("\u3002", "\uff01", "\uff1f")) else " ") + words(LESSON_NOTE)
     return line
 
 

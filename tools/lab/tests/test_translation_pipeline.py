@@ -12,6 +12,7 @@ import pytest
 
 import languages
 from course import catalogues, po4a_config, translation_check, translation_work
+from course import translated_pages as pages
 from course import i18n as translate
 from labs import ROOT
 
@@ -85,6 +86,17 @@ def test_the_work_table_says_when_nothing_is_left():
     report = {"es": {"kinds": {}, "files": {"a.md": translation_work.Counts(3, 3, 0)}}}
     assert translation_work.table_lines(report=report) == [
         "every language is current: nothing left to translate"]
+
+
+def test_a_lesson_header_puts_no_space_after_a_chinese_full_stop():
+    chinese = {pages.HEADER: "译文：{pct} 为最新（{cur}/{tot}）；提交 {commit}。",
+               pages.LESSON_NOTE: "头文件保持英文。"}
+    line = pages.header_line(lambda english: chinese.get(english, english),
+                             "docs/01_split_heads.md", {"docs/01_split_heads.md": [4, 4]}, "abc")
+    assert line.endswith("提交 abc。头文件保持英文。")
+    english = pages.header_line(lambda english: english, "docs/01_split_heads.md",
+                                {"docs/01_split_heads.md": [4, 4]}, "abc")
+    assert english.endswith("0.5. " + pages.LESSON_NOTE)
 
 
 # ------------------------------------------------ msgmerge's guesses
