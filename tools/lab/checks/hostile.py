@@ -311,7 +311,7 @@ def check(ctx, labs, make_check, second_layer=True):
     ctx.log = lambda m: logs.append(m)
     started = {}
 
-    def progress(rep):
+    def progress(rep, sub):
         started[rep["submission"]] = rep["seconds"]
 
     by_sub = {}

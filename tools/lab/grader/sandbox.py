@@ -198,10 +198,14 @@ def probe(scratch):
         os.makedirs(work, exist_ok=True)
         os.chown(work, uid, uid)
         os.chmod(work, 0o700)
+        # A file beside the jail's own folders that the jail must not show.
+        sentinel = os.path.join(scratch, "probe-sentinel")
+        with open(sentinel, "w") as f:
+            f.write("x\n")
         spec = {"mnt": mnt, "ro": [], "rw": [work], "uid": uid, "cwd": work,
                 "env": {"PATH": "/usr/bin:/bin"}, "rlimits": {}, "cgroup": "",
-                "argv": ["sh", "-c", "test -x /usr/bin/g++ && ! test -e %s" % scratch.rstrip("/")
-                         + "/seed_secret && touch ok"]}
+                "argv": ["sh", "-c", "test -x /usr/bin/g++ && ! test -e %s && touch ok"
+                         % sentinel]}
         jail_ok = process.quiet([process.system_python(), "-I", "-S",
                                  os.path.join(_HERE, "jail.py"), json.dumps(spec)]
                                 ) and os.path.exists(os.path.join(work, "ok"))
@@ -216,6 +220,7 @@ def probe(scratch):
                     "no mount namespace and no Landlock (Linux 5.13+, not refused by seccomp): "
                     "the compiler sees the file system, guarded by its modes alone")
         shutil.rmtree(work, ignore_errors=True)
+        os.unlink(sentinel)
     if setuid:
         # What jobs of an earlier grading left in this IPC namespace (a crash,
         # a grader from before jobs' objects were removed) answers no job.
