@@ -45,6 +45,7 @@ import traceback
 import surface
 from grader import cgroups
 from grader import course_key as course_key_mod
+from grader import ipc
 from grader import learner_build
 from grader import roster
 from grader import runner
@@ -335,6 +336,8 @@ def _grade_lab(grading, sub, lab, job, kind, timing, mode):
         if note:
             notes.append(note)
         return lab_report(lab, "graded", "", results, rubric, True, notes, obj.warnings)
+    except ipc.GradingStopped:
+        raise                # a job's residue that could not be removed: no grade is safe
     except Exception as e:  # a grader fault costs this lab's report a note, not the run
         detail = "%s: %s" % (type(e).__name__, e)
         grading.log("grade: grader error in lab %d of %s: %s\n%s" % (
@@ -405,7 +408,13 @@ def grade_all(grading, submissions, progress=None, kind="hidden", labs=None, mod
             at, sub, lab = futures[fut]
             done += 1
             shown.update("%d / %d labs graded (lab %d done)" % (done, total, lab.number))
-            results[(at, lab.number)] = fut.result()
+            try:
+                results[(at, lab.number)] = fut.result()
+            except ipc.GradingStopped:
+                for f in futures:     # the jobs not started yet never start
+                    f.cancel()
+                shown.done()
+                raise
             done_labs[at] += 1
             if done_labs[at] == len(labs_of(sub)):
                 rep = _submission_report(grading, sub, [results[(at, l.number)]

@@ -14,6 +14,7 @@ import zipfile
 from course import kit
 from grader import course_key
 from grader import grade
+from grader import ipc
 from grader import roster
 from grader import slurm
 from grader import submission
@@ -95,6 +96,14 @@ def _roster_out(args):
 
 
 def cmd_grade(args):
+    try:
+        return _cmd_grade(args)
+    except ipc.GradingStopped as e:     # e.g. a job's IPC objects that would not go
+        print("lab: %s" % e, file=sys.stderr)
+        return 1
+
+
+def _cmd_grade(args):
     mode = "cumulative" if args.cumulative else "isolated"
     os.umask(0o077)                 # every file and directory of this grading: private
     if getattr(args, "slurm_task", None):

@@ -28,6 +28,13 @@ only `rw` and /dev/null, reach no TCP port (ABI 4+) and no abstract socket or
 process outside the domain (ABI 6+); every other file, /autograder's
 included, is refused whatever its modes.
 
+SPEC_JSON's "learner": true starts a learner's (or the job's reference)
+process instead (learner_jail.py, which runs this under the process's
+namespaces and limits): chroot into "root" (when given), the job's uid with
+no groups and no new privileges, then, with "landlock", a Landlock domain
+that may read and execute only "read", write nothing, and reach no TCP port
+(ABI 4+) and no abstract socket or process outside it (ABI 6+); then exec.
+
 Only the standard library (ctypes for the system calls Python 3.11 lacks).
 """
 import ctypes
@@ -172,6 +179,23 @@ def _landlocked_child(spec):
     _exec(spec)
 
 
+def _learner(spec):
+    """A learner's process: its jail, the job's uid, Landlock, then exec."""
+    if spec["root"]:
+        os.chroot(spec["root"])
+        os.chdir("/")
+    uid = spec["uid"]
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    if spec["landlock"]:
+        landlock(list(spec["read"]), [])
+    else:
+        _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    argv = spec["argv"]
+    os.execve(argv[0], argv, spec["env"])
+
+
 def _exec(spec):
     env = spec["env"]
     argv = spec["argv"]
@@ -225,6 +249,12 @@ def main():
     if spec.get("cgroup"):
         with open(spec["cgroup"], "w") as f:
             f.write(str(os.getpid()))
+    if spec.get("learner"):
+        try:
+            _learner(spec)
+        except BaseException as e:  # never run outside its jail
+            os.write(2, ("jail: %s\n" % e).encode())
+        os._exit(126)
     if spec.get("landlock"):
         try:
             _landlocked_child(spec)

@@ -26,7 +26,7 @@ import os
 import shutil
 import subprocess
 
-from grader import sandbox
+from grader import learner_jail
 from labs import ROOT, bin_path
 from progress import BAZEL_UI_FLAGS, run_bazel, ticking
 
@@ -328,7 +328,7 @@ class Suite:
         shutil.rmtree(os.path.join(self.stage, "libroot"), ignore_errors=True)
         # The reference processes run in the same kind of jail: their libraries too.
         refs = [a.reference for a in self.artefacts.values() if os.path.exists(a.reference)]
-        self.libroot = sandbox.prepare_libroot(self.stage, [exe] + refs)
+        self.libroot = learner_jail.prepare_libroot(self.stage, [exe] + refs)
         return self.libroot
 
     def _precompile(self):
