@@ -8,18 +8,19 @@ reference process (MHA_REFERENCE_ARGV):
 
   * new pid, IPC, network and UTS namespaces where the kernel allows them;
   * its limits (prlimit) and a clean environment;
-  * then jail.py's learner mode, as root until it drops: chroot into the
-    jail, the job's one-off uid with no groups and no new privileges, and,
-    where the kernel has Landlock, a Landlock domain in which it may read
-    and execute only its jail (or, without chroot, its jail and the system's
-    libraries), write nothing and, with Landlock ABI 4 or later, neither bind
-    nor connect a TCP socket; then exec /server.
+  * then the launcher (launch.cc, compiled once per work root by
+    build_launcher), as root until it drops: chroot into the jail, the job's
+    one-off uid with no groups and no new privileges, and, where the kernel
+    has Landlock, a Landlock domain in which it may read and execute only its
+    jail (or, without chroot, its jail and the system's libraries), write
+    nothing and, with Landlock ABI 4 or later, neither bind nor connect a TCP
+    socket; then exec /server.
 
 So with or without namespaces, the learner's running process reaches no
 loopback service (the Slurm daemons, a Bazel server) and reads no file
 outside its jail, whatever the file modes say.
 """
-import json
+import hashlib
 import os
 import shutil
 import subprocess
@@ -27,8 +28,25 @@ import subprocess
 from grader import jail as jail_mod
 from grader import process
 
-_JAIL_PY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jail.py")
+LAUNCH_CC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch.cc")
 ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PATH": "/"}
+
+
+def build_launcher(directory):
+    """The launcher (launch.cc) compiled into `directory` (root's own: the
+    grader's private folder), once per version of its source."""
+    with open(LAUNCH_CC, "rb") as f:
+        tag = hashlib.sha256(f.read()).hexdigest()[:12]
+    exe = os.path.join(directory, "launch-" + tag)
+    if not os.path.exists(exe):
+        tmp = "%s.%d" % (exe, os.getpid())
+        p = subprocess.run(["g++", "-std=c++17", "-O2", "-Wall", "-Wextra", LAUNCH_CC, "-o",
+                            tmp], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError("could not compile %s: %s" % (LAUNCH_CC, p.stderr[-400:]))
+        os.chmod(tmp, 0o700)
+        os.replace(tmp, exe)
+    return exe
 
 
 def prlimit(memory_mb, cpu_s, file_mb, nproc, nofile):
@@ -40,12 +58,13 @@ def prlimit(memory_mb, cpu_s, file_mb, nproc, nofile):
             "--core=0", "--msgqueue=0", "--"]
 
 
-def spec(jail, uid, chroot, landlock):
-    """jail.py's learner-mode spec for the binary /server in `jail`."""
-    server = "/server" if chroot else os.path.join(jail, "server")
-    return {"learner": True, "root": jail if chroot else "", "uid": uid,
-            "read": ["/"] if chroot else jail_mod.SYSTEM_READ + [jail],
-            "landlock": bool(landlock), "argv": [server], "env": dict(ENV)}
+def launch(launcher, jail, uid, chroot, landlock, argv=None):
+    """The command that starts `argv` (default: the binary /server in `jail`)
+    through the launcher, as root until it drops to `uid`."""
+    argv = argv or ["/server" if chroot else os.path.join(jail, "server")]
+    read = ["/"] if chroot else jail_mod.SYSTEM_READ + [jail]
+    return ([launcher, "root=" + (jail if chroot else ""), "uid=%d" % uid,
+             "landlock=%d" % bool(landlock)] + ["read=" + p for p in read] + ["--"] + list(argv))
 
 
 def learner_argv(jail, iso, job, memory_mb, run_limits):
@@ -61,11 +80,10 @@ def learner_argv(jail, iso, job, memory_mb, run_limits):
     out += [shutil.which("env"), "-i"] + ["%s=%s" % kv for kv in sorted(ENV.items())]
     if not iso.setuid:
         return out + [os.path.join(jail, "server")]
-    return out + [process.system_python(), "-I", "-S", _JAIL_PY,
-                  json.dumps(spec(jail, job.uid, iso.chroot, iso.learner_landlock))]
+    return out + launch(iso.launcher, jail, job.uid, iso.chroot, iso.learner_landlock)
 
 
-def probe_landlock(uid, jail, chroot):
+def probe_landlock(launcher, uid, jail, chroot):
     """Whether a learner's process can be started here in a Landlock domain:
     jail.py's learner mode, in `jail` (a prepared libroot holding probe, a
     copy of `true`; chrooted into it if `chroot`), as `uid`. The kernel's
@@ -73,10 +91,8 @@ def probe_landlock(uid, jail, chroot):
     abi = jail_mod.landlock_abi()
     if abi < 1 or os.environ.get("MHA_SANDBOX_NO_LANDLOCK"):
         return 0
-    s = spec(jail, uid, chroot, True)
-    s["argv"] = ["/probe" if chroot else os.path.join(jail, "probe")]
-    ok = process.quiet([process.system_python(), "-I", "-S", _JAIL_PY, json.dumps(s)])
-    return abi if ok else 0
+    probe = "/probe" if chroot else os.path.join(jail, "probe")
+    return abi if process.quiet(launch(launcher, jail, uid, chroot, True, [probe])) else 0
 
 
 def prepare_libroot(directory, binaries):

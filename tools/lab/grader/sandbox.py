@@ -66,7 +66,8 @@ class Isolation:
     follows from it: every command of a job goes through these methods."""
 
     def __init__(self, root, setuid, chroot, namespaces, pidns=False, jail=False, cgroup=None,
-                 missing=None, probe_uid=None, landlock=False, learner_landlock=0):
+                 missing=None, probe_uid=None, landlock=False, learner_landlock=0,
+                 launcher=None):
         self.root = root
         self.setuid = setuid
         self.chroot = chroot
@@ -80,6 +81,7 @@ class Isolation:
         # The Landlock ABI the learner's (and the reference) process runs
         # under (learner_jail.py), 0 for none; 4 and later refuse TCP too.
         self.learner_landlock = learner_landlock
+        self.launcher = launcher      # launch.cc, compiled (learner_jail.build_launcher)
 
     def describe(self):
         if not self.setuid:
@@ -176,6 +178,7 @@ def probe(scratch):
     if not root:
         return Isolation(False, False, False, False)
     missing = {}
+    launcher = learner_jail.build_launcher(scratch)
     uid = claim_uid()
     setuid = process.quiet(as_user(uid) + ["true"])
     jail = os.path.join(scratch, "probe-jail")
@@ -191,7 +194,7 @@ def probe(scratch):
         chroot_ok = process.quiet(chroot_as_user(uid, libroot) + ["/probe"])
         if not chroot_ok:
             missing["chroot"] = "chroot was refused (no CAP_SYS_CHROOT?)"
-        learner_ll = learner_jail.probe_landlock(uid, libroot, chroot_ok)
+        learner_ll = learner_jail.probe_landlock(launcher, uid, libroot, chroot_ok)
         if not learner_ll:
             missing["learner landlock"] = (
                 "no Landlock (Linux 5.13+, not refused by seccomp; MHA_SANDBOX_NO_LANDLOCK "
@@ -231,7 +234,8 @@ def probe(scratch):
             # No mount namespace: a Landlock domain instead, where the kernel has one.
             # MHA_SANDBOX_NO_LANDLOCK=1: as a kernel without it (to try file modes alone).
             landlock_ok = (not os.environ.get("MHA_SANDBOX_NO_LANDLOCK")
-                           and _probe_landlock(uid, os.path.dirname(scratch.rstrip("/"))))
+                           and _probe_landlock(launcher, uid,
+                                               os.path.dirname(scratch.rstrip("/"))))
             missing["mount namespace"] = ("unshare --mount was refused (no CAP_SYS_ADMIN?)")
             if not landlock_ok:
                 missing["jailed compiler"] = (
@@ -248,10 +252,10 @@ def probe(scratch):
         missing["cgroup"] = why
     shutil.rmtree(jail, ignore_errors=True)
     return Isolation(True, setuid, chroot_ok, namespaces, pidns, jail_ok, cg, missing, uid,
-                     landlock_ok, learner_ll)
+                     landlock_ok, learner_ll, launcher)
 
 
-def _probe_landlock(uid, where):
+def _probe_landlock(launcher, uid, where):
     """Whether jail.py's Landlock domain works here: as `uid`, it must run g++
     and must not read a file that the modes let every user read. `where`: a
     folder others may enter (the work root), to try it in."""
@@ -265,7 +269,8 @@ def _probe_landlock(uid, where):
         work = os.path.join(d, "work")
         os.mkdir(work, 0o700)
         os.chown(work, uid, uid)
-        spec = {"landlock": True, "mnt": "", "ro": [], "rw": [work], "uid": uid, "cwd": work,
+        spec = {"landlock": True, "launcher": launcher, "mnt": "", "ro": [], "rw": [work],
+                "uid": uid, "cwd": work,
                 "env": {"PATH": "/usr/bin:/bin"}, "rlimits": {}, "cgroup": "",
                 "argv": ["sh", "-c", "test -x /usr/bin/g++ && ! cat %s 2>/dev/null && touch ok"
                          % secret]}
@@ -330,7 +335,8 @@ def build_argv(argv, iso, job, env, ro=(), rw=()):
     if iso.setuid and (iso.jail or iso.landlock):
         spec = {"mnt": job.mnt, "ro": list(ro), "rw": list(rw), "uid": uid,
                 "cwd": rw[0] if rw else "/", "env": env, "rlimits": rl,
-                "cgroup": job.procs(), "argv": list(argv), "landlock": not iso.jail}
+                "cgroup": job.procs(), "argv": list(argv), "landlock": not iso.jail,
+                "launcher": iso.launcher}
         return [process.system_python(), "-I", "-S", os.path.join(_HERE, "jail.py"),
                 json.dumps(spec)]
     out = in_cgroup(job)

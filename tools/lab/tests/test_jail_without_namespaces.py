@@ -149,7 +149,8 @@ def test_landlock_lets_the_compiler_work_and_refuses_a_file_every_user_may_read(
     (work / "a.cc").write_text('asm(".section .rodata\\n.incbin \\"%s\\"\\n.previous");\n'
                                "int main() { return 0; }\n" % secret)
     os.chmod(work / "a.cc", 0o644)
-    spec = {"landlock": True, "mnt": "", "ro": [], "rw": [str(work)], "uid": uid,
+    spec = {"landlock": True, "launcher": learner_jail.build_launcher(str(workdir)),
+            "mnt": "", "ro": [], "rw": [str(work)], "uid": uid,
             "cwd": str(work), "env": {"PATH": "/usr/bin:/bin", "TMPDIR": str(work)},
             "rlimits": {}, "cgroup": "", "argv": ["sh", "-c", "g++ -c a.cc -o a.o; "
                                                   "g++ -x c++ -c /dev/null -o b.o && echo built"]}
@@ -202,14 +203,12 @@ def test_a_learner_process_in_its_domain_reaches_no_tcp_port_and_reads_nothing_o
     listener.listen(4)
     listener.setblocking(False)
     port = listener.getsockname()[1]
+    launcher = learner_jail.build_launcher(str(workdir))
     seen = {}
     for landlock in (True, False):          # without the domain, the same tries succeed
-        spec = learner_jail.spec(str(workdir / "jail"), claim_uid(), False, landlock)
-        spec["argv"] = ["/usr/bin/python3", "-I", "-S", "-c", LEARNER_TRIES, str(port),
-                        str(secret)]
-        seen[landlock] = subprocess.run(["/usr/bin/python3", "-I", "-S", jail.__file__,
-                                         json.dumps(spec)], capture_output=True,
-                                        text=True).stdout
+        argv = learner_jail.launch(launcher, str(workdir / "jail"), claim_uid(), False, landlock, [
+            "/usr/bin/python3", "-I", "-S", "-c", LEARNER_TRIES, str(port), str(secret)])
+        seen[landlock] = subprocess.run(argv, capture_output=True, text=True).stdout
     assert "connect refused" in seen[True] and "bind refused" in seen[True], seen[True]
     assert "read refused" in seen[True] and "MHA-READABLE-SECRET" not in seen[True]
     assert "connect ok" in seen[False] and "MHA-READABLE-SECRET" in seen[False]

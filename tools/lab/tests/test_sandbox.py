@@ -11,7 +11,8 @@ from grader import uids
 
 
 def iso(**kw):
-    args = dict(root=True, setuid=True, chroot=True, namespaces=True, pidns=True)
+    args = dict(root=True, setuid=True, chroot=True, namespaces=True, pidns=True,
+                launcher="/private/launch")
     args.update(kw)
     return sandbox.Isolation(**args)
 
@@ -40,9 +41,20 @@ def claims(tmp_path, monkeypatch):
 
 
 def learner_spec(argv):
-    """jail.py's learner-mode spec at the end of a learner's argv."""
-    assert argv[-2].endswith("jail.py") and argv[-5:-2] == ["/usr/bin/python3", "-I", "-S"]
-    return json.loads(argv[-1])
+    """What the launcher (launch.cc) is told, at the end of a learner's argv."""
+    at = argv.index("/private/launch")
+    spec = {"read": []}
+    words = argv[at + 1:]
+    for i, word in enumerate(words):
+        if word == "--":
+            spec["argv"] = words[i + 1:]
+            break
+        key, _, value = word.partition("=")
+        if key == "read":
+            spec["read"].append(value)
+        else:
+            spec[key] = value
+    return spec
 
 
 def test_a_learner_process_runs_as_the_jobs_user_in_its_jail_without_network():
@@ -50,16 +62,16 @@ def test_a_learner_process_runs_as_the_jobs_user_in_its_jail_without_network():
     assert "--net" in argv
     assert "--as=%d" % (2048 << 20) in argv
     spec = learner_spec(argv)
-    assert spec["learner"] and spec["uid"] == 1500000123
+    assert spec["uid"] == "1500000123"
     assert spec["root"] == "/jail" and spec["argv"] == ["/server"] and spec["read"] == ["/"]
     assert "env" in " ".join(argv) and "-i" in argv     # a clean environment
 
 
 def test_where_the_kernel_has_landlock_the_learner_process_runs_in_a_domain():
     assert learner_spec(iso(learner_landlock=7).learner_argv(
-        "/jail", FakeJob(7001), 64))["landlock"] is True
+        "/jail", FakeJob(7001), 64))["landlock"] == "1"
     assert learner_spec(iso(learner_landlock=0).learner_argv(
-        "/jail", FakeJob(7001), 64))["landlock"] is False
+        "/jail", FakeJob(7001), 64))["landlock"] == "0"
     summary = iso(namespaces=False, learner_landlock=7).describe()["summary"]
     assert "learner process under Landlock (no TCP)" in summary
 
@@ -73,14 +85,14 @@ def test_without_chroot_the_learner_process_still_changes_user_and_reads_its_jai
     argv = iso(chroot=False, namespaces=False).learner_argv("/jail", FakeJob(5000), 100)
     assert "--net" not in argv
     spec = learner_spec(argv)
-    assert spec["uid"] == 5000 and spec["root"] == "" and spec["argv"] == ["/jail/server"]
+    assert spec["uid"] == "5000" and spec["root"] == "" and spec["argv"] == ["/jail/server"]
     assert "/jail" in spec["read"] and "/usr" in spec["read"]
 
 
 def test_without_root_only_limits_remain_and_the_report_says_so():
     i = sandbox.Isolation(False, False, False, False)
     argv = i.learner_argv("/jail", FakeJob(None), 100)
-    assert argv[-1] == "/jail/server" and not any("jail.py" in a for a in argv)
+    assert argv[-1] == "/jail/server" and "/private/launch" not in argv
     assert "limits only" in i.describe()["summary"]
 
 
