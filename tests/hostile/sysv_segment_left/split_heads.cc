@@ -21,27 +21,15 @@ namespace {
 
 constexpr key_t kKey = 0x6d686122;
 
+//@ paste pieces/stamped_segment.cc
+
 // Whether a segment another uid wrote is there; makes one (given away) if none is.
 bool SegmentOfAnotherJob() {
-  int id = shmget(kKey, 64, 0);
-  if (id < 0) {
-    id = shmget(kKey, 64, IPC_CREAT | 0666);
-    if (id < 0) return false;
-    void* p = shmat(id, nullptr, 0);
-    if (p == reinterpret_cast<void*>(-1)) return false;
-    std::snprintf(static_cast<char*>(p), 64, "%ld", static_cast<long>(getuid()));
-    shmdt(p);
-    shmid_ds ds;
-    if (shmctl(id, IPC_STAT, &ds) == 0) {
-      ds.shm_perm.uid = 65534;  // the owner may give it away; its creator stays
-      shmctl(id, IPC_SET, &ds);
-    }
+  const long writer = SegmentStamp(kKey);
+  if (writer < 0) {
+    MakeStampedSegment(kKey, static_cast<long>(getuid()), 65534);
     return false;
   }
-  void* p = shmat(id, nullptr, SHM_RDONLY);
-  if (p == reinterpret_cast<void*>(-1)) return false;
-  const long writer = std::atol(static_cast<const char*>(p));
-  shmdt(p);
   return writer > 0 && writer != static_cast<long>(getuid());
 }
 

@@ -41,16 +41,22 @@ def grade_roster(workdir, folders):
         return status, out, json.load(f)
 
 
-def test_names_that_clean_to_one_folder_get_distinct_folders_and_keep_their_marks(workdir):
-    status, out, data = grade_roster(workdir, {b"bob smith": passing_source(1),
-                                               b"bob_smith": b"// nothing\n"})
-    assert status == 0
-    seen = {}
+def folders_by(out, field):
+    """{the report's `field`: its output folder} over a graded roster's folders."""
+    found = {}
     for folder in os.listdir(out):
         path = os.path.join(out, folder, "report.json")
         if os.path.exists(path):
             with open(path) as f:
-                seen[json.load(f)["submission"]] = folder
+                found[json.load(f)[field]] = folder
+    return found
+
+
+def test_names_that_clean_to_one_folder_get_distinct_folders_and_keep_their_marks(workdir):
+    status, out, data = grade_roster(workdir, {b"bob smith": passing_source(1),
+                                               b"bob_smith": b"// nothing\n"})
+    assert status == 0
+    seen = folders_by(out, "submission")
     assert set(seen) == {"bob smith", "bob_smith"}
     assert seen["bob_smith"] == "bob_smith" and seen["bob smith"].startswith("bob_smith-")
     by = {s["submission"]: s["points"] for s in data["submissions"]}
@@ -82,12 +88,7 @@ def test_three_learners_whose_names_print_alike_get_three_rows_with_their_own_gr
     with open(os.path.join(out, "gradebook.csv"), newline="") as f:
         rows = list(csv.reader(f))[1:]
     assert sorted(r[0] for r in rows) == sorted(labels)
-    folders = {}
-    for folder in os.listdir(out):
-        path = os.path.join(out, folder, "report.json")
-        if os.path.exists(path):
-            with open(path) as f:
-                folders[json.load(f)["submission_id"]] = folder
+    folders = folders_by(out, "submission_id")
     assert folders["alice"] == "alice" and folders["alice (2)"] != folders["alice\\x20"]
     assert len(set(folders.values())) == 3
 
