@@ -19,6 +19,7 @@ residue could change is no grade).
 import os
 
 from grader import process
+from reports import messages
 from grader.uids import as_user, uid_busy, uid_range
 
 SYSVIPC = "/proc/sysvipc"
@@ -100,7 +101,8 @@ def remove_as(uid, objects, sysvipc=SYSVIPC):
             "grading stopped: the System V IPC objects of job uid %d (%s) could not be removed "
             "(ipcrm as that uid: %s), and a later job could read them. Remove them (ipcrm %s, "
             "as root with CAP_SYS_ADMIN or as uid %d), then grade again" % (
-                uid, _named(left), (res.output.strip() or "exit %s" % res.returncode)[-200:],
+                uid, _named(left), messages.printable(res.output or "exit %s" % res.returncode,
+                                                      200),
                 " ".join("%s %d" % (_KINDS[k][1], i) for k, i in left), uid))
     return len(objects)
 

@@ -352,6 +352,11 @@ def run_task(state, round_no, write_submission):
     out = os.path.dirname(state)
     by_hex = {e.hex_id: e for e in _planned(plan)}
     todo = [by_hex[h] for h in block if not _reported(out, by_hex[h])]
+    gone = [e for e in todo if not os.path.isdir(e.path)]
+    for e in gone:     # no report: the merge names it, never a zero for a vanished folder
+        print("task %d: %s: its folder is no longer in %s; not graded" % (
+            index, e.label, plan["roster"]))
+    todo = [e for e in todo if e not in gone]
     print("task %d: %d submission(s), %d to grade" % (index, len(block), len(todo)))
     sys.stdout.flush()
     if not todo:
