@@ -193,10 +193,11 @@ def _remote_variant(lab, name, srcs, deps, data, own):
         tags = ["manual", "mha_remote"],
     )
 
-def _lab_test(lab, name, deps, data, size, lib, **kwargs):
+def _lab_test(lab, name, deps, data, size, lib, main = "@system//:gtest_main", **kwargs):
     """The test <name> of <name>.cc, with the lab's library `lib` and test
     helpers, and (in the instructors' repository) its <name>_remote variant,
-    in which a client of the learner's process replaces `lib`."""
+    in which a client of the learner's process replaces `lib`. `main` is the
+    test's main() (the remote variant keeps GoogleTest's)."""
     srcs = [name + ".cc"]
     if data == None:
         data = native.glob(["golden/*.npy"])
@@ -207,7 +208,7 @@ def _lab_test(lab, name, deps, data, size, lib, **kwargs):
         size = size,
         srcs = srcs,
         data = data,
-        deps = deps + ["//common/testing", "@system//:gtest_main"],
+        deps = deps + ["//common/testing", main],
         **kwargs
     )
     if INSTRUCTORS:  # the learner kit has no grader to serve
@@ -217,10 +218,12 @@ def lab_test(deps = [], data = None, size = "small", **kwargs):
     """<target>_public_test (<target>_public_test.cc): the public test of the
     lab, what the learner runs with `bazel test`. It links the lab's library
     and <target>_test_util; `deps` are the other libraries it uses, `data`
-    its files (golden/*.npy unless given)."""
+    its files (golden/*.npy unless given). Its main() prints failures in the
+    learner's language (//common/testing:test_main; .bazelrc passes LANG and
+    LANGUAGE to tests)."""
     lab = _this_lab()
     _lab_test(lab, lab.target + "_public_test", deps, data, size,
-              lib = ":" + lab.target, **kwargs)
+              lib = ":" + lab.target, main = "//common/testing:test_main", **kwargs)
 
 def graded_test(deps = [], data = None, size = "small", reference = False, reference_deps = [],
                 remote_hdrs = None, **kwargs):

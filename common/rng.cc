@@ -162,6 +162,8 @@ double NumpyRng::next_double() {
   return static_cast<double>(next_uint64() >> 11) * (1.0 / 9007199254740992.0);
 }
 
+double NumpyRng::random() { return next_double(); }
+
 double NumpyRng::standard_normal() {
   for (;;) {
     // One 64-bit word is carved up as: 8 bits layer index | 1 sign bit |

@@ -26,6 +26,7 @@
 //   mha::NumpyRng rng(42);
 //   double z = rng.standard_normal();   // default_rng(42).standard_normal()
 //   mha::Tensor2 w_q = rng.normal_matrix(16, 16, 16);  // continues on
+//   double u = rng.random();            // ... .random(), in [0, 1)
 //
 // Consecutive calls continue one stream, just as consecutive calls on one
 // NumPy Generator do. The class is not thread-safe: give each thread its own.
@@ -54,6 +55,13 @@ class NumpyRng {
   // NumPy 1.x does for the expression in the header comment.
   // Throws std::invalid_argument if rows, cols or fan_in is 0.
   Tensor2 normal_matrix(std::size_t rows, std::size_t cols, std::size_t fan_in);
+
+  // The next uniform draw in [0, 1); equals the next Generator.random() bit
+  // for bit: the top 53 bits of one 64-bit word times 2^-53,
+  // ((next_uint64 >> 11) * 2^-53). It continues the same stream as
+  // standard_normal(), as both do on one NumPy Generator. Lab 15's sampling
+  // draws its u with it.
+  double random();
 
  private:
   // PCG64 step: advance the LCG, then permute the new state into 64 bits.

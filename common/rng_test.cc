@@ -164,6 +164,42 @@ void ExpectInvalidArgumentMentioning(Call call, const std::string& expected) {
   }
 }
 
+TEST(NumpyRng, RandomMatchesNumpyBitForBit) {
+  for (std::uint64_t seed : {0u, 7u}) {
+    const auto golden = xt::load_npy<double>(
+        TestData("rng_random_seed" + std::to_string(seed) + ".npy"));
+    ASSERT_EQ(golden.size(), 1000u);
+    NumpyRng rng(seed);
+    for (std::size_t i = 0; i < golden.size(); ++i) {
+      const double got = rng.random();
+      ASSERT_EQ(Bits(got), Bits(golden(i)))
+          << "seed " << seed << ": first mismatch at draw " << i << ": got " << got
+          << ", NumPy gave " << golden(i);
+    }
+  }
+}
+
+TEST(NumpyRng, RandomAndStandardNormalContinueOneStream) {
+  // NumPy: every third draw standard_normal(), the others random(), from one generator.
+  const auto golden = xt::load_npy<double>(TestData("rng_mixed_seed5.npy"));
+  ASSERT_EQ(golden.size(), 300u);
+  NumpyRng rng(5);
+  for (std::size_t i = 0; i < golden.size(); ++i) {
+    const double got = i % 3 ? rng.random() : rng.standard_normal();
+    ASSERT_EQ(Bits(got), Bits(golden(i))) << "first mismatch at draw " << i << ": got " << got
+                                          << ", NumPy gave " << golden(i);
+  }
+}
+
+TEST(NumpyRng, RandomStaysInTheHalfOpenUnitInterval) {
+  NumpyRng rng(123);
+  for (int i = 0; i < 100000; ++i) {
+    const double u = rng.random();
+    ASSERT_GE(u, 0.0);
+    ASSERT_LT(u, 1.0);
+  }
+}
+
 TEST(NumpyRng, NormalMatrixRejectsZeroFanIn) {
   NumpyRng rng(0);
   ExpectInvalidArgumentMentioning([&] { rng.normal_matrix(2, 2, 0); },

@@ -7,8 +7,10 @@
 #                             python3-matplotlib, which draws every chart (the
 #                             lab programs' through tools/plot/draw_chart.py,
 #                             the benchmarks' and the class report's),
-#                             python3-markdown and python3-pygments, with which
-#                             ./lab read renders the lessons,
+#                             python3-markdown, python3-pygments and python3-jinja2,
+#                             with which ./lab read renders the lessons and its pages,
+#                             libjs-katex, which draws their formulas in the browser,
+#                             and fonts-noto-cjk, with which the reader and the charts show Chinese,
 #                             python3-pytest and git for ./lab test (mutants are
 #                             applied with git apply; export-kit reads committed stubs).
 #                             The learner kit runs this same list.
@@ -17,7 +19,8 @@
 #                             and ./lab test's translations check, and export-kit
 #                             compiles the terminal's catalogues (the kit ships the
 #                             translated pages and compiled catalogues: a learner
-#                             needs none of them).
+#                             needs none of them); nodejs, in which ./lab test parses
+#                             every formula with KaTeX.
 #   tools/setup.sh --dev      also what regenerates goldens (Debian's python3-numpy
 #                             and python3-torch), and chromium, in which a
 #                             test opens the class report, with chromium-driver
@@ -38,16 +41,16 @@ packages=(
   bazel-bootstrap bazel-rules-cc bazel-rules-java bazel-platforms bazel-skylib
   g++ python3
   libgtest-dev libgmock-dev libbenchmark-dev
-  libxtensor-dev xtl-dev libxsimd-dev libxtensor-blas-dev libopenblas-dev
+  libxtensor-dev xtl-dev libxsimd-dev libxtensor-blas-dev libopenblas-dev nlohmann-json3-dev
   util-linux coreutils
   inotify-tools
   similarity-tester python3-pytest git
   python3-matplotlib
-  python3-markdown python3-pygments
+  python3-markdown python3-pygments python3-jinja2 libjs-katex fonts-noto-cjk
 )
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [[ -d "$repo/solutions" && -d "$repo/tests" ]]; then
-  packages+=(po4a gettext python3-polib)
+  packages+=(po4a gettext python3-polib nodejs)
 fi
 for flag in "$@"; do
   case $flag in

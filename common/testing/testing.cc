@@ -10,7 +10,7 @@
 #include <xtensor/xnpy.hpp>
 
 #include "common/core/shape_string.h"
-
+#include "common/testing/sentences.h"
 
 namespace mha {
 namespace testing {
@@ -35,6 +35,23 @@ std::string IndexString(std::size_t flat, const std::vector<std::size_t>& shape,
   return out.str();
 }
 
+// The diagnosis of a mistake: "looks like <its words>; see <its lesson>,
+// \"Classic mistakes\"", or "looks like " and the message of a mistake
+// that came without its words and lesson.
+std::string LooksLikeSentence(const Misconception& mistake, const std::string& message) {
+  if (mistake.words.empty() || mistake.doc.empty()) return "looks like " + message;
+  return Fill(kLooksLike, {{"mistake", mistake.words}, {"doc", mistake.doc}});
+}
+
+// A number as the messages print it: 7 significant digits, "0.7897463".
+template <class T>
+std::string Number(T value) {
+  std::ostringstream out;
+  out.precision(7);
+  out << value;
+  return out.str();
+}
+
 }  // namespace
 
 ::testing::AssertionResult AllCloseFlat(const std::vector<std::size_t>& actual_shape,
@@ -44,8 +61,8 @@ std::string IndexString(std::size_t flat, const std::vector<std::size_t>& shape,
                                         const std::vector<std::string>& axis_names) {
   if (actual_shape != expected_shape) {
     return ::testing::AssertionFailure()
-           << "shape mismatch: actual " << shape_string(actual_shape) << ", expected "
-           << shape_string(expected_shape);
+           << Fill(kShapeMismatch, {{"actual_shape", shape_string(actual_shape)},
+                                    {"expected_shape", shape_string(expected_shape)}});
   }
   std::size_t n = 1;
   for (std::size_t s : actual_shape) n *= s;
@@ -77,15 +94,19 @@ std::string IndexString(std::size_t flat, const std::vector<std::size_t>& shape,
   }
   if (bad == 0) return ::testing::AssertionSuccess();
 
-  std::ostringstream msg;
-  msg.precision(7);
-  msg << bad << " of " << n << " elements differ; first at "
-      << IndexString(first, actual_shape, axis_names) << ": actual " << actual[first]
-      << ", expected " << expected[first] << "; max |error| " << worst_err << " at "
-      << IndexString(worst, actual_shape, axis_names) << ": actual " << actual[worst]
-      << ", expected " << expected[worst] << " (atol " << tol.atol << ", rtol " << tol.rtol
-      << ")";
-  return ::testing::AssertionFailure() << msg.str();
+  return ::testing::AssertionFailure() << Fill(
+             kElementsDiffer,
+             {{"count", std::to_string(bad)},
+              {"total", std::to_string(n)},
+              {"first_index", IndexString(first, actual_shape, axis_names)},
+              {"actual", Number(actual[first])},
+              {"expected", Number(expected[first])},
+              {"error", Number(worst_err)},
+              {"worst_index", IndexString(worst, actual_shape, axis_names)},
+              {"worst_actual", Number(actual[worst])},
+              {"worst_expected", Number(expected[worst])},
+              {"atol", Number(tol.atol)},
+              {"rtol", Number(tol.rtol)}});
 }
 
 xt::xarray<float> LoadNpy(const std::string& path) {
@@ -107,16 +128,18 @@ xt::xarray<float> LoadNpy(const std::string& path) {
   for (const KnownMistake& mistake : mistakes) {
     const xt::xarray<float> wrong = LoadNpy(mistake.golden);
     if (AllClose(actual, wrong, tol)) {
-      const std::string sentence = "looks like " + mistake.message;
+      const std::string sentence = LooksLikeSentence(mistake.mistake, mistake.message);
       Misconception named = mistake.mistake;
       if (named.words.empty()) named.words = mistake.message;
       named.looks_like = true;
       RecordMisconception(std::move(named), sentence);
       return ::testing::AssertionFailure()
-             << sentence << " (checked against " << path << ": " << result.message() << ")";
+             << sentence << " " << Fill(kCheckedAgainst, {{"golden", path}}) << result.message()
+             << ")";
     }
   }
-  return ::testing::AssertionFailure() << "vs " << path << ": " << result.message();
+  return ::testing::AssertionFailure()
+         << Fill(kComparedWith, {{"golden", path}}) << result.message();
 }
 
 MistakeTable::MistakeTable(std::string doc,
@@ -131,7 +154,7 @@ std::string MistakeTable::Message(const std::string& name) const {
       break;
     }
   }
-  return what + "; see " + doc_ + ", \"Classic mistakes\"";
+  return Fill(kSeeClassicMistakes, {{"mistake", what}, {"doc", doc_}});
 }
 
 std::vector<KnownMistake> MistakeTable::Of(const std::string& golden,
@@ -157,7 +180,8 @@ MistakeNote MistakeTable::Named(const std::string& name) const {
 MistakeNote MistakeTable::LooksLike(const std::string& name) const {
   Misconception mistake = Mistake(name);
   mistake.looks_like = true;
-  return MistakeNote(std::move(mistake), "looks like " + Message(name));
+  std::string sentence = LooksLikeSentence(mistake, Message(name));
+  return MistakeNote(std::move(mistake), std::move(sentence));
 }
 
 std::ostream& operator<<(std::ostream& out, const MistakeNote& note) {

@@ -33,6 +33,7 @@
 #include "common/core/shape_string.h"
 #include "common/tensor.h"
 #include "common/testing/misconception.h"
+#include "common/testing/sentences.h"
 #include "common/testing/tolerance.h"
 
 namespace mha {
@@ -152,19 +153,16 @@ template <class F>
     for (const auto& m : mentions) {
       if (what.find(m) == std::string::npos) {
         return ::testing::AssertionFailure()
-               << "std::invalid_argument was thrown, but its message \"" << what
-               << "\" does not mention \"" << m << "\"";
+               << Fill(kMessageOmits, {{"message", what}, {"value", m}});
       }
     }
     return ::testing::AssertionSuccess();
   } catch (const std::exception& e) {
-    return ::testing::AssertionFailure()
-           << "expected std::invalid_argument, got another exception: " << e.what();
+    return ::testing::AssertionFailure() << Fill(kOtherException, {{"what", e.what()}});
   } catch (...) {
-    return ::testing::AssertionFailure() << "expected std::invalid_argument, got a non-standard exception";
+    return ::testing::AssertionFailure() << kNonStandardException;
   }
-  return ::testing::AssertionFailure()
-         << "expected std::invalid_argument, but the call returned normally";
+  return ::testing::AssertionFailure() << kReturnedNormally;
 }
 
 // The path of the golden array `name` in the golden folder `dir` (which ends
@@ -275,13 +273,19 @@ std::optional<Tensor2> DecodeInChunks(Decoder& decoder, const Tensor2& x,
     try {
       y = decoder.step(x_new);
     } catch (const std::invalid_argument& e) {
-      ADD_FAILURE() << "step threw std::invalid_argument on a valid input (" << t
-                    << " new tokens after " << P << "): " << e.what() << why(e.what());
+      ADD_FAILURE() << Fill(kStepThrew, {{"new_count", std::to_string(t)},
+                                         {"cached_count", std::to_string(P)},
+                                         {"what", e.what()}})
+                    << why(e.what());
       return std::nullopt;
     }
     if (y.shape(0) != static_cast<std::size_t>(t) || y.shape(1) != x.shape(1)) {
-      ADD_FAILURE() << "step of " << t << " tokens after " << P << " returned shape "
-                    << shape_string(y) << ", expected (" << t << ", " << x.shape(1) << ")";
+      ADD_FAILURE() << Fill(kStepShape,
+                            {{"new_count", std::to_string(t)},
+                             {"cached_count", std::to_string(P)},
+                             {"actual_shape", shape_string(y)},
+                             {"expected_shape", "(" + std::to_string(t) + ", " +
+                                                    std::to_string(x.shape(1)) + ")"}});
       return std::nullopt;
     }
     xt::view(rows, xt::range(P, P + t), xt::all()) = y;

@@ -5,7 +5,8 @@ The C++ class NumpyRng (common/rng.h) promises to reproduce
 
     np.random.default_rng(seed).standard_normal(...)
 
-bit for bit, and to build weight matrices exactly like the NumPy lessons do.
+bit for bit (and np.random.default_rng(seed).random(...)), and to build
+weight matrices exactly like the NumPy lessons do.
 This script records what NumPy actually produces so that common/rng_test.cc
 can compare against it.
 
@@ -87,6 +88,15 @@ def main():
     assert a.dtype == np.float32 and b.dtype == np.float32
     save("rng_two_matrices_seed3_a.npy", a)
     save("rng_two_matrices_seed3_b.npy", b)
+
+    # 4. Uniform draws (Generator.random(), float64): two seeds, and one
+    #    stream that alternates normals and uniforms (both continue the same
+    #    generator: normal, normal, random, normal, random, random, ...).
+    for seed in (0, 7):
+        save(f"rng_random_seed{seed}.npy", np.random.default_rng(seed).random(1000))
+    rng = np.random.default_rng(5)
+    mixed = [rng.random() if i % 3 else rng.standard_normal() for i in range(300)]
+    save("rng_mixed_seed5.npy", np.array(mixed, dtype=np.float64))
 
 
 if __name__ == "__main__":

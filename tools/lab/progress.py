@@ -21,6 +21,13 @@ import sys
 import threading
 import time
 
+def N_(message):
+    """Marks a message for the terminal's catalogue (course/catalogues.py):
+    the learner's commands pass their translation to run_bazel()
+    (learner/bazel.py); the instructors' print it as it is."""
+    return message
+
+
 LOG_EVERY = 15.0        # seconds between two lines in a log
 TTY_EVERY = 0.5         # seconds between two redraws in a terminal
 # Bazel's own progress, without colours or the curses UI, at most every 2 s
@@ -124,16 +131,26 @@ def _columns():
         return 100
 
 
-class BazelProgress:
-    """Reads Bazel's output line by line and keeps a Progress up to date."""
+_STARTING = N_("starting Bazel")
+_LOADING = N_("loading and analysing the build")
+_ACTIONS_DONE = N_("%(done)s / %(total)s actions")
+_TESTS_DONE = N_("%(done)d tests finished")
+_TESTS_OF = N_("%(done)d / %(total)d tests finished")
 
-    def __init__(self, progress, tests=False):
+
+class BazelProgress:
+    """Reads Bazel's output line by line and keeps a Progress up to date;
+    `translate` gives its words in the learner's language (what Bazel is
+    doing, "Compiling ...", stays Bazel's)."""
+
+    def __init__(self, progress, tests=False, translate=None):
         self.progress = progress
         self.tests = tests
+        self.tr = translate or (lambda message: message)
         self.tests_total = None
         self.tests_done = 0
         self.actions = None     # (done, total, what)
-        self.phase = "starting Bazel"
+        self.phase = self.tr(_STARTING)
 
     def feed(self, line):
         line = line.rstrip()
@@ -142,7 +159,7 @@ class BazelProgress:
             self.actions = (m.group(1), m.group(2), m.group(3))
             self.phase = ""
         elif _ANALYZING.match(line):
-            self.phase = "loading and analysing the build (%s)" % line.split(":", 1)[0].lower()
+            self.phase = self.tr(_LOADING)
         m = _FOUND_TESTS.search(line)
         if m:
             self.tests_total = int(m.group(1).replace(",", ""))
@@ -157,10 +174,14 @@ class BazelProgress:
         if self.actions:
             done, total, what = self.actions
             what = re.sub(r";\s*\d+s.*$", "", what)[:60]
-            parts.append("%s / %s actions%s" % (done, total, " (%s)" % what if what else ""))
+            parts.append(self.tr(_ACTIONS_DONE) % {"done": done, "total": total} +
+                         (" (%s)" % what if what else ""))
         if self.tests and (self.tests_done or self.tests_total):
-            parts.append("%d%s tests finished" % (
-                self.tests_done, " / %d" % self.tests_total if self.tests_total else ""))
+            if self.tests_total:
+                parts.append(self.tr(_TESTS_OF) % {"done": self.tests_done,
+                                                   "total": self.tests_total})
+            else:
+                parts.append(self.tr(_TESTS_DONE) % {"done": self.tests_done})
         return ", ".join(parts)
 
 
@@ -188,13 +209,14 @@ def stop_client(proc):
 
 
 def run_bazel(cmd, what, cwd, tests=False, stdout_only=False, env=None, timeout=None,
-              stream=None):
+              stream=None, translate=None):
     """Runs `cmd` (a Bazel command line; BAZEL_UI_FLAGS are the caller's to add)
-    and shows its progress as `what` while it works. Returns (exit status,
-    output): stdout and stderr together, or stdout alone with stdout_only
-    (stderr is then read for progress only). A timeout kills it (exit 124)."""
+    and shows its progress as `what` while it works (its words translated by
+    `translate`, see BazelProgress). Returns (exit status, output): stdout and
+    stderr together, or stdout alone with stdout_only (stderr is then read for
+    progress only). A timeout kills it (exit 124)."""
     progress = Progress(what, stream=stream)
-    watcher = BazelProgress(progress, tests=tests)
+    watcher = BazelProgress(progress, tests=tests, translate=translate)
     try:
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE,

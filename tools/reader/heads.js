@@ -1,10 +1,11 @@
-// The course reader's head viewer (heads/index.html): draws the view.json
+// The course reader's head viewer (<lang>/heads.html): draws the view.json
 // files the learner's programs wrote (lab 7's show_heads, lab 10's
 // ablate_heads, lab 13's grow_induction_heads; format below). Pick a run, a
 // layer and a head; hover a token (a query) to see the weight it puts on each
 // key; the head's role and scores, its loss change when silenced, the
 // composition scores between layers and the induction score over training
-// when the run has them. Plain DOM and SVG, no library.
+// when the run has them. Plain DOM and SVG, no library; every word from the
+// page's labels (its language).
 //
 // view.json: {"kind": "heads_view", "program", "title", "tokens": [T],
 //   "layers": [{"name", "heads": [{"weights": [T][T] (row = query),
@@ -15,19 +16,21 @@
 "use strict";
 
 (function () {
-  const SVG = "http://www.w3.org/2000/svg";
+  const {T, fill, el, svg, heat} = window.MHA;
 
-  function el(tag, attrs, text) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-    if (text !== undefined) e.textContent = text;
-    return e;
+  // Lab 7's label of a head, a score's name and a layer's, in the page's
+  // language (a name the labels lack stays as the program wrote it).
+  function role(name) {
+    return T["role_" + name] || name;
   }
 
-  function svg(tag, attrs) {
-    const e = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-    return e;
+  function scoreName(name) {
+    return (T.score_names || {})[name] || name;
+  }
+
+  function layerName(name) {
+    const m = /^layer (\d+)$/.exec(name);
+    return m && T.layer_n ? fill(T.layer_n, {n: m[1]}) : name;
   }
 
   function fmt(v) {
@@ -58,12 +61,12 @@
         s.style.background = "rgba(37, 99, 235, " + Math.min(1, w * 1.2).toFixed(3) + ")";
         s.style.color = w > 0.45 ? "white" : "";
         s.classList.toggle("query", j === i);
-        s.title = "weight " + fmt(w);
+        s.title = fill(T.weight, {w: fmt(w)});
       });
       let best = 0;
       weights[i].forEach((w, j) => { if (w > weights[i][best]) best = j; });
-      out.textContent = "query " + i + " \u201c" + tokens[i] + "\u201d attends most to key " +
-          best + " \u201c" + tokens[best] + "\u201d (" + fmt(weights[i][best]) + ")";
+      out.textContent = fill(T.attends_most, {i, q: tokens[i], j: best, k: tokens[best],
+                                              w: fmt(weights[i][best])});
     }
     spans.forEach((s, i) => {
       s.addEventListener("mouseenter", () => show(i));
@@ -75,39 +78,34 @@
   // The (T, T) weights as a grid of cells, rows queries, columns keys, each
   // row labelled with its token.
   function heatmap(weights, tokens, blockLen) {
-    const T = weights.length, c = Math.max(8, Math.min(26, Math.floor(420 / T)));
+    const n = weights.length, c = Math.max(8, Math.min(26, Math.floor(420 / n)));
     const left = c >= 12 ? 76 : 0;
-    const g = svg("svg", {width: left + T * c + 2, height: T * c + 2, class: "heatmap",
-                          role: "img", "aria-label": "attention weights, rows queries"});
-    for (let i = 0; i < T; ++i) {
+    const g = svg("svg", {width: left + n * c + 2, height: n * c + 2, class: "heatmap",
+                          role: "img", "aria-label": T.heatmap_aria});
+    for (let i = 0; i < n; ++i) {
       if (left) {
         const label = svg("text", {x: left - 6, y: 1 + i * c + c * 0.7, "text-anchor": "end",
                                    "font-size": Math.min(12, c - 2)});
         label.textContent = i + " " + tokens[i];
         g.appendChild(label);
       }
-      for (let j = 0; j < T; ++j) {
+      for (let j = 0; j < n; ++j) {
         const w = weights[i][j] || 0;
         const r = svg("rect", {x: left + 1 + j * c, y: 1 + i * c, width: c, height: c,
-                               fill: j > i ? "#e5e7eb" : "rgb(" + Math.round(255 - 218 * w) +
-                               "," + Math.round(255 - 156 * w) + "," + Math.round(255 - 20 * w) +
-                               ")"});
+                               fill: j > i ? "#e5e7eb" : heat(w)});
         const t = svg("title");
-        t.textContent = "query " + i + " " + tokens[i] + ", key " + j + " " + tokens[j] + ": " +
-            fmt(w);
+        t.textContent = fill(T.cell, {i, q: tokens[i], j, k: tokens[j], w: fmt(w)});
         r.appendChild(t);
         g.appendChild(r);
       }
     }
     if (blockLen) {
-      g.appendChild(svg("line", {x1: left, x2: left + T * c + 2, y1: 1 + blockLen * c,
+      g.appendChild(svg("line", {x1: left, x2: left + n * c + 2, y1: 1 + blockLen * c,
                                  y2: 1 + blockLen * c, stroke: "#dc2626", "stroke-width": 1}));
     }
     const fig = el("figure");
     fig.appendChild(g);
-    fig.appendChild(el("figcaption", {}, "rows: queries, columns: keys; dark = weight 1, grey: " +
-                                         "masked (future key)" +
-                                         (blockLen ? "; red line: the repeated half starts" : "")));
+    fig.appendChild(el("figcaption", {}, T.heatmap_caption + (blockLen ? T.heatmap_block : "")));
     return fig;
   }
 
@@ -153,7 +151,7 @@
                                              [x1, W - 10, H - 10, "end", 1],
                                              [y1, L - 4, 16, "end", 0], [0, L - 4, H - B, "end", 0]]) {
       const t = svg("text", {x, y, "font-size": 11, "text-anchor": anchor});
-      t.textContent = isStep ? "step " + v : fmt(v);
+      t.textContent = isStep ? fill(T.step, {n: v}) : fmt(v);
       g.appendChild(t);
     }
     const fig = el("figure");
@@ -175,14 +173,14 @@
       layer = Math.min(layer, L.length - 1);
       head = Math.min(head, L[layer].heads.length - 1);
       controls.textContent = "";
-      const runs = select("run", views.map(x => x.label + " (" + x.made + ")"),
+      const runs = select(T.run, views.map(x => x.label + " (" + x.made + ")"),
                           i => { v = i; layer = 0; head = 0; render(); });
       runs.querySelector("select").value = String(v);
       runs.querySelector("select").id = "pick-run";
-      const layers = select("layer", L.map(l => l.name), i => { layer = i; render(); });
+      const layers = select(T.layer, L.map(l => layerName(l.name)), i => { layer = i; render(); });
       layers.querySelector("select").value = String(layer);
       layers.querySelector("select").id = "pick-layer";
-      const heads = select("head", L[layer].heads.map((_, h) => "head " + h),
+      const heads = select(T.head, L[layer].heads.map((_, h) => fill(T.head_n, {h})),
                            i => { head = i; render(); });
       heads.querySelector("select").value = String(head);
       heads.querySelector("select").id = "pick-head";
@@ -192,22 +190,21 @@
       panel.textContent = "";
       panel.appendChild(el("h2", {}, view.title || view.program));
       const info = el("div", {class: "head-info"});
-      info.appendChild(el("h3", {}, L[layer].name + ", head " + head +
-                                        (h.role ? ": " + h.role : "")));
+      info.appendChild(el("h3", {}, fill(T.layer_head, {layer: layerName(L[layer].name), h: head}) +
+                                        (h.role ? ": " + role(h.role) : "")));
       const dl = el("dl");
       for (const [k, val] of Object.entries(h.scores || {})) {
-        dl.appendChild(el("dt", {}, k));
+        dl.appendChild(el("dt", {}, scoreName(k)));
         dl.appendChild(el("dd", {}, fmt(val)));
       }
       if (typeof h.loss_increase === "number") {
-        dl.appendChild(el("dt", {}, "loss change when silenced"));
-        dl.appendChild(el("dd", {class: "loss"}, (h.loss_increase >= 0 ? "+" : "") +
-                                                     fmt(h.loss_increase) + " nats"));
+        dl.appendChild(el("dt", {}, T.loss_change));
+        dl.appendChild(el("dd", {class: "loss"}, fill(T.nats, {
+          v: (h.loss_increase >= 0 ? "+" : "") + fmt(h.loss_increase)})));
       }
       info.appendChild(dl);
       panel.appendChild(info);
-      const out = el("p", {class: "attends", id: "attends"},
-                     "Hover a token: the shading is the weight that query puts on each key.");
+      const out = el("p", {class: "attends", id: "attends"}, T.hover);
       panel.appendChild(tokenRow(view.tokens, h.weights, out));
       panel.appendChild(out);
       panel.appendChild(heatmap(h.weights, view.tokens, view.block_len));
@@ -215,17 +212,16 @@
         const box = el("div", {class: "composition"});
         for (const k of ["k", "q", "v"]) {
           if (view.composition[k]) {
-            box.appendChild(table(k.toUpperCase() + "-composition", "layer-2 head",
-                                  "layer-1 head", view.composition[k]));
+            box.appendChild(table(fill(T.composition_table, {kind: k.toUpperCase()}),
+                                  T.later_head, T.earlier_head, view.composition[k]));
           }
         }
-        panel.appendChild(el("h3", {}, "Composition scores between the layers"));
+        panel.appendChild(el("h3", {}, T.composition));
         panel.appendChild(box);
       }
       if (view.induction_over_training) {
-        panel.appendChild(el("h3", {}, "Induction score over training"));
-        panel.appendChild(lineChart(view.induction_over_training,
-                                    "each layer-2 head's induction score (lab 7) by step"));
+        panel.appendChild(el("h3", {}, T.induction_title));
+        panel.appendChild(lineChart(view.induction_over_training, T.induction_caption));
       }
     }
     render();

@@ -1,11 +1,18 @@
 """./lab test's browser check of the course reader (./lab read): the site is
 built into a temporary directory, served on 127.0.0.1, and used in headless
 Chromium (Debian's chromium and chromium-driver, driven by python3-selenium)
-as a learner would: lab 2's page in Spanish (its quiz too), the switch to
-Portuguese, a search for "RoPE" and its first hit, a quiz question answered
-wrongly then rightly with both explanations shown, a reload that keeps the progress, and
-the head viewer on a small committed data file (tools/reader/testdata/) with
-a token hovered. Chromium's own log must hold no console error, and its
+as a learner would: the front door with a browser that prefers Spanish (it
+opens the Spanish contents, every label Spanish), lab 2's page in Spanish (its
+quiz too), the switch to Portuguese, the front door again (it opens the
+Portuguese the learner chose), searches on a Spanish page ("induccion" finds
+"inducción", Spanish hits first, a Chinese section found by substring and by
+character pairs), a search for "RoPE" and its first hit, a quiz question
+answered wrongly then rightly with both explanations shown, a reload that keeps
+the progress, the head viewer on a small committed data file
+(tools/reader/testdata/) with a token hovered, and the Mini-GPT playground on
+a model the reference solutions train for a short run (browser_playground.py:
+probabilities for a held-out prompt, a head switched off, the Spanish page, a
+request without the session's token refused). Chromium's own log must hold no console error, and its
 performance log (the DevTools protocol's Network events) no request to any
 host but 127.0.0.1. screenshots() takes the pictures of a closing note.
 """
@@ -16,8 +23,9 @@ import tempfile
 import time
 import urllib.parse
 
+from checks import browser_playground
 from labs import ROOT
-from learner import reader
+from learner import reader_lessons, reader_server, reader_site
 
 FIXTURES = os.path.join(ROOT, "tools", "reader", "testdata")
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -34,7 +42,7 @@ class Unavailable(RuntimeError):
     pass
 
 
-def start_browser(profile):
+def start_browser(profile, accept_languages="en-US,en"):
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
@@ -46,6 +54,8 @@ def start_browser(profile):
     options = webdriver.ChromeOptions()
     for f in FLAGS + ["--user-data-dir=" + profile]:
         options.add_argument(f)
+    # The languages the learner's browser prefers (navigator.languages).
+    options.add_experimental_option("prefs", {"intl.accept_languages": accept_languages})
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
 
@@ -55,9 +65,9 @@ def build_test_site(site):
     translation of it yet, and the small head-viewer file."""
     translations = {}
     for lang in ("es", "pt-BR"):
-        if reader.translation_of(_lab2(), lang) is None:
+        if reader_lessons.translation_of(_lab2(), lang) is None:
             translations[lang] = os.path.join(FIXTURES, "i18n", lang)
-    reader.build(site, translations=translations,
+    reader_site.build(site, translations=translations,
                  extra_views=[os.path.join(FIXTURES, "view_small.json")])
 
 
@@ -85,6 +95,41 @@ def foreign_requests(perf_log, port):
     return bad
 
 
+# A Chinese section for the search (no Chinese lesson is committed yet): "in
+# multi-head attention each head adds its scores. The mechanism is simple."
+CHINESE = {"lab": 2, "lang": "zh-CN", "url": "en/02_batched_attention.html", "title": "实验 2",
+           "text": "多头注意力把每个头的分数相加。这个机制很简单。"}
+
+
+def spanish_chrome(driver, step):
+    """Fails a step for each label of the page's chrome that is not Spanish."""
+    from selenium.webdriver.common.by import By
+    from learner.reader_labels import labels, speaking
+    with speaking("es"):
+        t = labels()
+    box = driver.find_element(By.ID, "search")
+    step("the search box is not labelled in Spanish: %r" % box.get_attribute("placeholder"),
+         box.get_attribute("placeholder") == t["search"])
+    text = driver.find_element(By.TAG_NAME, "body").text
+    for english in ("Search every lesson", "all labs", "Your last run", "Next:", "lesson",
+                    "your last run"):
+        step("the Spanish page shows the English label %r" % english, english not in text)
+
+
+def search_hits(driver, wait, query):
+    """Types `query` into the page's search box; returns the hits' links."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    box = driver.find_element(By.ID, "search")
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(Keys.DELETE)
+    if not query:
+        return []
+    box.send_keys(query)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hits a.hit, #hits p.none"))
+    return driver.find_elements(By.CSS_SELECTOR, "#hits a.hit")
+
+
 def run(check):
     """Runs the whole scenario; each failure goes to check.fail()."""
     from selenium.webdriver.common.action_chains import ActionChains
@@ -93,14 +138,20 @@ def run(check):
     from selenium.webdriver.support.ui import WebDriverWait
 
     tmp = tempfile.mkdtemp(prefix="mha-reader-")
-    server = driver = None
+    server = driver = model = None
     try:
         site = os.path.join(tmp, "site")
         build_test_site(site)
-        server = reader.serve(site)
+        try:
+            model = browser_playground.model(
+                browser_playground.train_checkpoint(os.path.join(tmp, "train")))
+        except RuntimeError as e:
+            check.fail("the playground's model: %s" % e)
+        server = reader_server.serve(site, playground=model)
         port = server.server_address[1]
         base = "http://127.0.0.1:%d/" % port
-        driver = start_browser(os.path.join(tmp, "profile"))
+        # A learner whose browser prefers Spanish, on a first visit.
+        driver = start_browser(os.path.join(tmp, "profile"), "es-ES,es")
         driver.set_page_load_timeout(20)
         wait = WebDriverWait(driver, 10)
 
@@ -113,8 +164,16 @@ def run(check):
                 check.fail(what)
             return ok
 
+        # The front door opens the browser's language; every label is Spanish.
+        driver.get(base)
+        wait.until(EC.url_contains("/es/"))
+        step("a first visit with the browser in Spanish did not open the Spanish contents: "
+             + driver.current_url, driver.current_url.endswith("/es/index.html"))
+        spanish_chrome(driver, step)
+
         # Lab 2 in Spanish, then Portuguese by the switch.
         driver.get(base + "es/02_batched_attention.html")
+        spanish_chrome(driver, step)
         step("lab 2's Spanish page is not in Spanish (html lang %r)"
              % driver.find_element(By.TAG_NAME, "html").get_attribute("lang"),
              driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "es")
@@ -133,6 +192,29 @@ def run(check):
         step("the language switch did not open the Portuguese page: " + driver.current_url,
              driver.current_url.endswith("/pt-BR/02_batched_attention.html") and
              "atenção" in driver.find_element(By.TAG_NAME, "main").text)
+
+        # The Portuguese choice is remembered: the front door opens it now.
+        driver.get(base)
+        wait.until(EC.url_contains("/pt-BR/"))
+        step("the front door did not open the language chosen last: " + driver.current_url,
+             driver.current_url.endswith("/pt-BR/index.html"))
+
+        # Search folds accents and puts the page's language first; Chinese
+        # matches without spaces, by substring or by most of its character pairs.
+        driver.get(base + "es/02_batched_attention.html")
+        for query, what in (("induccion", "inducción"), ("rotacion", "rotación")):
+            hits = search_hits(driver, wait, query)
+            langs = [h.get_attribute("lang") for h in hits]
+            step("a search for %r on a Spanish page finds no Spanish lesson saying %r first "
+                 "(hits in %s)" % (query, what, langs),
+                 hits and langs[0] == "es" and what in hits[0].text.lower() and
+                 langs == sorted(langs, key=lambda l: l != "es"))
+        driver.execute_script("window.SEARCH_INDEX.push(arguments[0])", CHINESE)
+        for query in ("多头注意力", "注意力机制"):   # a substring; most of its pairs
+            hits = search_hits(driver, wait, query)
+            step("a Chinese search (%s) does not find the Chinese section" % query,
+                 any(h.get_attribute("lang") == "zh-CN" for h in hits))
+        search_hits(driver, wait, "")
 
         # Search "RoPE" and follow the first hit.
         box = driver.find_element(By.ID, "search")
@@ -175,7 +257,7 @@ def run(check):
              driver.find_element(By.CSS_SELECTOR, "#quiz .progress").text == progress)
 
         # The head viewer on the fixture: hover a token.
-        driver.get(base + "heads/index.html#view-small-json")
+        driver.get(base + "en/heads.html#view-small-json")
         tok = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, ".tok[data-i='1']")))
         ActionChains(driver).move_to_element(tok).perform()
         said = driver.find_element(By.ID, "attends").text
@@ -184,6 +266,18 @@ def run(check):
         step("the head viewer does not show the fixture's role and loss change",
              "previous-token" in driver.find_element(By.TAG_NAME, "main").text and
              "+0.500 nats" in driver.find_element(By.TAG_NAME, "main").text)
+        from learner.reader_labels import labels, speaking
+        with speaking("en"):
+            caption = labels()["heatmap_caption"]
+        shown = driver.find_element(By.CSS_SELECTOR, "figure figcaption").text
+        step("the heat map's caption is not its label: %r" % shown, shown.startswith(caption))
+
+        # The Mini-GPT playground on the reference solutions' model.
+        if model is not None:
+            browser_playground.run(driver, base, step, wait)
+            refused = browser_playground.without_token(base)
+            step("a request without the session's token was not refused: %r" % (refused,),
+                 refused == (403, "token"))
 
         errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
         step("console errors: %s" % "; ".join(e.get("message", "")[:200] for e in errors[:3]),
@@ -197,6 +291,8 @@ def run(check):
         if server is not None:
             server.shutdown()
             server.server_close()
+        if model is not None:
+            model.stop()
         shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -210,7 +306,7 @@ def screenshots(dest, site=None):
     tmp = tempfile.mkdtemp(prefix="mha-reader-")
     site = site or os.path.join(tmp, "site")
     build_test_site(site)
-    server = reader.serve(site)
+    server = reader_server.serve(site)
     base = "http://127.0.0.1:%d/" % server.server_address[1]
     driver = start_browser(os.path.join(tmp, "profile"))
     out = []
@@ -240,10 +336,10 @@ def screenshots(dest, site=None):
                 buttons[k].click()
         driver.execute_script("document.getElementById('quiz').scrollIntoView()")
         shot("quiz_answered.png")
-        driver.get(base + "heads/index.html")
+        driver.get(base + "en/heads.html")
         views = json.loads(driver.find_element(By.ID, "views-data").get_attribute("textContent"))
         for v in views:
-            driver.get(base + "heads/index.html?run=%s#%s" % (v["id"], v["id"]))
+            driver.get(base + "en/heads.html?run=%s#%s" % (v["id"], v["id"]))
             toks = driver.find_elements(By.CSS_SELECTOR, ".tok")
             if toks:
                 ActionChains(driver).move_to_element(toks[len(toks) * 2 // 3]).perform()

@@ -12,8 +12,8 @@ import sys
 import time
 import traceback
 
-from checks import browser, consistency, hostile, hostile_roster, kit_check, mutants, \
-    newlab_check, slurm_check, tolerances
+from checks import browser, consistency, formulas, hostile, hostile_roster, kit_check, \
+    mutants, newlab_check, quiz_numbers, slurm_check, tolerances
 from course import i18n
 from grader import grade, instructor
 from labs import ROOT, load_labs
@@ -240,14 +240,24 @@ def check_quizzes(state):
               "and after, exactly one right answer each, an explanation for every option")
     for problem in quiz.problems(state["labs"]):
         c.fail(problem)
-    return [c]
+    n = Check("every number of a quiz's questions, right answers and explanations is in its "
+              "lab's lesson, or marked as derived with arithmetic that gives it "
+              "(checks/quiz_numbers.py)")
+    for problem in quiz_numbers.problems(state["labs"]):
+        n.fail(problem)
+    return [c, n]
 
 
-def check_reader(state):
+def check_reader_browser(state):
     """./lab read's site in headless Chromium (tools/lab/checks/browser.py)."""
-    c = Check("the course reader in headless Chromium: lab 2 in Spanish then Portuguese, a "
-              "search for RoPE, a quiz answered wrongly then rightly and kept over a reload, "
-              "the head viewer; no console error, no request beyond 127.0.0.1")
+    c = Check("the course reader in headless Chromium: the front door in the browser's "
+              "language, then in the one chosen last; lab 2 in Spanish (every label) then "
+              "Portuguese; searches that fold accents, put the page's language first and find "
+              "Chinese; a quiz answered wrongly then rightly and kept over a reload; the head "
+              "viewer; the Mini-GPT playground on a model the reference solutions trained "
+              "(probabilities of a held-out prompt, a head switched off, in Spanish, a request "
+              "without the session's token refused); no console error, no request beyond "
+              "127.0.0.1")
     t0 = time.time()
     try:
         browser.run(c)
@@ -263,11 +273,24 @@ def check_slurm(state):
 
 def check_translations(state):
     c = Check("the translated pages are what their catalogues make, the catalogues are valid "
-              "and keep every code span, number and link, and no page links to a missing file")
+              "and keep every code span, formula, number, link and code block, every message of "
+              "the code has its entry in each catalogue, and no page links to a missing file")
     for problem in i18n.problems():
         c.fail(problem)
     # How far the translators are: printed, never a failure.
     c.name += " (%s)" % "; ".join(i18n.share_lines())
+    return [c]
+
+
+def check_formulas(state):
+    c = Check("every formula of every lesson, in every language, parses in KaTeX as the reader "
+              "draws it")
+    try:
+        for problem in formulas.problems():
+            c.fail(problem)
+        c.name += " (%d formulas)" % formulas.count()
+    except formulas.Unavailable as e:
+        c.fail(str(e))
     return [c]
 
 
@@ -280,9 +303,9 @@ def check_new_lab(state):
 
 
 CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_translations,
-          check_bazel, check_fuzz, check_solutions, check_stubs, check_cumulative, check_mutants,
-          check_hostile, check_reports, check_quizzes, check_reader, check_slurm, check_kit,
-          check_new_lab]
+          check_formulas, check_bazel, check_fuzz, check_solutions, check_stubs, check_cumulative,
+          check_mutants, check_hostile, check_reports, check_quizzes, check_reader_browser,
+          check_slurm, check_kit, check_new_lab]
 
 
 def main(args):

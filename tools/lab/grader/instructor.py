@@ -348,8 +348,9 @@ EOF
 fi
 '''
 
-_BUNDLE_TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", "lab"]
-_BUNDLE_DIRS = ["common", "labs", "solutions", "tests", "third_party", "tools/lab"]
+_BUNDLE_TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", "lab", "po/BUILD",
+               "po/languages.json"]
+_BUNDLE_DIRS = ["common", "labs", "po/cli", "solutions", "tests", "third_party", "tools/lab"]
 
 
 def bundle_files(labs, key):

@@ -19,7 +19,12 @@ common/lab.bzl), one line.
 The modules, one concern each:
     cli.py                the command line (the kit's ./lab; main.py adds the instructors')
     status.py, watch.py, hint.py, provisional.py    one command each
-    reader.py             ./lab read: the site (python3-markdown, python3-pygments), its server
+    reader.py             ./lab read; reader_site.py builds the site (python3-markdown,
+                          python3-pygments, python3-jinja2), reader_lessons.py renders a
+                          lesson, reader_panels.py what sits beside it, reader_labels.py
+                          every word of it in the learner's language, reader_server.py
+                          serves it on 127.0.0.1, playground.py runs lab 15's model for
+                          its Mini-GPT page
     quiz.py               the quizzes (labs/NN_name/quiz.json): their check, ./lab quiz N
     public_tests.py       one `bazel test` over some labs, where each lab stands, and
                           its record for the reader (.cache/last_run.json)

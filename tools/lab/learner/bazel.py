@@ -12,6 +12,7 @@ import signal
 import subprocess
 
 from labs import ROOT
+from learner.i18n import _
 from progress import BAZEL_UI_FLAGS, run_bazel, stop_client
 
 
@@ -79,7 +80,7 @@ class Bazel:
         the tests that finished."""
         if progress and capture:
             return run_bazel(self.cmd + args[:1] + BAZEL_UI_FLAGS + args[1:], progress, ROOT,
-                             tests=tests, stdout_only=stdout_only)
+                             tests=tests, stdout_only=stdout_only, translate=_)
         stderr = subprocess.DEVNULL if stdout_only else subprocess.STDOUT
         try:
             proc = subprocess.Popen(self.cmd + args, cwd=ROOT, stdin=subprocess.DEVNULL,
@@ -87,9 +88,9 @@ class Bazel:
                                     stderr=stderr if capture else None,
                                     text=True, errors="replace")
         except FileNotFoundError:
-            return 127, "bazel: command not found; run tools/setup.sh"
+            return 127, _("bazel: command not found; run tools/setup.sh")
         try:
-            out, _ = proc.communicate()
+            out = proc.communicate()[0]
         except KeyboardInterrupt:
             stop_client(proc)
             raise

@@ -8,11 +8,10 @@ instructors' and authors' commands around the same three.
 import argparse
 import os
 import sys
-import textwrap
 
 from labs import ROOT, load_labs
 from learner import i18n
-from learner.console import OK, USAGE, WIDTH, err
+from learner.console import OK, USAGE, WIDTH, err, wrap
 from learner.hint import cmd_hint
 from learner.i18n import N_, _
 from learner.provisional import cmd_provisional_grade
@@ -46,42 +45,52 @@ def is_kit(root=ROOT):
                 os.path.isdir(os.path.join(root, "tests")))
 
 
+def command(sub, name):
+    """The parser of the learner's command `name`: its ./lab help line is also
+    what its -h says first."""
+    return sub.add_parser(name, help=_(_WHAT[name]), description=_(_WHAT[name]))
+
+
 def add_commands(sub, labs):
     """Adds the learner's commands (status, watch, hint, read, quiz) to the subparsers `sub`."""
     numbers = _("the lab number (%d-%d)") % (labs[0].number, labs[-1].number)
-    sub.add_parser("status", help=_(_WHAT["status"])).set_defaults(func=cmd_status)
-    w = sub.add_parser("watch", help=_(_WHAT["watch"]))
+    command(sub, "status").set_defaults(func=cmd_status)
+    w = command(sub, "watch")
     w.add_argument("lab", nargs="?", help=numbers + _("; default: the first lab not passing"))
+    w.add_argument("--verbose", action="store_true",
+                   help=_("after each run's summary, print Bazel's own output too"))
     w.set_defaults(func=cmd_watch)
-    h = sub.add_parser("hint", help=_(_WHAT["hint"]))
+    h = command(sub, "hint")
     # Optional for argparse: without it, cmd_hint says which labs there are.
     h.add_argument("lab", nargs="?", help=numbers)
     h.add_argument("--all", action="store_true", help=_("show every hint for the lab"))
     h.add_argument("--reset", action="store_true", help=_("start the lab's hints over"))
     h.set_defaults(func=cmd_hint)
-    r = sub.add_parser("read", help=_(_WHAT["read"]))
+    r = command(sub, "read")
     r.add_argument("--port", type=int, default=None, metavar="N",
-                   help="serve on 127.0.0.1:N (default: a free port, printed)")
+                   help=_("serve on 127.0.0.1:N (default: a free port, printed)"))
     r.add_argument("--build-only", action="store_true",
-                   help="only build out/site/ (open out/site/index.html yourself)")
+                   help=_("only build out/site/ (open out/site/index.html yourself)"))
+    if not is_kit():
+        r.add_argument("--solutions", action="store_true",
+                       help=_("the playground runs lab 15 with the reference solutions"))
     r.set_defaults(func=cmd_read)
-    q = sub.add_parser("quiz", help=_(_WHAT["quiz"]))
+    q = command(sub, "quiz")
     q.add_argument("lab", nargs="?", help=numbers)
     q.set_defaults(func=cmd_quiz)
 
 
 def help_text(labs):
     """The kit's ./lab help."""
-    lines = [_("usage: ./lab [--lang es|pt|en] COMMAND"), "",
+    lines = [_("usage: ./lab [--lang %s] COMMAND") % "|".join(i18n.lang_options()), "",
              _("The learner's commands (labs %(first)d to %(last)d; ./lab COMMAND -h for a "
                "command's options):") % {"first": labs[0].number, "last": labs[-1].number}, ""]
     for name, arg, what in COMMANDS:
-        lines += textwrap.wrap(_(what), width=WIDTH,
-                               initial_indent="  %-22s" % ("./lab %s %s" % (name, arg)).strip(),
-                               subsequent_indent=" " * 24)
+        lines += wrap(_(what), WIDTH, "  %-22s" % ("./lab %s %s" % (name, arg)).strip(),
+                      later=" " * 24)
     readme, lessons = "README.md", "docs/NN_name.md"
     if i18n.lang():
-        d = i18n.PAGE_DIRS[i18n.lang()]
+        d = i18n.page_dir(i18n.lang())
         if os.path.isfile(os.path.join(ROOT, "README.%s.md" % d)):
             readme = "README.%s.md" % d
         lessons = i18n.page(labs[0].lesson_file).replace(
@@ -105,10 +114,10 @@ def main(argv):
     """./lab in the learner's kit: only the commands that work there."""
     labs = load_labs()
     parser = Parser(prog="./lab", add_help=False)
-    sub = parser.add_subparsers(dest="command", parser_class=Parser)
+    sub = parser.add_subparsers(dest="command", parser_class=Parser, metavar=_("COMMAND"))
     add_commands(sub, labs)
-    sub.add_parser("grade", help=_(_WHAT["grade"])).set_defaults(func=cmd_provisional_grade)
-    sub.add_parser("help", help=_(_WHAT["help"]))
+    command(sub, "grade").set_defaults(func=cmd_provisional_grade)
+    command(sub, "help")
     if not argv or argv[0] in ("help", "-h", "--help"):
         print(help_text(labs))
         return OK

@@ -1,44 +1,65 @@
 """The learner's language: what ./lab prints, and which pages and hints it names.
 
 The language is `./lab --lang L` if given, else the first of LANGUAGE,
-LC_ALL, LC_MESSAGES and LANG that is set: es* is Spanish ("es"), pt* is
-Brazilian Portuguese ("pt_BR"); anything else (C, en_US.UTF-8, fr_FR, unset)
-is English. The messages come from a gettext catalogue per language,
+LC_ALL, LC_MESSAGES and LANG that is set, looked up in the registry of
+languages (po/languages.json, tools/lab/languages.py): es* is Spanish ("es"),
+pt* Brazilian Portuguese ("pt_BR"), zh* Simplified Chinese ("zh_CN"), tr*
+Turkish ("tr"); anything else (C, en_US.UTF-8, fr_FR, unset) is English. The messages come from a gettext catalogue per language,
 po/cli/<lang>.po, compiled to lab.mo (./lab export-kit writes it into the
 kit's locale folder next to this package; in the instructors' repository it is
 compiled into .cache/locale/ on first use, with msgfmt). A message a
 catalogue lacks, or a missing catalogue, prints the English.
 
-Besides ./lab's own sentences, the public tests' named mistakes are
-translated here, by their English words (the C++ tests print English; the
-catalogue holds each MistakeTable entry under the context "mistake"), and
-every lesson or hints file a message names becomes the translated one (the
-lesson's page in its language's folder of docs) when it exists.
+Besides ./lab's own sentences, the public tests' words are translated here
+(test_text()), as the tests' own main() translates them in the terminal
+(common/testing/translation.h, whose rules this follows): the sentences of
+common/testing/sentences.h (the catalogue's context "test"), the named
+mistakes by their English words (context "mistake"), and every lesson a
+message names becomes the translated one (the lesson's page in its
+language's folder of docs) when it exists.
 """
+import argparse
 import gettext
 import os
 import re
 import shutil
 import subprocess
 
+import languages
 from labs import ROOT
 
 DOMAIN = "lab"
-# The language code of a catalogue -> the suffix of its pages (docs/<dir>/).
-PAGE_DIRS = {"es": "es", "pt_BR": "pt-BR"}
 _ENV = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
 _state = {"lang": None, "tr": gettext.NullTranslations()}
 
 
-def language_of(value):
-    """"es" for es*, "pt_BR" for pt*, else None (English)."""
-    v = (value or "").strip().lower().replace("-", "_")
-    if v.startswith("es"):
-        return "es"
-    if v.startswith("pt"):
-        return "pt_BR"
-    return None
+def language_of(value, root=ROOT):
+    """The catalogue code of the language a LANG or --lang value names ("es"
+    for es*, "pt_BR" for pt*, "zh_CN" for zh*, "tr" for tr*), else None
+    (English)."""
+    lang = languages.of_value(value, root)
+    return lang.po if lang else None
+
+
+def lang_options(root=ROOT):
+    """The --lang values, English first: en es pt zh tr (each language's first
+    prefix in po/languages.json)."""
+    return ["en"] + [lang.env[0] for lang in languages.load(root)]
+
+
+def unknown_language(value, root=ROOT):
+    """True when a --lang value names no language of the course (English is
+    en*, C or POSIX)."""
+    v = (value or "").strip()
+    return bool(v) and language_of(v, root) is None and \
+        not (v.lower().startswith("en") or v in ("C", "POSIX") or v.startswith("C."))
+
+
+def page_dir(lang, root=ROOT):
+    """The folder of `lang`'s pages (docs/<folder>/, hints.<folder>.txt), or None."""
+    found = languages.by_po(lang, root) if lang else None
+    return found.pages if found else None
 
 
 def choose(cli_value=None, environ=None):
@@ -115,8 +136,14 @@ def translations(lang, root=ROOT, domain=DOMAIN):
 
 
 def setup(lang, root=ROOT):
-    """Makes `lang` (None: English) the language of every later message."""
+    """Makes `lang` (None: English) the language of every later message,
+    argparse's own words included (its usage line, its headings, the help of
+    -h and its errors: ARGPARSE_WORDS)."""
     _state["lang"], _state["tr"] = lang, translations(lang, root)
+    # argparse looks its words up through these two names of its module, at
+    # the time it needs each word: a parser made afterwards speaks `lang`.
+    argparse._ = _ if lang else gettext.gettext
+    argparse.ngettext = ngettext if lang else gettext.ngettext
 
 
 def lang():
@@ -134,7 +161,7 @@ def ngettext(singular, plural, n):
 def page(path, root=ROOT):
     """docs/NN_name.md (or any English page) as the current language's page
     when that exists (in the language's folder of docs), else unchanged."""
-    d = PAGE_DIRS.get(_state["lang"])
+    d = page_dir(_state["lang"], root)
     if not d or not path.startswith("docs/") or path.startswith("docs/" + d + "/"):
         return path
     translated = "docs/%s/%s" % (d, path[len("docs/"):])
@@ -143,7 +170,7 @@ def page(path, root=ROOT):
 
 def hints_path(lab_dir, root=ROOT):
     """The hints file of a lab in the current language, or the English one."""
-    d = PAGE_DIRS.get(_state["lang"])
+    d = page_dir(_state["lang"], root)
     english = os.path.join(root, "labs", lab_dir, "hints.txt")
     if d:
         translated = os.path.join(root, "labs", lab_dir, "hints.%s.txt" % d)
@@ -166,51 +193,136 @@ def read_hints(path):
     return [" ".join(p.split()) for p in re.split(r"\n\s*\n", "\n".join(lines)) if p.strip()]
 
 
-_DOC = r"(docs/[\w./-]+\.md)"
-_SEE = re.compile(r'see %s, "Classic mistakes"' % _DOC)
-_NOT_IMPLEMENTED = re.compile(r"lab (\d+): (\S+) is not implemented yet, see %s" % _DOC)
-# What AllClose and MatchesGolden say (common/testing/testing.cc).
-_ALLCLOSE = re.compile(r"(\d+) of (\d+) elements differ; first at (\[[^\]]*\]): actual (\S+), "
-                       r"expected (\S+); max \|error\| (\S+) at (\[[^\]]*\]): actual (\S+), "
-                       r"expected (\S+) \(atol (\S+), rtol ([^)\s]+)\)")
-_CHECKED = re.compile(r"\bchecked against (\S+): ")
-_SHAPES = re.compile(r"\bshape mismatch: actual (\([^)]*\)), expected (\([^)]*\))")
+# The kinds of value of the tests' sentences, by name (common/testing/translation.h).
+def _is_count(name):
+    return name in ("lab", "total") or name.endswith("count")
 
 
-def _mistakes():
-    """{English words: translated words} of the catalogue's "mistake" context."""
+def _is_bounded(name):
+    return _is_count(name) or name.endswith(("_shape", "_index")) or name in ("doc", "mistake")
+
+
+_PIECE = re.compile(r"%\((\w+)\)s|%%")
+# How deep a value is translated inside another sentence's value.
+_MAX_DEPTH = 3
+
+
+def _entries(context):
+    """{English: translation} of the catalogue's entries under `context`."""
     catalog = getattr(_state["tr"], "_catalog", None) or {}
-    out = {}
-    for key, value in catalog.items():
-        if isinstance(key, str) and key.startswith("mistake\x04") and value:
-            out[key[len("mistake\x04"):]] = value
-    return out
+    prefix = context + "\x04"
+    return {k[len(prefix):]: v for k, v in catalog.items()
+            if isinstance(k, str) and k.startswith(prefix) and v}
+
+
+def _sentence(english, any_mistake):
+    """(regex, names) of a test sentence, or None if it cannot be read back."""
+    pattern, names, last_end = "", [], 0
+    pieces = list(_PIECE.finditer(english))
+    for i, m in enumerate(pieces):
+        pattern += re.escape(english[last_end:m.start()])
+        last_end = m.end()
+        if m.group(0) == "%%":
+            pattern += "%"
+            continue
+        name = m.group(1)
+        last = m.end() == len(english)
+        if (m.start() == 0 and not _is_bounded(name)) or (
+                i + 1 < len(pieces) and pieces[i + 1].start() == m.end()):
+            return None
+        if _is_count(name):
+            pattern += r"(\d+)"
+        elif name.endswith("_shape"):
+            pattern += r"(\([0-9, ]*\))"
+        elif name.endswith("_index"):
+            pattern += r"(\[[^\]\n]*\])"
+        elif name == "doc":
+            pattern += r"(docs/[A-Za-z0-9_./-]+?\.md)"
+        elif name == "mistake":
+            if not any_mistake:
+                return None
+            pattern += "(" + any_mistake + ")"
+        else:
+            pattern += "(.+)" if last else "(.+?)"
+        names.append(name)
+    pattern += re.escape(english[last_end:])
+    return re.compile(pattern), names
+
+
+def _sentences():
+    """The catalogue's translated test sentences, the longest words first,
+    and its mistakes: ([(regex, names, translation)], {English: words})."""
+    key = id(_state["tr"])
+    if _state.get("sentences_of") != key:
+        mistakes = _entries("mistake")
+        any_mistake = "|".join(re.escape(m) for m in sorted(mistakes, key=len, reverse=True))
+        found = []
+        for english, translation in _entries("test").items():
+            s = _sentence(english, any_mistake)
+            if s:
+                words = len(_PIECE.sub("", english))
+                found.append((words, s[0], s[1], translation))
+        found.sort(key=lambda x: -x[0])
+        _state["sentences"] = ([f[1:] for f in found], mistakes)
+        _state["sentences_of"] = key
+    return _state["sentences"]
+
+
+def _index(index):
+    """"[head 1, query 2, key 0]" with each axis's name translated (context "axis")."""
+    axes = _entries("axis")
+    parts = []
+    for part in index[1:-1].split(", ") if len(index) > 2 else []:
+        name, space, number = part.rpartition(" ")
+        parts.append(axes.get(name, name) + space + number if space else part)
+    return "[" + ", ".join(parts) + "]"
+
+
+def _fill(translation, values):
+    return _PIECE.sub(lambda m: "%" if m.group(0) == "%%" else values.get(m.group(1), m.group(0)),
+                      translation)
+
+
+def _translated(text, root, depth):
+    sentences, mistakes = _sentences()
+    out, pos = [], 0
+    while sentences and pos < len(text):
+        best = None
+        for regex, names, translation in sentences:
+            m = regex.search(text, pos)
+            if m and m.end() > m.start() and (best is None or m.start() < best[0].start()):
+                best = (m, names, translation)
+        if best is None:
+            break
+        m, names, translation = best
+        values = {}
+        for name, value in zip(names, m.groups()):
+            if name == "mistake":
+                value = mistakes.get(value, value)
+            elif name == "doc":
+                value = page(value, root)
+            elif name.endswith("_index"):
+                value = _index(value)
+            elif not _is_bounded(name) and depth < _MAX_DEPTH:
+                value = _translated(value, root, depth + 1)
+            values[name] = value
+        out += [text[pos:m.start()], _fill(translation, values)]
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def test_text(text, root=ROOT):
     """A public test's words (a failure, a stub's message) in the current
-    language: the named mistakes' words and sentence, "not implemented yet",
-    and the lesson they point to. English when no language is set."""
+    language: every sentence of the tests the catalogue translates, with the
+    mistake's words and the lesson it names in that language. English when
+    no language is set."""
     if not _state["lang"] or not text:
         return text
-    for english, words in sorted(_mistakes().items(), key=lambda kv: -len(kv[0])):
-        text = text.replace(english + "; see docs/", words + "; see docs/")
-    text = _SEE.sub(lambda m: _('see %s, "Classic mistakes"') % page(m.group(1), root), text)
-    text = text.replace("looks like ", _("looks like "))
-    text = _ALLCLOSE.sub(lambda m: _(
-        "%(bad)s of %(n)s elements differ; first at %(first)s: actual %(a1)s, expected "
-        "%(e1)s; max |error| %(err)s at %(worst)s: actual %(a2)s, expected %(e2)s (atol "
-        "%(atol)s, rtol %(rtol)s)") % dict(zip(
-            ("bad", "n", "first", "a1", "e1", "err", "worst", "a2", "e2", "atol", "rtol"),
-            m.groups())), text)
-    text = _CHECKED.sub(lambda m: _("checked against %s: ") % m.group(1), text)
-    text = _SHAPES.sub(lambda m: _("shape mismatch: actual %(actual)s, expected %(expected)s")
-                       % {"actual": m.group(1), "expected": m.group(2)}, text)
-    if text.startswith("does not compile: "):
-        text = _("does not compile: ") + text[len("does not compile: "):]
-    return _NOT_IMPLEMENTED.sub(
-        lambda m: _("lab %(n)s: %(name)s is not implemented yet, see %(doc)s")
-        % {"n": m.group(1), "name": m.group(2), "doc": page(m.group(3), root)}, text)
+    for prefix in _PREFIXES:
+        if text.startswith(prefix):
+            text = _(prefix) + text[len(prefix):]
+    return _translated(text, root, 0)
 
 
 def N_(message):
@@ -219,7 +331,30 @@ def N_(message):
     return message
 
 
+# The words of Python 3.11's argparse (Debian 12's) that a learner's command
+# line can show: setup() gives argparse their translations.
+ARGPARSE_WORDS = (
+    N_("usage: "), N_("positional arguments"), N_("options"),
+    N_("show this help message and exit"), N_("argument %(argument_name)s: %(message)s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("the following arguments are required: %s"), N_("unrecognized arguments: %s"),
+    N_("expected one argument"), N_("invalid %(type)s value: %(value)r"),
+    N_("ambiguous option: %(option)s could match %(matches)s"))
+
+
+# What ./lab says before a compiler's or a linker's own words
+# (reports/messages.py): test_text() translates these beginnings.
+_PREFIXES = (N_("does not compile: "), N_("does not link: "),
+             N_("does not link (the linker gave no message)"))
+
+
 _TITLES = {}
+
+
+def without_lab_number(heading):
+    """A lesson's heading without its "Lab N:" in whatever language
+    ("Laboratorio 2: ", "实验 2：", "Laboratuvar 2: ")."""
+    return re.sub(r"^[^:：]*\d+\s*[:：]\s*", "", heading)
 
 
 def _first_heading(path):
@@ -246,5 +381,5 @@ def title(lab):
         _TITLES[key] = lab.title
         if translated != lab.lesson_file and heading and \
                 heading != _first_heading(os.path.join(lab.root, lab.lesson_file)):
-            _TITLES[key] = re.sub(r"^[^:]*\d+\s*:\s*", "", heading) or lab.title
+            _TITLES[key] = without_lab_number(heading) or lab.title
     return _TITLES[key]

@@ -5,8 +5,11 @@ import os
 import subprocess
 import time
 
+import limits
 from labs import ROOT, load_labs, objects_path
 from learner import compiler_warnings, files, results
+from learner.i18n import _, ngettext
+from reports import messages
 import surface
 
 TEST_FLAGS = ["--keep_going", "--color=no", "--curses=no", "--test_summary=short"]
@@ -22,8 +25,8 @@ def run_public_tests(labs, bazel, test_output="summary", programs=True):
     Returns ({lab number: LabResult}, exit status, Bazel's output)."""
     if not labs:
         return {}, 0, ""
-    what = "bazel test: lab%s %s" % ("s" if len(labs) > 1 else "",
-                                     ", ".join(str(lab.number) for lab in labs))
+    what = ngettext("bazel test: lab %s", "bazel test: labs %s", len(labs)) % ", ".join(
+        str(lab.number) for lab in labs)
     rc, out = bazel.run(["test"] + TEST_FLAGS + ["--test_output=" + test_output] +
                         (PROGRAM_FLAGS if programs else []) +
                         [lab.public_tests for lab in labs], progress=what, tests=True)
@@ -101,7 +104,9 @@ def remember(states, path=None):
     for lab, state, r in states:
         entry = {"state": state, "time": now}
         if r is not None:
-            entry.update(passed=r.passed, total=r.total, detail=r.detail,
+            # The English, whole (test_text() translates it before cutting).
+            entry.update(passed=r.passed, total=r.total,
+                         detail=messages.printable(r.detail, limits.REPORT_MESSAGE_CHARS),
                          notes=r.notes[:2], warnings=r.warnings[:1])
         labs[str(lab.number)] = entry
     files.save_json(path, {"labs": labs})

@@ -5,9 +5,11 @@ import os
 import re
 import xml.etree.ElementTree as ET
 
+import limits
 from labs import ROOT, bin_path, load_labs
+from learner import i18n
 from learner.files import NOT_IMPLEMENTED, read_text
-from learner.i18n import _
+from learner.i18n import N_, _, test_text
 from reports import messages
 
 _RESULT_RE = re.compile(r"^(//\S+)\s+(?:\(cached\)\s+)?(PASSED|FAILED TO BUILD|FAILED|NO STATUS|"
@@ -81,10 +83,10 @@ def count_tests(source_text):
 
 
 _SIGNALS = {
-    6: "SIGABRT: an assertion, or an exception thrown where none may be?",
-    8: "SIGFPE: an integer division by zero?",
-    9: "SIGKILL: out of memory, or stopped?",
-    11: "SIGSEGV: an index out of range, or a dangling reference?",
+    6: N_("SIGABRT: an assertion, or an exception thrown where none may be?"),
+    8: N_("SIGFPE: an integer division by zero?"),
+    9: N_("SIGKILL: out of memory, or stopped?"),
+    11: N_("SIGSEGV: an index out of range, or a dangling reference?"),
 }
 
 
@@ -117,8 +119,12 @@ def parse_gtest_log(log_text):
 
 
 def crash_note(case, signum):
-    what = _SIGNALS.get(signum, "signal %d" % signum if signum else "it exited early")
-    return "%s crashed the test program (%s)" % (case or "a test", what)
+    if signum in _SIGNALS:
+        what = _(_SIGNALS[signum])
+    else:
+        what = _("signal %d") % signum if signum else _("it exited early")
+    return _("%(case)s crashed the test program (%(what)s)") % {"case": case or _("a test"),
+                                                                 "what": what}
 
 
 def _script_message(log_text):
@@ -210,11 +216,12 @@ def timeout_message(target, root=ROOT):
     well as stuck in a loop."""
     name = target.split(":", 1)[1]
     limit = time_limit(target, root)
-    took = "ran past its %d s limit" % limit if limit else "ran past its time limit"
-    return ("%s %s: your code may be too slow rather than wrong (lab 2's broadcasting "
-            "attention_batched, about 70x slower than one matrix product per head, is too slow "
-            "for lab 10's training runs: see 'Fast enough for the later labs' in "
-            "docs/02_batched_attention.md), or a loop never ends" % (name, took))
+    took = _("ran past its %d s limit") % limit if limit else _("ran past its time limit")
+    return _("%(test)s %(took)s: your code may be too slow rather than wrong (lab 2's "
+             "broadcasting attention_batched, about 70x slower than one matrix product per "
+             "head, is too slow for lab 10's training runs: see 'Fast enough for the later "
+             "labs' in %(lesson)s), or a loop never ends") % {
+        "test": name, "took": took, "lesson": i18n.page("docs/02_batched_attention.md")}
 
 
 class _TargetResult:
@@ -253,7 +260,7 @@ def target_result(target, status, testlogs):
         t.passed = sum(1 for _, f in cases if f is None)
         for case, failure in cases:
             if failure is not None and not t.first:
-                t.first = "%s: %s" % (case, messages.summarise_failure(failure))
+                t.first = "%s: %s" % (case, messages.summarise_failure(failure, limit=None))
         note = crash_note(running, exit_signal(_generated_message(logdir)))
         if t.first:
             t.notes.append(note)
@@ -266,7 +273,7 @@ def target_result(target, status, testlogs):
     t.passed = sum(1 for _, f in cases if f is None)
     for case, failure in cases:
         if failure is not None and not t.first:
-            t.first = "%s: %s" % (case, messages.summarise_failure(failure))
+            t.first = "%s: %s" % (case, messages.summarise_failure(failure, limit=None))
     return t
 
 
@@ -284,7 +291,7 @@ def lab_results(labs, output, rc, testlogs, all_labs=None):
         if err:
             return "does not compile: " + err
         return (messages.linker_complaint(output) or bazel_complaint(output) or
-                "Bazel failed (exit %d)" % rc)
+                _("Bazel failed (exit %d)") % rc)
 
     results = {}
     for lab in labs:
@@ -319,6 +326,14 @@ def bazel_complaint(output):
             return messages.printable(messages.clean_paths(text, [ROOT + "/"]), 300)
     return ""
 
+
+
+def shown(text):
+    """A failure as the learner reads it: in their language (i18n.test_text),
+    then cut to limits.MESSAGE_CHARS. Translated whole first: a sentence cut
+    short could not be read back into its values ("75 of 75 elements differ;
+    first at ...")."""
+    return messages.printable(test_text(text), limits.MESSAGE_CHARS)
 
 
 def count_text(r):

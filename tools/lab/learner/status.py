@@ -8,10 +8,10 @@ from labs import load_labs
 from learner import files
 from learner import i18n
 from learner.bazel import Bazel
-from learner.console import OK, WIDTH, err, wrap
-from learner.i18n import N_, _, ngettext, test_text
+from learner.console import OK, WIDTH, display_width, err, pad, wrap
+from learner.i18n import N_, _, ngettext
 from learner.public_tests import lab_states, next_lab
-from learner.results import count_text
+from learner.results import count_text, shown
 
 
 # A lab's state, as data (public_tests.lab_states) and as printed.
@@ -21,11 +21,12 @@ STATES = {"not started": N_("not started"), "failing": N_("failing"), "passing":
 def status_lines(states, labs, width=WIDTH):
     """The text of ./lab status (without the "next:" line)."""
     state_of = {lab.number: state for lab, state, _ in states}
-    tw = max(len(i18n.title(lab)) for lab in labs)
+    # Columns, not characters: a Chinese title is twice as wide as it is long.
+    tw = max(display_width(i18n.title(lab)) for lab in labs)
     lines = []
     for lab, state, r in states:
-        head = "%s %-2d  %-*s  %s" % (_("lab"), lab.number, tw, i18n.title(lab),
-                                      _(STATES[state]))
+        head = "%s %-2d  %s  %s" % (_("lab"), lab.number, pad(i18n.title(lab), tw),
+                                    _(STATES[state]))
         if r is not None and state == "failing" and count_text(r) and not r.error:
             head += ": " + count_text(r)
         lines.append(head.rstrip())
@@ -39,7 +40,7 @@ def status_lines(states, labs, width=WIDTH):
         behind = [_("lab %(n)d (%(state)s)") % {"n": d.number,
                                                  "state": _(STATES[state_of[d.number]])}
                   for d in files.builds_on(lab, labs) if state_of.get(d.number) != "passing"]
-        detail = test_text(r.detail)
+        detail = shown(r.detail)
         if detail and not r.error:
             detail = _("first failure: %s") % detail
         if behind:

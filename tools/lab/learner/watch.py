@@ -1,22 +1,23 @@
 """./lab watch [N]: re-run lab N's public tests every time you save its file
 (default: the first lab not passing); Ctrl-C, closing the terminal or `kill`
-stop it cleanly. It needs inotifywait (Debian's inotify-tools)."""
+stop it cleanly. It needs inotifywait (Debian's inotify-tools). After each run
+it says where the lab stands in the learner's language; --verbose adds
+Bazel's own output after that."""
 import os
 import re
 import select
 import shutil
 import signal
 import subprocess
-import textwrap
 import time
 
 from labs import ROOT, load_labs
 from learner import i18n
 from learner.bazel import Bazel
-from learner.console import FAILED, OK, USAGE, WIDTH, err, lab_arg
-from learner.i18n import _, test_text
+from learner.console import FAILED, OK, USAGE, WIDTH, err, lab_arg, wrap
+from learner.i18n import _
 from learner.public_tests import TEST_FLAGS, lab_states, next_lab, remember, run_public_tests
-from learner.results import count_text
+from learner.results import count_text, shown
 
 _NOISE = re.compile(r"^(Loading:|Analyzing:|\[[\d,]+ / [\d,]+\] |Starting local Bazel server|"
                     r"\s+currently loading|\s+Fetching |"
@@ -26,47 +27,50 @@ _NOISE = re.compile(r"^(Loading:|Analyzing:|\[[\d,]+ / [\d,]+\] |Starting local 
                     r"There were tests whose specified size)")
 
 
-def _watch_report(lab, result, rc, out, max_lines=60):
-    """What watch prints after a run: the one-line error first, then Bazel's
-    output (trimmed), then where things stand."""
+def _watch_report(lab, result, rc, out, verbose=False, max_lines=60):
+    """What watch prints after a run: where the lab stands, in the learner's
+    language (its first failure or the compiler's first error, a crash, a
+    warning); then, with --verbose, Bazel's output (trimmed), in which the
+    tests print their own sentences translated too (common/testing/test_main.cc)
+    but Bazel, GoogleTest and the compiler speak English."""
     stamp = time.strftime("%H:%M:%S")
-    if result.error:
-        print(test_text(result.error) if result.error.startswith("does not") else
-              _("error: %s") % result.error)
-        for w in result.warnings[:1]:
-            print(w)
-        print(_("---- Bazel's output ----"))
-    lines = [l for l in out.splitlines() if l.strip() and not _NOISE.match(l)]
-    for l in lines[:max_lines]:
-        print(l)
-    if len(lines) > max_lines:
-        print(_("... %(more)d more lines: bazel test %(target)s shows them all")
-              % {"more": len(lines) - max_lines, "target": lab.public_tests})
-    if rc == 0 and result.all_pass:
+    passes = rc == 0 and result.all_pass
+    if passes:
         print(_("[%(time)s] lab %(n)d passes its public tests. Next: ./lab status; ./lab grade "
                 "shows the provisional scoreboard.") % {"time": stamp, "n": lab.number},
               flush=True)
-        return
-    if result.error:
-        text = _("[%(time)s] lab %(n)d %(error)s") % {"time": stamp, "n": lab.number,
-                                                      "error": test_text(result.error)}
     else:
-        text = _("[%(time)s] lab %(n)d: %(count)s; first failure: %(first)s") % {
-            "time": stamp, "n": lab.number, "count": count_text(result) or _("failing"),
-            "first": test_text(result.first) or _("see above")}
-    for line in [text] + result.notes + result.warnings[:1]:
-        print(textwrap.fill(line, width=WIDTH, subsequent_indent="    ",
-                            break_on_hyphens=False, break_long_words=False))
-    print(_("Save %s to run again; Ctrl-C stops.") % lab.learner_file, flush=True)
+        if result.error:
+            text = _("[%(time)s] lab %(n)d %(error)s") % {"time": stamp, "n": lab.number,
+                                                          "error": shown(result.error)}
+        else:
+            text = _("[%(time)s] lab %(n)d: %(count)s; first failure: %(first)s") % {
+                "time": stamp, "n": lab.number, "count": count_text(result) or _("failing"),
+                "first": shown(result.first) or _("in Bazel's output")}
+        for line in [text] + result.notes + result.warnings[:1]:
+            print("\n".join(wrap(line, WIDTH, later="    ")))
+    if verbose:
+        print(_("---- Bazel's output ----"))
+        lines = [l for l in out.splitlines() if l.strip() and not _NOISE.match(l)]
+        for l in lines[:max_lines]:
+            print(l)
+        if len(lines) > max_lines:
+            print(_("... %(more)d more lines: bazel test %(target)s shows them all")
+                  % {"more": len(lines) - max_lines, "target": lab.public_tests})
+    elif not passes:
+        print(_("(Bazel's whole output: ./lab watch %(n)d --verbose, or bazel test %(target)s)")
+              % {"n": lab.number, "target": lab.public_tests})
+    if not passes:
+        print(_("Save %s to run again; Ctrl-C stops.") % lab.learner_file, flush=True)
 
 
-def _run_tests_once(lab, bz):
+def _run_tests_once(lab, bz, verbose=False):
     print("\n[%s] bazel test %s ..." % (time.strftime("%H:%M:%S"), lab.public_tests), flush=True)
     # The unit tests first: the verdict of a save, in seconds.
     results, rc, out = run_public_tests([lab], bz, test_output="errors", programs=False)
     r = results[lab.number]
     remember([(lab, "passing" if r.all_pass else "failing", r)])
-    _watch_report(lab, r, rc, out)
+    _watch_report(lab, r, rc, out, verbose)
     if rc == 0 and r.all_pass:
         rc = _run_programs(lab, bz)
     return rc
@@ -78,7 +82,7 @@ def _run_programs(lab, bz):
     printed for a lab without programs."""
     rc, out = bz.run(["test"] + TEST_FLAGS + ["--test_output=errors", "--test_tag_filters=program",
                                               lab.public_tests],
-                     progress="lab %d: the programs' quick runs" % lab.number, tests=True)
+                     progress=_("lab %d: the programs' quick runs") % lab.number, tests=True)
     if rc == 4:      # Bazel: no test matched, the lab has no program
         return 0
     stamp = time.strftime("%H:%M:%S")
@@ -108,7 +112,7 @@ def _drain(proc, name, wait_s, stop_on_hit=False):
             return hit
         line = proc.stdout.readline()
         if not line:
-            raise RuntimeError("inotifywait stopped (exit %s)" % proc.poll())
+            raise RuntimeError(_("inotifywait stopped (exit %s)") % proc.poll())
         if line.strip() == name:
             hit = True
             if stop_on_hit:
@@ -162,16 +166,17 @@ def cmd_watch(args):
                                          directory], stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, text=True,
                                         start_new_session=True)
-                _run_tests_once(lab, bz)
+                verbose = getattr(args, "verbose", False)
+                _run_tests_once(lab, bz, verbose)
                 while True:
                     if _drain(proc, name, 3600, stop_on_hit=True):
                         _drain(proc, name, 0.3)   # one run for a burst of writes
-                        _run_tests_once(lab, bz)
+                        _run_tests_once(lab, bz, verbose)
             except (KeyboardInterrupt, _Stop):
                 print("\n" + _("watch: stopped"), flush=True)
                 return OK
             except RuntimeError as e:
-                err("lab watch: %s" % e)
+                err(_("lab watch: %s") % e)
                 return FAILED
             finally:
                 if proc is not None:

@@ -193,18 +193,20 @@ _GTEST_BOILERPLATE = re.compile(
     r"(unknown file|\S+:\d+): Failure$)")
 
 
-def summarise_failure(message):
+def summarise_failure(message, limit=limits.MESSAGE_CHARS):
     """The line of a gtest failure a learner should read first: the test's own
     words (a "looks like ..." diagnosis, or the message streamed after an
-    assertion) first, then gtest's account of the values."""
+    assertion) first, then gtest's account of the values; at most `limit`
+    characters (None: all of it, for a caller that translates the line before
+    cutting it: a sentence cut short cannot be read back)."""
     raw = [l for l in message.splitlines() if l.strip()]
     for l in raw:
         m = re.match(r'\s*C\+\+ exception with description "(.*)" thrown', l, re.S)
         if m:
-            return printable(m.group(1), limits.MESSAGE_CHARS)
+            return printable(m.group(1), limit)
     for l in raw:
         if "looks like" in l:
-            return printable(l[l.index("looks like"):], limits.MESSAGE_CHARS)
+            return printable(l[l.index("looks like"):], limit)
     core, own = [], []
     for l in raw:
         if l.startswith("  ") or _GTEST_BOILERPLATE.match(l.strip()):
@@ -223,5 +225,5 @@ def summarise_failure(message):
         text = " ".join(own)
         if core:
             text += " (" + " ".join(core) + ")"
-        return printable(text, limits.MESSAGE_CHARS)
-    return printable(" ".join(core) or "failed", limits.MESSAGE_CHARS)
+        return printable(text, limit)
+    return printable(" ".join(core) or "failed", limit)

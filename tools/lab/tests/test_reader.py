@@ -1,4 +1,4 @@
-"""Unit tests of the course reader (tools/lab/learner/reader.py), the quizzes
+"""Unit tests of the course reader (tools/lab/learner/reader*.py), the quizzes
 (tools/lab/learner/quiz.py) and the last-run record the reader shows
 (public_tests.remember). The browser test is tools/lab/checks/browser.py.
 
@@ -13,7 +13,8 @@ import time
 import pytest
 
 from labs import Lab, ROOT, load_labs
-from learner import files, public_tests, quiz, reader
+from learner import files, public_tests, quiz, reader, reader_labels, reader_lessons, \
+    reader_panels, reader_site
 from learner.results import LabResult
 
 FIXTURES = os.path.join(ROOT, "tools", "reader", "testdata")
@@ -126,16 +127,16 @@ def test_status_of_says_what_to_run_next():
             "2": {"state": "failing", "time": 0, "passed": 3, "total": 9,
                   "detail": "T.X: looks like scores scaled by 1/sqrt(d_model)"},
             "3": {"state": "not started", "time": 0}}
-    state, lines, nxt = reader.status_of(labs[1], labs, runs)
+    state, lines, nxt = reader_panels.status_of(labs[1], labs, runs)
     assert state == "failing" and nxt == "./lab watch 2"
     assert "3/9 public tests pass" in lines
     assert any("looks like scores scaled by 1/sqrt(d_model)" in l for l in lines)
-    state, _, nxt = reader.status_of(labs[0], labs, runs)
+    state, _, nxt = reader_panels.status_of(labs[0], labs, runs)
     assert state == "passing" and nxt.startswith("./lab watch 2")
-    state, _, nxt = reader.status_of(labs[2], labs, runs)
+    state, _, nxt = reader_panels.status_of(labs[2], labs, runs)
     assert state == "not started" and labs[2].learner_file in nxt
-    assert reader.status_of(labs[3], labs, runs)[0] == "unknown"
-    assert reader.status_of(labs[3], labs, {"4": "garbage"})[0] == "unknown"
+    assert reader_panels.status_of(labs[3], labs, runs)[0] == "unknown"
+    assert reader_panels.status_of(labs[3], labs, {"4": "garbage"})[0] == "unknown"
 
 
 # --------------------------------------------------------------------------- the site
@@ -143,7 +144,7 @@ def test_status_of_says_what_to_run_next():
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     d = str(tmp_path_factory.mktemp("site") / "site")
-    reader.build(d, translations={"es": os.path.join(FIXTURES, "i18n", "es"),
+    reader_site.build(d, translations={"es": os.path.join(FIXTURES, "i18n", "es"),
                                   "pt-BR": os.path.join(FIXTURES, "i18n", "pt-BR")},
                  extra_views=[os.path.join(FIXTURES, "view_small.json")])
     return d
@@ -178,13 +179,21 @@ def test_links_between_lessons_work_and_repository_paths_are_plain_text(site):
     assert re.search(r'href="\d\d_\w+\.html', _read(site, "en/03_output_projection.html"))
 
 
-def test_the_language_switch_offers_only_existing_translations(site):
+def test_the_language_switch_leads_to_the_same_lesson_in_each_language(site):
     es = _read(site, "es/02_batched_attention.html")
     assert '<html lang="es">' in es
-    assert 'data-lang="pt-BR" href="../pt-BR/02_batched_attention.html"' in es
-    en = _read(site, "en/03_output_projection.html")
-    assert 'class="missing"' in en and 'data-lang="es"' not in en
-    assert not os.path.exists(os.path.join(site, "es", "03_output_projection.html"))
+    assert 'data-lang="pt-BR" hreflang="pt-BR" lang="pt-BR" ' \
+        'href="../pt-BR/02_batched_attention.html"' in es
+    assert 'class="untranslated"' not in es
+
+
+def test_a_lesson_not_yet_translated_is_shown_in_english_and_says_so(site):
+    # The fixtures translate lab 2 only: lab 3's Spanish page is the English lesson.
+    es = _read(site, "es/03_output_projection.html")
+    assert '<html lang="es">' in es and 'class="untranslated"' in es
+    assert '<div lang="en">' in es
+    english = _read(site, "en/03_output_projection.html")
+    assert 'class="untranslated"' not in english
 
 
 def _quiz_of(page):
@@ -222,11 +231,11 @@ def test_a_string_the_catalogue_lacks_is_shown_in_english():
 
 def test_a_translation_is_found_as_docs_lang_NN_or_NN_name(workdir):
     lab = load_labs()[1]
-    assert reader.translation_of(lab, "en") == os.path.join(ROOT, lab.lesson_file)
+    assert reader_lessons.translation_of(lab, "en") == os.path.join(ROOT, lab.lesson_file)
     (workdir / "docs" / "es").mkdir(parents=True)
     (workdir / "docs" / "es" / "02.md").write_text("# hola\n")
-    assert reader.translation_of(lab, "es", root=str(workdir)).endswith("docs/es/02.md")
-    assert reader.translation_of(lab, "pt-BR", root=str(workdir)) is None
+    assert reader_lessons.translation_of(lab, "es", root=str(workdir)).endswith("docs/es/02.md")
+    assert reader_lessons.translation_of(lab, "pt-BR", root=str(workdir)) is None
 
 
 def test_the_search_index_covers_every_lesson_and_its_sections(site):
@@ -235,7 +244,16 @@ def test_the_search_index_covers_every_lesson_and_its_sections(site):
     assert {e["lab"] for e in index} == {lab.number for lab in load_labs()}
     rope = [e for e in index if "RoPE" in e["text"] or "RoPE" in e["title"]]
     assert any(e["lab"] == 11 for e in rope)
-    assert all(re.match(r"^(en|es|pt-BR)/\d\d_\w+\.html(#[\w-]+)?$", e["url"]) for e in index)
+    langs = "|".join(reader_labels.PAGE_CODES)
+    assert all(re.match(r"^(%s)/\d\d_\w+\.html(#[\w-]+)?$" % langs, e["url"]) for e in index)
+
+
+def test_a_chinese_heading_keeps_its_letters_in_its_anchor_and_the_index_points_at_it():
+    text = "# 实验 4：因果掩码\n\n## 思路\n\ntext\n\n## Shapes\n\nmore\n"
+    html, _ = reader_lessons.render(text, load_labs(), set())
+    ids = re.findall(r'<h\d id="([^"]+)"', html)
+    assert ids == ["实验-4因果掩码", "思路", "shapes"]
+    assert [reader_lessons.slug(h) for h, _ in reader_lessons.sections(text)] == ids
 
 
 def test_nothing_on_the_site_names_another_host(site):
@@ -248,7 +266,7 @@ def test_nothing_on_the_site_names_another_host(site):
 
 
 def test_the_head_viewer_carries_the_views_that_exist(site):
-    page = _read(site, "heads/index.html")
+    page = _read(site, "en/heads.html")
     data = json.loads(re.search(r'id="views-data">(.*?)</script>', page, re.S).group(1))
     assert "view-small-json" in [v["id"] for v in data]
     assert all(v["data"]["kind"] == "heads_view" for v in data)
@@ -256,8 +274,8 @@ def test_the_head_viewer_carries_the_views_that_exist(site):
 
 def test_the_learners_pictures_sit_beside_the_lessons(workdir):
     lab = [l for l in load_labs() if l.number == 7][0]
-    assert reader.program_folders(lab) == ["heads"]
-    assert reader.program_folders([l for l in load_labs() if l.number == 10][0]) == \
+    assert reader_panels.program_folders(lab) == ["heads"]
+    assert reader_panels.program_folders([l for l in load_labs() if l.number == 10][0]) == \
         ["heads_sweep", "ablate_heads"]
 
 
@@ -285,8 +303,125 @@ def test_a_port_out_of_range_is_a_usage_error(capsys):
 
 def test_command_fences_are_highlighted_as_shell_and_maths_stays_plain():
     text = "```\nbazel test //labs/01_split_heads/...\n```\n\n```\nQ = x W_Q   (T, d)\n```\n"
-    tagged = reader.tag_fences(text)
+    tagged = reader_lessons.tag_fences(text)
     assert tagged.startswith("```sh\nbazel test") and "```\nQ = x W_Q" in tagged
-    html, _ = reader.render(text, load_labs(), set())
+    html, _ = reader_lessons.render(text, load_labs(), set())
     assert 'bazel<span class="w"> </span>' in html      # lexed as shell, not as text
     assert "Q = x W_Q   (T, d)" in html
+
+
+# --------------------------------------------------------------------------- languages
+
+def test_every_label_of_a_spanish_page_is_spanish(site):
+    es = _read(site, "es/02_batched_attention.html")
+    assert 'placeholder="Buscar en todas las lecciones"' in es
+    assert ">todos los laboratorios</a>" in es
+    assert "<h2>Tu última ejecución: sin registro</h2>" in es
+    for english in ("Search every lesson", "all labs", "Your last run", "Next:", "no run of"):
+        assert english not in es, english
+    labels = json.loads(re.search(r'id="labels">(.*?)</script>', es, re.S).group(1))
+    assert labels["no_hits"] == "ninguna lección dice “{query}”"
+    assert labels["role_previous-token"] == "token anterior"
+
+
+def test_each_language_has_its_contents_page_linking_to_its_own_lessons(site):
+    for lang, title in (("en", "Multi-head attention, one lab at a time"),
+                        ("es", "Atención multicabeza, un laboratorio cada vez"),
+                        ("pt-BR", "Atenção multi-cabeça, um lab por vez")):
+        page = _read(site, "%s/index.html" % lang)
+        assert "<h1>%s</h1>" % title in page
+        assert 'href="02_batched_attention.html"' in page
+        assert 'class="langs"' in page and 'href="../es/index.html"' in page
+    root = _read(site, "index.html")
+    assert 'class="index chooser"' in root
+    assert all('href="%s/index.html"' % lang in root for lang in ("en", "es", "pt-BR"))
+
+
+def test_the_last_runs_failure_is_shown_in_the_pages_language():
+    from learner.reader_labels import speaking
+    labs = load_labs()
+    runs = {"2": {"state": "failing", "time": 0, "passed": 0, "total": 9,
+                  "detail": "AttentionBatchedPublic.X: lab 2: attention_batched is not "
+                            "implemented yet, see docs/02_batched_attention.md"}}
+    with speaking("es"):
+        state, lines, nxt = reader_panels.status_of(labs[1], labs, runs)
+    assert state == "failing" and nxt == "./lab watch 2"
+    assert "0/9 tests públicos pasan" in lines
+    failure = [l for l in lines if l.startswith("primer fallo: ")]
+    assert failure and "todavía no está implementado" in failure[0]
+    assert "docs/es/02_batched_attention.md" in failure[0]
+    with speaking("en"):
+        assert "0/9 public tests pass" in reader_panels.status_of(labs[1], labs, runs)[1]
+
+
+# --------------------------------------------------------------------------- formulas
+
+LESSON_WITH_FORMULAS = """# Lab 99: formulas
+
+Why $\\frac{1}{\\sqrt{d_{\\text{head}}}}$ and not `$HOME` or $5 and $6; $a_i * b_j$.
+
+$$
+w_{ij} = \\frac{\\exp(s_{ij} - m_i)}{\\sum_{j'} \\exp(s_{ij'} - m_i)}
+$$
+
+```
+$not_a_formula$
+```
+"""
+
+
+def test_formulas_are_found_outside_code_and_kept_verbatim():
+    found = reader_lessons.formulas(LESSON_WITH_FORMULAS)
+    assert [(tex[:5], display, line) for tex, display, line in found] == \
+        [("\\frac", False, 3), ("a_i *", False, 3), ("w_{ij", True, 5)]
+    html, _ = reader_lessons.render(LESSON_WITH_FORMULAS, load_labs(), set())
+    assert '<span class="math">\\frac{1}{\\sqrt{d_{\\text{head}}}}</span>' in html
+    assert '<span class="math">a_i * b_j</span>' in html          # no emphasis
+    assert '<div class="math display">w_{ij} = \\frac{\\exp(s_{ij} - m_i)}' in html
+    assert "<code>$HOME</code>" in html and "$5 and $6" in html
+    assert "$not_a_formula$" in html
+
+
+def test_a_formula_that_does_not_parse_fails_the_course_check_with_its_line(workdir):
+    from checks import formulas
+    lesson = workdir / "99_x.md"
+    lesson.write_text(LESSON_WITH_FORMULAS.replace("\\sqrt{d_{\\text{head}}}}", "\\sqrt{d"))
+    try:
+        problems = formulas.problems([str(lesson)], root=str(workdir))
+    except formulas.Unavailable as e:
+        pytest.skip(str(e))
+    assert len(problems) == 1 and problems[0].startswith("99_x.md:3: the formula")
+    assert "KaTeX parse error" in problems[0]
+    lesson.write_text(LESSON_WITH_FORMULAS)
+    assert formulas.problems([str(lesson)], root=str(workdir)) == []
+
+
+def test_every_committed_formula_parses():
+    from checks import formulas
+    try:
+        assert formulas.problems() == []
+    except formulas.Unavailable as e:
+        pytest.skip(str(e))
+
+
+def test_a_translation_that_changes_a_formula_is_named():
+    from course import translation_check as i18n
+    english = "Divide by $\\sqrt{d_{\\text{head}}}$, not $\\sqrt{d}$."
+    assert i18n.block_problems(english, "Divide entre $\\sqrt{d_{\\text{head}}}$, no $\\sqrt{d}$.") \
+        == []
+    assert i18n.block_problems(english, "用$\\sqrt{d_{\\text{head}}}$除以，不是$\\sqrt{d}$。") == []
+    problems = i18n.block_problems(english, "Divide entre $\\sqrt{d_{head}}$, no $\\sqrt{d}$.")
+    assert len(problems) == 1 and "its formulas differ from the English" in problems[0]
+
+
+def test_the_site_carries_katex_or_says_the_formulas_stay_tex(tmp_path):
+    pages, drawn = reader_site.build(str(tmp_path / "a"))
+    if drawn:
+        assert os.path.isfile(tmp_path / "a" / "assets" / "katex" / "katex.min.js")
+        assert any(n.endswith(".woff2") for n in os.listdir(tmp_path / "a" / "assets" / "katex"
+                                                            / "fonts"))
+        assert '<script src="../assets/katex/katex.min.js">' in _read(
+            str(tmp_path / "a"), "es/02_batched_attention.html")
+    pages, drawn = reader_site.build(str(tmp_path / "b"), katex=str(tmp_path / "none"))
+    assert not drawn and pages == len(load_labs()) * len(reader_labels.LANGUAGES)
+    assert "katex" not in _read(str(tmp_path / "b"), "en/02_batched_attention.html")

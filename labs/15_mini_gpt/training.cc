@@ -1,0 +1,212 @@
+// train_mini_gpt's training loop and measurements: see training.h.
+#include "labs/15_mini_gpt/training.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xview.hpp>
+
+namespace mha::gpt {
+namespace {
+
+using grammar::Category;
+using grammar::Sentence;
+
+// sum += w * g, every parameter gradient (the dx fields are not needed).
+void add(GptGrads& sum, const GptGrads& g, float w) {
+  if (sum.blocks.empty()) {  // the first sentence of a batch
+    sum.d_embed = w * g.d_embed;
+    sum.d_lnf_gamma = w * g.d_lnf_gamma;
+    sum.d_lnf_beta = w * g.d_lnf_beta;
+    for (const BlockGrads& b : g.blocks) {
+      sum.blocks.push_back({w * b.dln1_gamma, w * b.dln1_beta, w * b.dW_Q, w * b.dW_K,
+                            w * b.dW_V, w * b.dW_O, w * b.dln2_gamma, w * b.dln2_beta,
+                            w * b.dW_1, w * b.db_1, w * b.dW_2, w * b.db_2, Tensor2()});
+    }
+    return;
+  }
+  sum.d_embed += w * g.d_embed;
+  sum.d_lnf_gamma += w * g.d_lnf_gamma;
+  sum.d_lnf_beta += w * g.d_lnf_beta;
+  for (std::size_t l = 0; l < g.blocks.size(); ++l) {
+    BlockGrads& s = sum.blocks[l];
+    const BlockGrads& b = g.blocks[l];
+    s.dln1_gamma += w * b.dln1_gamma, s.dln1_beta += w * b.dln1_beta;
+    s.dW_Q += w * b.dW_Q, s.dW_K += w * b.dW_K, s.dW_V += w * b.dW_V, s.dW_O += w * b.dW_O;
+    s.dln2_gamma += w * b.dln2_gamma, s.dln2_beta += w * b.dln2_beta;
+    s.dW_1 += w * b.dW_1, s.db_1 += w * b.db_1, s.dW_2 += w * b.dW_2, s.db_2 += w * b.db_2;
+  }
+}
+
+std::vector<int> inputs_of(const Sentence& s) { return {s.ids.begin(), s.ids.end() - 1}; }
+
+// The argmax of row t (the lowest id on ties).
+int argmax_row(const Tensor2& logits, std::size_t t) {
+  const float* row = &logits(t, 0);
+  return static_cast<int>(std::max_element(row, row + logits.shape(1)) - row);
+}
+
+}  // namespace
+
+std::vector<Example> examples(const std::vector<Sentence>& sentences, Score score) {
+  std::vector<Example> out;
+  for (const Sentence& s : sentences) {
+    Example e{inputs_of(s), {s.ids.begin() + 1, s.ids.end()}};
+    if (score == Score::kDecided) {
+      std::vector<int> kept(e.targets.size(), -1);
+      for (const grammar::Decision& d : grammar::decisions(s)) {
+        kept[static_cast<std::size_t>(d.position)] = d.target;
+      }
+      e.targets = kept;
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+void remove_attention(MiniGpt& model) {
+  for (TransformerBlock& b : model.blocks) b.attn.W_O = xt::zeros<float>(b.attn.W_O.shape());
+}
+
+Trainer::Trainer(MiniGpt& model, const std::vector<Example>& train, const Settings& settings)
+    : model_(&model), train_(&train), settings_(settings), optimizer_(model),
+      draws_(settings.seed + 1) {
+  if (train.empty()) throw std::invalid_argument("Trainer: no training examples");
+  if (!settings.attention) remove_attention(model);
+}
+
+StepReport Trainer::step() {
+  ++done_;
+  const std::size_t n = train_->size();
+  GptGrads mean;
+  double loss = 0.0;
+  const float w = 1.0f / static_cast<float>(settings_.batch);
+  for (int b = 0; b < settings_.batch; ++b) {
+    const auto pick = static_cast<std::size_t>(draws_.random() * static_cast<double>(n));
+    const Example& e = (*train_)[std::min(pick, n - 1)];
+    GptLossAndGrads r = gpt_loss_and_grads(*model_, e.inputs, e.targets);  // your lab 15
+    loss += r.loss / settings_.batch;
+    add(mean, r.grads, w);
+  }
+  if (!settings_.attention) {
+    // W_O stays 0: with no gradient, AdamW leaves it (its decay of 0 is 0).
+    for (BlockGrads& b : mean.blocks) b.dW_O.fill(0.0f);
+  }
+  const double norm = clip_grad_norm(mean, settings_.clip);
+  const double lr = learning_rate_at(done_, settings_.max_lr, settings_.min_lr,
+                                     settings_.warmup, settings_.steps);
+  optimizer_.step(*model_, mean, static_cast<float>(lr));
+  return {done_, loss, lr, norm};
+}
+
+double mean_loss(const MiniGpt& model, const std::vector<Example>& data) {
+  double sum = 0.0;
+  for (const Example& e : data) sum += cross_entropy(model.logits(e.inputs), e.targets);
+  return sum / static_cast<double>(data.size());
+}
+
+double Accuracy::fraction(Category c) const {
+  const auto i = static_cast<std::size_t>(c);
+  return total[i] ? double(right[i]) / double(total[i]) : std::numeric_limits<double>::quiet_NaN();
+}
+
+Accuracy accuracy(const MiniGpt& model, const std::vector<Sentence>& sentences) {
+  Accuracy a;
+  for (const Sentence& s : sentences) {
+    const Tensor2 logits = model.logits(inputs_of(s));  // (T, vocab)
+    for (const grammar::Decision& d : grammar::decisions(s)) {
+      const auto c = static_cast<std::size_t>(d.category);
+      a.right[c] += argmax_row(logits, static_cast<std::size_t>(d.position)) == d.target;
+      ++a.total[c];
+    }
+  }
+  return a;
+}
+
+std::array<long, 2> s_slot_accuracy(const MiniGpt& model, const std::vector<Sentence>& sentences) {
+  std::array<long, 2> counts{0, 0};
+  const int s_id = grammar::id("s");
+  for (const Sentence& s : sentences) {
+    const std::vector<grammar::Decision> ds = grammar::decisions(s);
+    if (std::none_of(ds.begin(), ds.end(), [&](const auto& d) { return d.target == s_id; })) {
+      continue;
+    }
+    const Tensor2 logits = model.logits(inputs_of(s));
+    for (const grammar::Decision& d : ds) {
+      if (d.target != s_id) continue;
+      counts[0] += argmax_row(logits, static_cast<std::size_t>(d.position)) == s_id;
+      ++counts[1];
+    }
+  }
+  return counts;
+}
+
+Accuracy ngram_accuracy(int n, const std::vector<Sentence>& train,
+                        const std::vector<Sentence>& sentences) {
+  if (n < 1) throw std::invalid_argument("ngram_accuracy: n=" + std::to_string(n) + " < 1");
+  // context (up to n - 1 tokens) -> next token -> count
+  std::map<std::vector<int>, std::map<int, long>> counts;
+  for (const Sentence& s : train) {
+    for (std::size_t t = 0; t + 1 < s.ids.size(); ++t) {
+      for (std::size_t k = 0; k < static_cast<std::size_t>(n) && k <= t + 1; ++k) {
+        ++counts[std::vector<int>(s.ids.begin() + (t + 1 - k), s.ids.begin() + t + 1)]
+                [s.ids[t + 1]];
+      }
+    }
+  }
+  Accuracy a;
+  for (const Sentence& s : sentences) {
+    for (const grammar::Decision& d : grammar::decisions(s)) {
+      const auto t = static_cast<std::size_t>(d.position);
+      int guess = -1;
+      // The longest context seen in training wins; the empty one always was.
+      for (std::size_t k = std::min<std::size_t>(n - 1, t + 1);; --k) {
+        const auto it = counts.find(std::vector<int>(s.ids.begin() + (t + 1 - k),
+                                                     s.ids.begin() + t + 1));
+        if (it != counts.end()) {
+          long best = -1;
+          for (const auto& [token, c] : it->second) {  // in increasing id: ties to the lowest
+            if (c > best) best = c, guess = token;
+          }
+          break;
+        }
+        if (k == 0) break;
+      }
+      const auto c = static_cast<std::size_t>(d.category);
+      a.right[c] += guess == d.target;
+      ++a.total[c];
+    }
+  }
+  return a;
+}
+
+std::vector<Translation> translations(const MiniGpt& model, const std::vector<Sentence>& sentences) {
+  std::vector<Translation> out;
+  const int slash = grammar::id("/"), eos = grammar::id("<eos>");
+  for (const Sentence& s : sentences) {
+    const auto at = std::find(s.ids.begin(), s.ids.end(), slash) + 1;
+    Translation t{{s.ids.begin(), at}, {at, s.ids.end()}, {}, false};
+    const int room = model.max_len - static_cast<int>(t.prompt.size());
+    t.got = generate(model, t.prompt, room, Sampling{0.0f, 0}, eos, 0);  // your lab 15
+    t.exact = t.got == t.expected;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+const char* category_key(Category c) {
+  switch (c) {
+    case Category::kEnglishAgreement: return "english_agreement";
+    case Category::kSpanishForm: return "spanish_form";
+    case Category::kSpanishStem: return "spanish_stem";
+    case Category::kSpanishPronoun: return "spanish_pronoun";
+    case Category::kOther: return "other";
+  }
+  return "?";
+}
+
+}  // namespace mha::gpt
