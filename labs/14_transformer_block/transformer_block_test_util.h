@@ -109,11 +109,11 @@ inline void ExpectLayerNormHoldsItsDigitsOnOffsetRows(const std::string& dir, co
   const Tensor2 x = Golden<2>(dir, c, "x"), dy = Golden<2>(dir, c, "dy");
   const Tensor1 gamma = Golden<1>(dir, c, "gamma"), beta = Golden<1>(dir, c, "beta");
   const Tensor2 centred = x - offset;
-  auto expect_holds = [&](const auto& at_offset, const auto& at_zero, const std::string& what,
-                          const std::vector<std::string>& axes) {
-    const bool right_at_zero = MatchesCase(at_zero, dir, c, what, kOffsetRows, axes);
-    EXPECT_TRUE(MatchesCase(at_offset, dir, c, what, kOffsetRows, axes))
-        << (right_at_zero ? kBlockMistakes.LooksLike("one_pass_variance") : NoNote(""));
+  auto expect_holds = [&](const auto& on_offset_rows, const auto& on_centred_rows,
+                          const std::string& what, const std::vector<std::string>& axes) {
+    const bool right_when_centred = MatchesCase(on_centred_rows, dir, c, what, kOffsetRows, axes);
+    EXPECT_TRUE(MatchesCase(on_offset_rows, dir, c, what, kOffsetRows, axes))
+        << (right_when_centred ? kBlockMistakes.LooksLike("one_pass_variance") : NoNote(""));
   };
   expect_holds(layer_norm(x, gamma, beta), layer_norm(centred, gamma, beta), "y", kRowColumn);
   const LayerNormGrads g = layer_norm_backward(x, gamma, kLayerNormEps, dy);
