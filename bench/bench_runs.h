@@ -1,5 +1,6 @@
 // How the benchmarks in bench/ are run: the head counts of the lab 2 and 3
-// benchmarks, and the main() body of the decode benchmarks (labs 8 and 11).
+// benchmarks, the main() body of the decode benchmarks (labs 8, 11 and 15),
+// and the --dump of the training-step ones (labs 13 and 15).
 //
 //   BENCHMARK(BM_LayerForward)->Apply(bench::head_counts);
 //   return bench::run_on_one_thread("rope_bench", argc, argv);
@@ -33,6 +34,16 @@ inline int run_on_one_thread(const char* program, int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
+}
+
+// `--dump FILE` of the training-step benchmarks (labs 13 and 15): writes one
+// number (the batch's loss) as text for the script that runs PyTorch beside
+// them to compare. 0 on success, 1 if the file cannot be written.
+inline int write_number(const char* path, double value) {
+  std::FILE* f = std::fopen(path, "w");
+  if (!f) return 1;
+  std::fprintf(f, "%.9g\n", value);
+  return std::fclose(f) == 0 ? 0 : 1;
 }
 
 }  // namespace bench

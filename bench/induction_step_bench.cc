@@ -17,10 +17,10 @@
 // reproduces).
 #include <benchmark/benchmark.h>
 
-#include <cstdio>
 #include <cstring>
 #include <vector>
 
+#include "bench/bench_runs.h"
 #include "labs/13_induction_heads/induction_heads.h"
 
 namespace mha {
@@ -64,11 +64,7 @@ int Dump(const char* path) {
   const Batch batch;
   double loss = 0.0;
   for (int b = 0; b < kBatch; ++b) loss += loss_and_grads(model, batch.inputs[b], batch.targets[b]).loss;
-  std::FILE* f = std::fopen(path, "w");
-  if (!f) return 1;
-  std::fprintf(f, "%.9g\n", loss);
-  std::fclose(f);
-  return 0;
+  return bench::write_number(path, loss);
 }
 
 }  // namespace

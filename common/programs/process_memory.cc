@@ -3,11 +3,25 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <fstream>
 #include <sstream>
 #include <string>
 
 namespace mha {
+
+bool KeepFreedMemory() {
+#if defined(__GLIBC__)
+  // 1 on success for each; M_TOP_PAD also grows the heap in larger steps.
+  return mallopt(M_MMAP_THRESHOLD, 64 << 20) == 1 && mallopt(M_TRIM_THRESHOLD, 256 << 20) == 1 &&
+         mallopt(M_TOP_PAD, 16 << 20) == 1;
+#else
+  return false;
+#endif
+}
 
 std::size_t MappedBytes() {
   std::ifstream statm("/proc/self/statm");

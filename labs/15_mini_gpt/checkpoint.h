@@ -26,8 +26,9 @@
 //   seed       uint64 scalar: the seed the model was trained from
 //   tokens     unicode (vocab): the corpus's tokens by id (grammar::tokens())
 //   code_hash  unicode scalar: the sha256 (hex) of the lab 15 file the
-//              training ran (labs/15_mini_gpt/mini_gpt.cc, or the reference
-//              solution's with --config=solutions)
+//              training ran (labs/15_mini_gpt/mini_gpt.cc; in the
+//              instructors' repository, with --config=solutions, the
+//              reference solution's)
 //
 // Loading checks everything before it builds the model: each array's
 // presence, element type and shape against `config` (naming the first that

@@ -1,8 +1,8 @@
 // The checkpoint file (checkpoint.h): round trips, NumPy's files read, the
 // bytes NumPy reads written, and every refusal named. The files in testdata/
-// come from tests/15_mini_gpt/checkpoint_fixtures.py (np.savez) and from this
-// test (written_by_cpp.npz, which tools/lab/tests/test_mini_gpt_checkpoint.py
-// reads with np.load).
+// come from np.savez (tests/15_mini_gpt/checkpoint_fixtures.py, in the
+// instructors' repository) and from this test (written_by_cpp.npz, which
+// tools/lab/tests/test_mini_gpt_checkpoint.py reads with np.load there).
 #include "labs/15_mini_gpt/checkpoint.h"
 
 #include <cstdio>
@@ -72,7 +72,8 @@ TEST(Checkpoint, WritesTheBytesNumpyReads) {
   const auto out = Temp("written_by_cpp.npz");
   Save(out, c.model, c.seed, c.tokens, c.code_hash);
   // On a change of the format: copy it from the test's outputs into testdata/
-  // and run tools/lab/tests/test_mini_gpt_checkpoint.py (np.load).
+  // and run tools/lab/tests/test_mini_gpt_checkpoint.py (np.load), in the
+  // instructors' repository.
   if (const char* keep = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR")) {
     std::filesystem::copy_file(out, std::filesystem::path(keep) / "written_by_cpp.npz",
                                std::filesystem::copy_options::overwrite_existing);

@@ -49,6 +49,7 @@
 
 #include "common/programs/chart_spec.h"
 #include "common/programs/lab_program.h"
+#include "common/programs/process_memory.h"
 #include "labs/15_mini_gpt/checkpoint.h"
 #include "labs/15_mini_gpt/head_report.h"
 #include "labs/15_mini_gpt/mini_gpt.h"
@@ -95,13 +96,14 @@ mha::FlagSet flags_of(Options& o) {
       .Text("--json", &o.json, "FILE", "also write every printed number to FILE")
       .Out(&o.out)
       .Switch("--quick", [&o] {
-        o.train.steps = 40;
-        o.train.warmup = 4;
+        o.train.steps = 20;
+        o.train.batch = 8;
+        o.train.warmup = 2;
         o.d_model = 16;
         o.heads = 2;
         o.d_ff = 32;
         o.eval_every = 20;
-      }, "a small run for tests: 40 steps, d_model 16, 2 heads, d_ff 32");
+      }, "a small run for tests: 20 steps of 8 sentences, d_model 16, 2 heads, d_ff 32");
   return f;
 }
 
@@ -133,7 +135,8 @@ std::string thousands(std::size_t n) {
   return s;
 }
 
-void print_parameters(const mha::MiniGpt& m) {
+// Prints the table and returns its numbers (for --json).
+mha::Json print_parameters(const mha::MiniGpt& m) {
   const std::size_t V = m.vocab, d = m.d_model, f = m.d_ff, L = m.n_layers;
   const std::size_t block = 4 * d * d + 2 * d * f + f + 5 * d;
   auto row = [](const std::string& what, const std::string& shape, std::size_t n) {
@@ -152,6 +155,12 @@ void print_parameters(const mha::MiniGpt& m) {
   row("final LayerNorm gamma, beta", "2 x " + D, 2 * d);
   row("total", "", V * d + L * block + 2 * d);
   std::printf("  (your MiniGpt::parameter_count(): %s)\n", thousands(m.parameter_count()).c_str());
+  return mha::Json::Object()
+      .Set("embed", V * d)
+      .Set("block", block)
+      .Set("final_layer_norm", 2 * d)
+      .Set("total", V * d + L * block + 2 * d)
+      .Set("parameter_count", m.parameter_count());
 }
 
 mha::Json accuracy_table(const mha::gpt::Accuracy& held, const mha::gpt::Accuracy& train,
@@ -163,12 +172,12 @@ mha::Json accuracy_table(const mha::gpt::Accuracy& held, const mha::gpt::Accurac
   for (Category c : {Category::kEnglishAgreement, Category::kSpanishForm,
                      Category::kSpanishStem, Category::kSpanishPronoun, Category::kOther}) {
     const auto i = static_cast<std::size_t>(c);
-    std::string name = mha::gpt::category_key(c);
+    std::string name = mha::grammar::category_name(c);
     for (char& ch : name) ch = ch == '_' ? ' ' : ch;
     std::printf("  %-18s %8.1f%% (%5ld) %8.1f%% (%5ld)   %6.1f%% / %5.1f%%\n", name.c_str(),
                 100 * held.fraction(c), held.total[i], 100 * train.fraction(c), train.total[i],
                 100 * ngram_held.fraction(c), 100 * ngram_train.fraction(c));
-    json.Set(mha::gpt::category_key(c), mha::Json::Object()
+    json.Set(mha::grammar::category_name(c), mha::Json::Object()
                                             .Set("held_out", held.fraction(c))
                                             .Set("train", train.fraction(c))
                                             .Set("held_out_positions", static_cast<long long>(held.total[i]))
@@ -180,6 +189,7 @@ mha::Json accuracy_table(const mha::gpt::Accuracy& held, const mha::gpt::Accurac
 }
 
 int run(const Options& o) {
+  mha::KeepFreedMemory();  // each step frees and takes the same memory again: keep it
   const auto t_start = std::chrono::steady_clock::now();
   const double cpu_start = cpu_seconds();
   const mha::grammar::Split data = mha::grammar::split();
@@ -207,8 +217,8 @@ int run(const Options& o) {
               "seed %llu%s\n",
               config.vocab, config.max_len, config.d_model, config.n_heads, config.d_ff,
               config.n_layers, static_cast<unsigned long long>(seed),
-              o.train.attention ? "" : ", attention removed (W_O = 0)");
-  print_parameters(model);
+              o.train.attention || !o.checkpoint.empty() ? "" : ", attention removed (W_O = 0)");
+  mha::Json parameters = print_parameters(model);
 
   const std::vector<mha::gpt::Example> train = mha::gpt::examples(data.train, score);
   const std::vector<mha::gpt::Example> held = mha::gpt::examples(data.held_out, score);
@@ -242,7 +252,8 @@ int run(const Options& o) {
                      .Set("step", step)
                      .Set("batch", batch)
                      .Set("train", train_loss.back())
-                     .Set("held_out", held_loss.back()));
+                     .Set("held_out", held_loss.back())
+                     .Set("lr", lr));
     };
     measure(0, std::nan(""), 0.0);
     for (int s = 1; s <= o.train.steps; ++s) {
@@ -345,7 +356,7 @@ int run(const Options& o) {
                         .Set("attention", o.train.attention)
                         .Set("seed", static_cast<double>(seed))
                         .Set("steps", o.checkpoint.empty() ? o.train.steps : 0)
-                        .Set("parameters", model.parameter_count())
+                        .Set("parameters", std::move(parameters))
                         .Set("entropy_floor", floor)
                         .Set("losses", std::move(losses))
                         .Set("accuracy", std::move(accuracy))

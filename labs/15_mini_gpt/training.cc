@@ -68,6 +68,19 @@ std::vector<Example> examples(const std::vector<Sentence>& sentences, Score scor
   return out;
 }
 
+GptGrads mean_gradients(const MiniGpt& model, const std::vector<const Example*>& batch,
+                        double* loss) {
+  GptGrads mean;
+  *loss = 0.0;
+  const float w = 1.0f / static_cast<float>(batch.size());
+  for (const Example* e : batch) {
+    const GptLossAndGrads r = gpt_loss_and_grads(model, e->inputs, e->targets);  // your lab 15
+    *loss += r.loss / static_cast<double>(batch.size());
+    add(mean, r.grads, w);
+  }
+  return mean;
+}
+
 void remove_attention(MiniGpt& model) {
   for (TransformerBlock& b : model.blocks) b.attn.W_O = xt::zeros<float>(b.attn.W_O.shape());
 }
@@ -82,16 +95,19 @@ Trainer::Trainer(MiniGpt& model, const std::vector<Example>& train, const Settin
 StepReport Trainer::step() {
   ++done_;
   const std::size_t n = train_->size();
-  GptGrads mean;
-  double loss = 0.0;
-  const float w = 1.0f / static_cast<float>(settings_.batch);
-  for (int b = 0; b < settings_.batch; ++b) {
-    const auto pick = static_cast<std::size_t>(draws_.random() * static_cast<double>(n));
-    const Example& e = (*train_)[std::min(pick, n - 1)];
-    GptLossAndGrads r = gpt_loss_and_grads(*model_, e.inputs, e.targets);  // your lab 15
-    loss += r.loss / settings_.batch;
-    add(mean, r.grads, w);
+  while (queue_.size() < static_cast<std::size_t>(settings_.batch)) {
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = i;
+    for (std::size_t i = n - 1; i > 0; --i) {
+      std::swap(order[i], order[static_cast<std::size_t>(draws_.random() * double(i + 1))]);
+    }
+    queue_.insert(queue_.end(), order.begin(), order.end());
   }
+  std::vector<const Example*> batch;
+  for (int b = 0; b < settings_.batch; ++b) batch.push_back(&(*train_)[queue_[std::size_t(b)]]);
+  double loss = 0.0;
+  GptGrads mean = mean_gradients(*model_, batch, &loss);
+  queue_.erase(queue_.begin(), queue_.begin() + settings_.batch);
   if (!settings_.attention) {
     // W_O stays 0: with no gradient, AdamW leaves it (its decay of 0 is 0).
     for (BlockGrads& b : mean.blocks) b.dW_O.fill(0.0f);
@@ -196,17 +212,6 @@ std::vector<Translation> translations(const MiniGpt& model, const std::vector<Se
     out.push_back(std::move(t));
   }
   return out;
-}
-
-const char* category_key(Category c) {
-  switch (c) {
-    case Category::kEnglishAgreement: return "english_agreement";
-    case Category::kSpanishForm: return "spanish_form";
-    case Category::kSpanishStem: return "spanish_stem";
-    case Category::kSpanishPronoun: return "spanish_pronoun";
-    case Category::kOther: return "other";
-  }
-  return "?";
 }
 
 }  // namespace mha::gpt

@@ -45,8 +45,13 @@ struct Settings {
   int warmup = 100;         // learning_rate_at(step, max_lr, min_lr, warmup, steps)
   double clip = 1.0;        // clip_grad_norm's max_norm
   bool attention = true;    // false: W_O = 0 in every block, kept there: no position sees another
-  std::uint64_t seed = 0;   // the batches: NumpyRng(seed + 1), which no weight uses
+  std::uint64_t seed = 0;   // the order of the sentences: NumpyRng(seed + 1), which no weight uses
 };
+
+// The mean of the examples' gpt_loss_and_grads gradients (your lab 15), and
+// of their losses in *loss: one step's gradient.
+GptGrads mean_gradients(const MiniGpt& model, const std::vector<const Example*>& batch,
+                        double* loss);
 
 // Sets every block's W_O to zero: the attention sub-layers add nothing.
 void remove_attention(MiniGpt& model);
@@ -58,10 +63,13 @@ struct StepReport {
   double grad_norm;  // before clipping
 };
 
-// The loop: each step draws `batch` training sentences (with replacement:
-// floor(random() * n), from NumpyRng(seed + 1)), averages their
-// gpt_loss_and_grads gradients, clips their global norm, and takes one AdamW
-// step at learning_rate_at(step). The model and the examples must outlive it.
+// The loop: each step takes the next `batch` training sentences of a queue
+// that holds the training set in a random order (refilled with a fresh order
+// when fewer than `batch` are left: every sentence is seen once per pass),
+// averages their gpt_loss_and_grads gradients, clips their global norm, and
+// takes one AdamW step at learning_rate_at(step). An order is Fisher-Yates
+// from the last position down, j = floor(u (i + 1)), u the next
+// NumpyRng(seed + 1).random(). The model and the examples must outlive it.
 class Trainer {
  public:
   Trainer(MiniGpt& model, const std::vector<Example>& train, const Settings& settings);
@@ -73,6 +81,7 @@ class Trainer {
   Settings settings_;
   AdamW optimizer_;
   NumpyRng draws_;
+  std::vector<std::size_t> queue_;  // the sentences still to come, in order
   int done_ = 0;
 };
 
@@ -105,9 +114,6 @@ struct Translation {
 };
 std::vector<Translation> translations(const MiniGpt& model,
                                       const std::vector<grammar::Sentence>& sentences);
-
-// "english_agreement", "spanish_form", "spanish_stem", "spanish_pronoun", "other".
-const char* category_key(grammar::Category c);
 
 }  // namespace mha::gpt
 

@@ -227,6 +227,17 @@ std::vector<Decision> decisions(const Sentence& s) {
   return out;
 }
 
+const char* category_name(Category c) {
+  switch (c) {
+    case Category::kEnglishAgreement: return "english_agreement";
+    case Category::kSpanishForm: return "spanish_form";
+    case Category::kSpanishStem: return "spanish_stem";
+    case Category::kSpanishPronoun: return "spanish_pronoun";
+    case Category::kOther: return "other";
+  }
+  return "?";
+}
+
 double entropy_floor(const std::vector<Sentence>& train) {
   if (train.empty()) {
     throw std::invalid_argument("grammar::entropy_floor: no sentences, expected at least one");

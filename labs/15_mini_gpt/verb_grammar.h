@@ -97,6 +97,9 @@ struct Decision {
   Category category;
 };
 std::vector<Decision> decisions(const Sentence& s);  // in increasing position
+// "english_agreement", "spanish_form", "spanish_stem", "spanish_pronoun" or
+// "other": a category as train_mini_gpt's --json and the tests name it.
+const char* category_name(Category c);
 
 // The loss per predicted position (nats) of the best possible model of
 // `train`, one that knows every sentence and how often it occurs: the

@@ -1,7 +1,8 @@
 // The corpus of lab 15 (verb_grammar.h) against an independent Python
-// version: tests/15_mini_gpt/verb_grammar.py, written from the API's
-// description alone, wrote verb_grammar_reference.txt (every sentence, its
-// split and its grammar-fixed positions, and the entropy floor).
+// version: tests/15_mini_gpt/verb_grammar.py (in the instructors'
+// repository), written from the header's description alone, wrote
+// verb_grammar_reference.txt (every sentence, its split and its
+// grammar-fixed positions, and the entropy floor).
 #include "labs/15_mini_gpt/verb_grammar.h"
 
 #include <cmath>
@@ -32,17 +33,6 @@ const char* TenseName(Tense t) {
   return t == Tense::kPresent ? "present" : t == Tense::kPast ? "past" : "future";
 }
 
-const char* CategoryName(Category c) {
-  switch (c) {
-    case Category::kEnglishAgreement: return "english_agreement";
-    case Category::kSpanishForm: return "spanish_form";
-    case Category::kSpanishStem: return "spanish_stem";
-    case Category::kSpanishPronoun: return "spanish_pronoun";
-    case Category::kOther: return "other";
-  }
-  return "?";
-}
-
 // One sentence as the Python writes it:
 // "split verb tense pronouns | tokens | position:target:category ...".
 std::string Line(const Sentence& s, bool held_out) {
@@ -52,7 +42,7 @@ std::string Line(const Sentence& s, bool held_out) {
                      std::to_string(s.pronouns[2]) + " | " + text(s.ids) + " |";
   for (const Decision& d : decisions(s)) {
     line += " " + std::to_string(d.position) + ":" + std::to_string(d.target) + ":" +
-            CategoryName(d.category);
+            category_name(d.category);
   }
   return line;
 }
@@ -132,8 +122,8 @@ TEST(VerbGrammar, EntropyFloorMatchesThePythonVersion) {
   double python = 0.0;
   ASSERT_EQ(std::sscanf(lines.back().c_str(), "entropy_floor %lf", &python), 1) << lines.back();
   const double floor = entropy_floor(split().train);
-  EXPECT_NEAR(floor, python, 1e-9);
-  EXPECT_NEAR(floor, 0.2962, 5e-5);
+  EXPECT_NEAR(floor, python, 1e-9);  // tolerance: the Python wrote 9 decimals
+  EXPECT_NEAR(floor, 0.2962, 5e-5);  // tolerance: the header quotes 4 decimals
 }
 
 TEST(VerbGrammar, EntropyFloorCountsARepeatedSentenceAsMoreLikely) {
@@ -142,7 +132,7 @@ TEST(VerbGrammar, EntropyFloorCountsARepeatedSentenceAsMoreLikely) {
   const std::vector<Sentence> three = {all[0], all[0], all[1]};
   const double positions = 2.0 * (all[0].ids.size() - 1) + (all[1].ids.size() - 1);
   const double nats = 2 * -std::log(2.0 / 3.0) - std::log(1.0 / 3.0);
-  EXPECT_NEAR(entropy_floor(three), nats / positions, 1e-12);
+  EXPECT_NEAR(entropy_floor(three), nats / positions, 1e-12);  // tolerance: three logs, in double
 }
 
 TEST(VerbGrammar, EntropyFloorRejectsAnEmptyList) {

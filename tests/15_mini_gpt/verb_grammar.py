@@ -1,7 +1,8 @@
-"""The verb-grammar corpus of lab 15, written again in Python from the API's
-description alone (no C++ read): the pilot trains on it, and
-verb_grammar_dump() writes the text that labs/15_mini_gpt/verb_grammar_test
-compares labs/15_mini_gpt/verb_grammar.cc with, sentence by sentence.
+"""The verb-grammar corpus of lab 15, written again in Python from its
+description alone (verb_grammar.h's comments and issue 37; no C++ read): the
+pilot trains on it, and verb_grammar_dump() writes the text that
+labs/15_mini_gpt/verb_grammar_test compares labs/15_mini_gpt/verb_grammar.cc
+with, sentence by sentence.
 
     /usr/bin/python3 tests/15_mini_gpt/verb_grammar.py      # rewrites the dump
 
@@ -13,7 +14,7 @@ import itertools
 import math
 import os
 
-# The 64 tokens, by id (API.md, "Lab 15").
+# The 64 tokens, by id (the table of labs/15_mini_gpt/verb_grammar.h).
 TOKENS = (["<bos>", "<eos>", ",", "/",
            "I", "you", "he", "she", "yo", "tú", "él", "ella",
            "will", "s", "ed",
@@ -115,7 +116,7 @@ _SPANISH_PRONOUN_IDS = {ID[w] for w in SPANISH_PRONOUNS}
 
 
 def category(ids, t):
-    """The category of position t (target ids[t + 1]), as API.md defines it."""
+    """The category of position t (target ids[t + 1]), as verb_grammar.h's comment defines it."""
     slash = ids.index(ID["/"])
     target = ids[t + 1]
     if t + 1 <= slash:  # the English half, "/" included
@@ -152,7 +153,8 @@ def verb_grammar_dump():
     train, held = split(sentences)
     held_keys = {(s[0], s[1]) for s in held}
     nexts = continuations(sentences)
-    lines = ["# The lab 15 corpus as tests/15_mini_gpt/verb_grammar.py writes it (do not edit):",
+    lines = ["# The lab 15 corpus as tests/15_mini_gpt/verb_grammar.py writes it, in the",
+             "# instructors' repository (do not edit):",
              "# split verb tense pronouns | tokens | decisions position:target:category",
              "tokens " + " ".join(TOKENS)]
     for verb, tense, pronouns, ids in sentences:

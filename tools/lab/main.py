@@ -46,6 +46,10 @@ def instructors_parser(labs):
                    "(default 50, or the rubric's; 0 turns the similarity check off)")
     g.add_argument("--prepare", action="store_true",
                    help="only build the reference and warm the caches (Gradescope set-up)")
+    g.add_argument("--course-key", metavar="FILE",
+                   help="the course's key, where the hidden tests' fresh inputs come from "
+                   "(default: $MHA_COURSE_KEY, else course.key in this checkout, made if "
+                   "missing); the same key gives the same grades on every machine")
     sl = g.add_argument_group("grading a roster on a Slurm cluster")
     sl.add_argument("--slurm", action="store_true",
                     help="with --roster: submit one job array that grades it, and a merge job; "
@@ -69,7 +73,16 @@ def instructors_parser(labs):
     gb = sub.add_parser("gradescope-bundle", help="write the Gradescope autograder "
                         "(setup.sh, run_autograder and the suite) as a .zip or a directory")
     gb.add_argument("dest", help="OUT.zip or a directory")
+    gb.add_argument("--course-key", metavar="FILE",
+                    help="the course key the bundle grades with (default: as ./lab grade)")
     gb.set_defaults(func=instructor.cmd_gradescope_bundle)
+
+    ck = sub.add_parser("course-key", help="instructors: make the course's key (once per "
+                        "course; the fresh inputs of the hidden tests come from it), or show "
+                        "a key's fingerprint")
+    ck.add_argument("action", choices=["new", "show"])
+    ck.add_argument("file", help="the key file (new: must not exist)")
+    ck.set_defaults(func=instructor.cmd_course_key)
 
     ek = sub.add_parser("export-kit", help="write the learner's copy of the suite (no solutions, "
                         "no hidden tests) to DIR")
