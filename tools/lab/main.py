@@ -95,6 +95,8 @@ def instructors_parser(labs):
     dg = sub.add_parser("degenerate", help="grade the degenerate catalogue (answers that compute "
                         "nothing, written from each lab's solution) and print what each earns")
     dg.add_argument("lab", nargs="?", help="only this lab (%s)" % numbers)
+    dg.add_argument("--variant", metavar="NAME", help="only the variants whose name contains NAME "
+                    "(e.g. zeros, arg2, inert)")
     dg.add_argument("--write", metavar="DIR", help="write the catalogue's learner files to DIR "
                     "and grade nothing")
     dg.set_defaults(func=degenerate.main)

@@ -423,6 +423,8 @@ def main(args):
             print("lab: unknown lab %r; ./lab status lists them" % args.lab, file=sys.stderr)
             return 2
     catalogue = load(labs, only)
+    if args.variant:
+        catalogue = [v for v in catalogue if args.variant in v.name]
     if args.write:
         # To read or compile them by hand; nothing is graded.
         os.makedirs(args.write, exist_ok=True)
