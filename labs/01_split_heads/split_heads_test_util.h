@@ -77,6 +77,40 @@ inline void ExpectCombineHeadsMatchesGolden(const std::string& golden) {
                             kCombineHeadsMistakes.Of(golden + "combine_x", kCombineMistakeNames)));
 }
 
+// split_heads of a (T, d_model) input whose every value says where it came
+// from (x[t][c] = 100*t + c) has shape (n_heads, T, d_head), and each axis
+// means what it says: axis 0 picks the head's block of columns, axis 1 the
+// token, axis 2 the column within the block. A result of the right shape
+// whose numbers are not x's, or are x's in another order, fails.
+inline void ExpectSplitHeadsAxesAreHeadsTokensAndColumns(std::size_t T, std::size_t d_model,
+                                                         int n_heads) {
+  Tensor2 x = xt::zeros<float>({T, d_model});
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t c = 0; c < d_model; ++c) x(t, c) = static_cast<float>(100 * t + c);
+  const Tensor3 heads = split_heads(x, n_heads);
+  const std::size_t H = static_cast<std::size_t>(n_heads), d_head = d_model / H;
+  ASSERT_EQ(heads.dimension(), 3u);
+  ASSERT_EQ(heads.shape(0), H) << "axis 0 must be the heads";
+  ASSERT_EQ(heads.shape(1), T) << "axis 1 must be the tokens";
+  ASSERT_EQ(heads.shape(2), d_head) << "axis 2 must be d_head = d_model / n_heads";
+  Tensor3 expected = xt::zeros<float>({H, T, d_head});
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t c = 0; c < d_head; ++c) expected(h, t, c) = x(t, h * d_head + c);
+  EXPECT_TRUE(AllClose(heads, expected, kExact, kHeadAxes))
+      << "x[t][c] = 100*t + c, so each value says where it came from: axis 0 must pick the "
+         "head's block of d_head columns, axis 1 the token, axis 2 the column in the block";
+}
+
+// combine_heads(<golden><name>_heads.npy), NumPy's split of <name>_x.npy,
+// gives <name>_x.npy back: combine_heads undoes a split it did not make.
+inline void ExpectCombineHeadsUndoesTheGoldenSplit(const std::string& golden,
+                                                   const std::string& name) {
+  const Tensor3 heads = LoadGolden<3>(golden + name + "_heads.npy");  // (H, T, d_head)
+  EXPECT_TRUE(MatchesGolden(combine_heads(heads), golden + name + "_x.npy", kExact, kRowAxes))
+      << "combine_heads of NumPy's split_heads(x) must give x back";
+}
+
 // The divisibility check comes first: without any check, n_heads = 0 divides
 // by zero and ends the whole test program.
 inline void ExpectSplitHeadsRejectsDModelNotDivisibleByNHeads() {
