@@ -86,6 +86,19 @@ Tensor2 FullForward(const MultiHeadLatentAttention& layer, const Tensor2& x) {
                                  naive::CausalMask(T, T));
 }
 
+// A decoder of capacity T fed x (T, d_model) in `chunks` returns, row for row,
+// the layer's full causal forward; `sizes` names the layer in a failure.
+template <class Decoder, class LayerT>
+void ExpectChunkedDecodeIsTheFullForward(const LayerT& layer, const Tensor2& x,
+                                         const std::vector<int>& chunks,
+                                         const std::string& sizes) {
+  SCOPED_TRACE(sizes + ", " + ChunksString(chunks));
+  Decoder decoder(layer, static_cast<int>(x.shape(0)));
+  const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
+  ASSERT_TRUE(rows.has_value());
+  EXPECT_TRUE(AllClose(*rows, FullForward(layer, x), kLayer, {"token", "column"}));
+}
+
 // ---------------------------------------------------------------- the cases
 
 // The golden cases of the grading tests: the public tests' cases
@@ -257,15 +270,10 @@ TEST(GqaDecoder, FreshRandomInputsMatchAPlainLoopReference) {
   layer.W_K = testing::RandomTensor2(d, kv, gen(), s);
   layer.W_V = testing::RandomTensor2(d, kv, gen(), s);
   layer.W_O = testing::RandomTensor2(d, d, gen(), s);
-  const Tensor2 x = testing::RandomTensor2(T, d, gen(), 2.0f);
-  const std::vector<int> chunks = RandomChunks(T, gen);
-  SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(n_heads) +
-               " n_kv_heads=" + std::to_string(n_kv_heads) + " T=" + std::to_string(T) + ", " +
-               ChunksString(chunks));
-  GqaDecoder decoder(layer, T);
-  const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
-  ASSERT_TRUE(rows.has_value());
-  EXPECT_TRUE(AllClose(*rows, FullForward(layer, x), kLayer, {"token", "column"}));
+  ExpectChunkedDecodeIsTheFullForward<GqaDecoder>(
+      layer, testing::RandomTensor2(T, d, gen(), 2.0f), RandomChunks(T, gen),
+      "d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(n_heads) +
+          " n_kv_heads=" + std::to_string(n_kv_heads) + " T=" + std::to_string(T));
 }
 
 // ---------------------------------------------- MlaDecoder: every chunking
@@ -353,15 +361,10 @@ TEST(MlaDecoder, FreshRandomInputsMatchAPlainLoopReference) {
   layer.W_UK = testing::RandomTensor2(r, d, gen(), sr);
   layer.W_UV = testing::RandomTensor2(r, d, gen(), sr);
   layer.W_O = testing::RandomTensor2(d, d, gen(), sd);
-  const Tensor2 x = testing::RandomTensor2(T, d, gen(), 2.0f);
-  const std::vector<int> chunks = RandomChunks(T, gen);
-  SCOPED_TRACE("d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(n_heads) +
-               " kv_rank=" + std::to_string(kv_rank) + " T=" + std::to_string(T) + ", " +
-               ChunksString(chunks));
-  MlaDecoder decoder(layer, T);
-  const std::optional<Tensor2> rows = Decode(decoder, x, chunks);
-  ASSERT_TRUE(rows.has_value());
-  EXPECT_TRUE(AllClose(*rows, FullForward(layer, x), kLayer, {"token", "column"}));
+  ExpectChunkedDecodeIsTheFullForward<MlaDecoder>(
+      layer, testing::RandomTensor2(T, d, gen(), 2.0f), RandomChunks(T, gen),
+      "d_model=" + std::to_string(d_model) + " n_heads=" + std::to_string(n_heads) +
+          " kv_rank=" + std::to_string(kv_rank) + " T=" + std::to_string(T));
 }
 
 TEST(MlaDecoder, ACapacityThatIsNotPositiveIsRejected) {

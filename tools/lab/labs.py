@@ -155,6 +155,21 @@ def load_labs(root=ROOT):
         return [Lab(e, root) for e in json.load(f)["labs"]]
 
 
+class UnknownLab(ValueError):
+    pass
+
+
+def chosen_lab(labs, key):
+    """The lab a command's optional LAB argument names, or None (every lab)
+    when it names none; raises UnknownLab with the message to print."""
+    if not key:
+        return None
+    lab = find_lab(labs, key)
+    if lab is None:
+        raise UnknownLab("lab: unknown lab %r; ./lab status lists them" % key)
+    return lab
+
+
 def find_lab(labs, key):
     """A lab by number ("3", "03") or directory name; None if unknown."""
     for lab in labs:

@@ -46,7 +46,7 @@ import sys
 import surface
 from checks import cxx_outline
 from grader import grade as grade_mod
-from labs import ROOT, find_lab, load_labs
+from labs import ROOT, UnknownLab, chosen_lab, load_labs
 from reports import rubric as rubric_mod
 
 PRELUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "degenerate_prelude.h.in")
@@ -416,12 +416,11 @@ def summary(variants_, verdicts, labs):
 
 def main(args):
     labs = load_labs()
-    only = None
-    if args.lab:
-        only = find_lab(labs, args.lab)
-        if only is None:
-            print("lab: unknown lab %r; ./lab status lists them" % args.lab, file=sys.stderr)
-            return 2
+    try:
+        only = chosen_lab(labs, args.lab)
+    except UnknownLab as e:
+        print(e, file=sys.stderr)
+        return 2
     catalogue = load(labs, only)
     if args.variant:
         catalogue = [v for v in catalogue if args.variant in v.name]
