@@ -60,7 +60,7 @@
 #define MHA_REMOTE_CAT(a, b) MHA_REMOTE_CAT2(a, b)
 #define MHA_REMOTE_UNIQUE(prefix) MHA_REMOTE_CAT(prefix, __LINE__)
 
-// MHA_REMOTE_MEMBERS(a, b, c) -> o.a, o.b, o.c (up to 12 members).
+// MHA_REMOTE_MEMBERS(a, b, c) -> o.a, o.b, o.c (up to 16 members).
 #define MHA_REMOTE_M1(a) o.a
 #define MHA_REMOTE_M2(a, ...) o.a, MHA_REMOTE_M1(__VA_ARGS__)
 #define MHA_REMOTE_M3(a, ...) o.a, MHA_REMOTE_M2(__VA_ARGS__)
@@ -73,9 +73,15 @@
 #define MHA_REMOTE_M10(a, ...) o.a, MHA_REMOTE_M9(__VA_ARGS__)
 #define MHA_REMOTE_M11(a, ...) o.a, MHA_REMOTE_M10(__VA_ARGS__)
 #define MHA_REMOTE_M12(a, ...) o.a, MHA_REMOTE_M11(__VA_ARGS__)
+#define MHA_REMOTE_M13(a, ...) o.a, MHA_REMOTE_M12(__VA_ARGS__)
+#define MHA_REMOTE_M14(a, ...) o.a, MHA_REMOTE_M13(__VA_ARGS__)
+#define MHA_REMOTE_M15(a, ...) o.a, MHA_REMOTE_M14(__VA_ARGS__)
+#define MHA_REMOTE_M16(a, ...) o.a, MHA_REMOTE_M15(__VA_ARGS__)
 #define MHA_REMOTE_COUNT(...) \
-  MHA_REMOTE_COUNT_(__VA_ARGS__, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define MHA_REMOTE_COUNT_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, n, ...) n
+  MHA_REMOTE_COUNT_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define MHA_REMOTE_COUNT_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, \
+                          a16, n, ...)                                                       \
+  n
 #define MHA_REMOTE_MEMBERS(...) \
   MHA_REMOTE_CAT(MHA_REMOTE_M, MHA_REMOTE_COUNT(__VA_ARGS__))(__VA_ARGS__)
 

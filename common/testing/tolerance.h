@@ -30,6 +30,12 @@ inline constexpr Tolerance kAttention{1e-5f, 1e-4f};
 // A whole layer: projections, attention and W_O (labs 3, 5 and 6), and two
 // mathematically equal orderings of the same layer (naive vs absorbed MLA).
 inline constexpr Tolerance kLayer{5e-5f, 5e-4f};
+// A transformer block (lab 14): two LayerNorms, rotary attention and the FFN
+// in a residual stream, forward and backward.
+inline constexpr Tolerance kBlock{1e-4f, 1e-3f};
+// LayerNorm on rows offset by 1e3 (lab 14): x itself holds only ~6e-5 of
+// absolute precision there, and the mean carries that into every output.
+inline constexpr Tolerance kOffsetRows{1e-3f, 1e-3f};
 
 }  // namespace testing
 }  // namespace mha

@@ -92,6 +92,7 @@ class RotaryAttention {
 
  private:
   friend struct remote::Access;  // the grader copies layers between processes
+  friend class TransformerBlock;  // lab 14: its blank default constructor builds a blank layer
   RotaryAttention() = default;
 };
 

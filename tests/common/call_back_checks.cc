@@ -15,6 +15,7 @@
 // sizes passed by value are the reference functions' own checks (the labs'
 // "bad arguments" tests, and tests/common/call_back_fuzz_test.cc under
 // AddressSanitizer, show they hold).
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -26,6 +27,7 @@
 #include "labs/05_grouped_query_attention/grouped_query_attention.h"
 #include "labs/06_latent_attention/latent_attention.h"
 #include "labs/08_kv_cache/kv_cache.h"
+#include "labs/11_rotary_embeddings/rotary_embeddings.h"
 #include "tests/08_kv_cache/remote.h"
 
 namespace mha {
@@ -75,6 +77,27 @@ void CheckMha(const MultiHeadAttention& l) {
   Positive(who, "n_heads", l.n_heads);
   Positive(who, "d_head", l.d_head);
   Product(who, "n_heads", l.n_heads, "d_head", l.d_head, "d_model", l.d_model);
+  const Sizes2 square = {U(l.d_model), U(l.d_model)};
+  Shape(who, "W_Q", l.W_Q, square);
+  Shape(who, "W_K", l.W_K, square);
+  Shape(who, "W_V", l.W_V, square);
+  Shape(who, "W_O", l.W_O, square);
+}
+
+// Lab 11's layer (lab 14 calls its forward back): lab 3's sizes and weights,
+// pairs to rotate and a base above 1.
+void CheckRotary(const RotaryAttention& l) {
+  const std::string who = "the RotaryAttention layer";
+  Positive(who, "d_model", l.d_model);
+  Positive(who, "n_heads", l.n_heads);
+  Positive(who, "d_head", l.d_head);
+  Product(who, "n_heads", l.n_heads, "d_head", l.d_head, "d_model", l.d_model);
+  if (l.d_head % 2 != 0) {
+    Fail(who, "has d_head=" + std::to_string(l.d_head) + ", expected an even d_head (pairs)");
+  }
+  if (!(l.base > 1.0) || !std::isfinite(l.base)) {
+    Fail(who, "has base=" + std::to_string(l.base) + ", expected a finite base > 1");
+  }
   const Sizes2 square = {U(l.d_model), U(l.d_model)};
   Shape(who, "W_Q", l.W_Q, square);
   Shape(who, "W_K", l.W_K, square);
@@ -146,6 +169,7 @@ void CheckLatentCache(const LatentCache& c) {
 }
 
 const bool registered = remote::RegisterObjectCheck(&CheckMha) &&
+                        remote::RegisterObjectCheck(&CheckRotary) &&
                         remote::RegisterObjectCheck(&CheckGqa) &&
                         remote::RegisterObjectCheck(&CheckMla) &&
                         remote::RegisterObjectCheck(&CheckKvCache) &&

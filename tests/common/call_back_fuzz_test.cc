@@ -33,6 +33,7 @@
 #include "labs/06_latent_attention/latent_attention.h"
 #include "labs/08_kv_cache/kv_cache.h"
 #include "labs/10_attention_backward/attention_backward.h"
+#include "labs/11_rotary_embeddings/rotary_embeddings.h"
 #include "tests/08_kv_cache/remote.h"
 
 namespace mha {
@@ -260,6 +261,63 @@ TEST_F(CallBackFuzz, CompressRefusesABrokenLayerAndBadInputs) {
   const L layer(8, 2, 4, 1);
   ExpectCleanError(fn, "x of 7 columns", [&] { layer.compress(Ones2(3, 7)); });
   ExpectNoBreak(fn, "NaN and inf", [&] { layer.compress(WithNonFinite(Ones2(3, 8))); });
+}
+
+TEST_F(CallBackFuzz, RopeRejectsBadSizesStartsAndBases) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int n : {0, -3, kHuge}) {
+    if (n == kHuge && !kHugeSizes) continue;
+    ExpectCleanError("rope_angles", "n_positions=" + std::to_string(n), [n] { rope_angles(n, 8); });
+  }
+  for (int d : {0, 1, 5, -4}) {
+    ExpectCleanError("rope_angles", "d_head=" + std::to_string(d), [d] { rope_angles(4, d); });
+  }
+  for (double base : {1.0, 0.5, -2.0, nan}) {
+    ExpectCleanError("rope_angles", "base=" + std::to_string(base), [base] { rope_angles(4, 8, base); });
+    ExpectCleanError("apply_rope", "base=" + std::to_string(base), [base] { apply_rope(Ones3(2, 3, 4), 0, base); });
+  }
+  ExpectCleanError("apply_rope", "an odd d_head", [] { apply_rope(Ones3(2, 3, 5)); });
+  ExpectCleanError("apply_rope", "d_head 0", [] { apply_rope(Ones3(2, 3, 0)); });
+  ExpectCleanError("apply_rope", "start=-1", [] { apply_rope(Ones3(2, 3, 4), -1); });
+  ExpectNoBreak("apply_rope", "zero heads", [] { apply_rope(Ones3(0, 3, 4)); });
+  ExpectNoBreak("apply_rope", "a start near 2^31", [] { apply_rope(Ones3(1, 3, 4), (1 << 30) + ((1 << 30) - 4)); });
+  ExpectNoBreak("apply_rope", "NaN and inf", [] { apply_rope(WithNonFinite(Ones3(2, 3, 4))); });
+  ExpectNoBreak("rope_angles", "infinity as base", [] { rope_angles(3, 4, std::numeric_limits<double>::infinity()); });
+}
+
+TEST_F(CallBackFuzz, RotaryAttentionRefusesBadSizesABrokenLayerAndBadInputs) {
+  struct Sizes {
+    int d, h;
+    double base;
+  };
+  for (const Sizes s : {Sizes{0, 1, 1e4}, {8, 0, 1e4}, {8, 3, 1e4}, {6, 2, 1e4}, {8, 2, 1.0}, {kHuge, 2, 1e4}}) {
+    if (s.d == kHuge && !kHugeSizes) continue;
+    ExpectCleanError("RotaryAttention::RotaryAttention", "bad sizes or base",
+                     [s] { RotaryAttention(s.d, s.h, 1, s.base); });
+  }
+  using L = RotaryAttention;
+  const std::vector<std::pair<std::string, std::function<void(L&)>>> broken = {
+      {"W_O of one row", [](L& l) { l.W_O = Ones2(1, 8); }},
+      {"W_K of 9 columns", [](L& l) { l.W_K = Ones2(8, 9); }},
+      {"empty weights", [](L& l) { l.W_Q = l.W_K = l.W_V = l.W_O = Ones2(0, 0); }},
+      {"n_heads * d_head > d_model", [](L& l) { l.n_heads = 4; l.d_head = 8; }},
+      {"an odd d_head", [](L& l) { l.n_heads = 8; l.d_head = 1; }},
+      {"base 1", [](L& l) { l.base = 1.0; }},
+      {"base NaN", [](L& l) { l.base = std::numeric_limits<double>::quiet_NaN(); }},
+      {"negative sizes", [](L& l) { l.n_heads = -2; l.d_head = -4; }},
+  };
+  const Tensor2 x = Ones2(4, 8);
+  for (const auto& b : broken) {
+    L layer(8, 2, 1);
+    b.second(layer);
+    ExpectCleanError("RotaryAttention::forward", b.first, [&] { layer.forward(x); });
+  }
+  const L layer(8, 2, 1);
+  ExpectCleanError("RotaryAttention::forward", "x of 7 columns", [&] { layer.forward(Ones2(4, 7)); });
+  ExpectCleanError("RotaryAttention::forward", "a (3, 3) mask for T=4", [&] { layer.forward(x, Ones2(3, 3)); });
+  ExpectCleanError("RotaryAttention::forward", "start=-2", [&] { layer.forward(x, std::nullopt, -2); });
+  ExpectNoBreak("RotaryAttention::forward", "T=0", [&] { layer.forward(Ones2(0, 8)); });
+  ExpectNoBreak("RotaryAttention::forward", "NaN and inf", [&] { layer.forward(WithNonFinite(Ones2(4, 8)), WithNonFinite(Ones2(4, 4))); });
 }
 
 // A valid cache, then one change to its private state (as a learner's

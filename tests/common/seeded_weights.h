@@ -19,8 +19,9 @@
 // each lab check (SeededDraws..., DrawsWQWKWVWOInThatOrder, ...).
 //
 // The functions are templates over the layer type so that one header serves
-// MultiHeadAttention and RotaryAttention (the same draws), GroupedQueryAttention
-// and MultiHeadLatentAttention without depending on any lab's library.
+// MultiHeadAttention and RotaryAttention (the same draws), GroupedQueryAttention,
+// MultiHeadLatentAttention and lab 14's FeedForward and TransformerBlock without
+// depending on any lab's library.
 #ifndef MHA_TESTS_COMMON_SEEDED_WEIGHTS_H_
 #define MHA_TESTS_COMMON_SEEDED_WEIGHTS_H_
 
@@ -82,6 +83,44 @@ void InstallMla(Layer& layer, int d_model, int n_heads, int kv_rank, std::uint64
   layer.W_UK = rng.normal_matrix(r, d, r);   // (kv_rank, d_model)
   layer.W_UV = rng.normal_matrix(r, d, r);   // (kv_rank, d_model)
   layer.W_O = rng.normal_matrix(d, d, d);    // (d_model, d_model)
+}
+
+// FeedForward(d_model, d_ff, seed) (lab 14): W_1 (d_model, d_ff), fan-in
+// d_model, then W_2 (d_ff, d_model), fan-in d_ff; b_1 and b_2 zero.
+template <class Ffn>
+void InstallFeedForward(Ffn& ffn, int d_model, int d_ff, std::uint64_t seed) {
+  const std::size_t d = static_cast<std::size_t>(d_model), f = static_cast<std::size_t>(d_ff);
+  NumpyRng rng(seed);
+  ffn.d_model = d_model;
+  ffn.d_ff = d_ff;
+  ffn.W_1 = rng.normal_matrix(d, f, d);  // (d_model, d_ff)
+  ffn.W_2 = rng.normal_matrix(f, d, f);  // (d_ff, d_model)
+  ffn.b_1 = Tensor1::from_shape({f});
+  ffn.b_1.fill(0.0f);
+  ffn.b_2 = Tensor1::from_shape({d});
+  ffn.b_2.fill(0.0f);
+}
+
+// TransformerBlock(d_model, n_heads, d_ff, seed, base) (lab 14): attn as
+// RotaryAttention(d_model, n_heads, seed, base), ffn as FeedForward(d_model,
+// d_ff, seed + 1), gammas 1 and betas 0.
+template <class Block>
+void InstallBlock(Block& block, int d_model, int n_heads, int d_ff, std::uint64_t seed,
+                  double base) {
+  const std::size_t d = static_cast<std::size_t>(d_model);
+  block.d_model = d_model;
+  block.n_heads = n_heads;
+  block.d_ff = d_ff;
+  InstallMha(block.attn, d_model, n_heads, seed);
+  block.attn.base = base;
+  InstallFeedForward(block.ffn, d_model, d_ff, seed + 1);
+  for (Tensor1* v : {&block.ln1_gamma, &block.ln1_beta, &block.ln2_gamma, &block.ln2_beta}) {
+    *v = Tensor1::from_shape({d});
+  }
+  block.ln1_gamma.fill(1.0f);
+  block.ln2_gamma.fill(1.0f);
+  block.ln1_beta.fill(0.0f);
+  block.ln2_beta.fill(0.0f);
 }
 
 }  // namespace seeded
