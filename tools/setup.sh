@@ -8,7 +8,8 @@
 #                             lab programs' through tools/plot/draw_chart.py,
 #                             the benchmarks' and the class report's),
 #                             python3-markdown and python3-pygments, with which
-#                             ./lab read renders the lessons,
+#                             ./lab read renders the lessons, fonts-noto-cjk,
+#                             with which the reader and the charts show Chinese,
 #                             python3-pytest and git for ./lab test (mutants are
 #                             applied with git apply; export-kit reads committed stubs).
 #                             The learner kit runs this same list.
@@ -44,6 +45,7 @@ packages=(
   similarity-tester python3-pytest git
   python3-matplotlib
   python3-markdown python3-pygments
+  fonts-noto-cjk
 )
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [[ -d "$repo/solutions" && -d "$repo/tests" ]]; then

@@ -18,7 +18,8 @@ fi
 # "archive:object:address type name". Lower-case types are local symbols,
 # invisible to other objects. DW.ref.__gxx_personality_v0 is the pointer to
 # C++'s exception-handling routine, data every C++ object shares harmlessly.
-shared=$(awk '$2 ~ /^[A-Zu]$/ && $3 != "DW.ref.__gxx_personality_v0" {print $1, $2, $3}' "$listing")
+# LC_ALL=C: [A-Z] is the ASCII capitals whatever the test's locale.
+shared=$(LC_ALL=C awk '$2 ~ /^[A-Zu]$/ && $3 != "DW.ref.__gxx_personality_v0" {print $1, $2, $3}' "$listing")
 echo "external and weak symbols of the per-instruction-set objects:"
 echo "$shared"
 extra=$(echo "$shared" |

@@ -25,8 +25,10 @@ for run in 1 2; do
   fi
 done
 spec="$out/run1/$chart"
-if [ "$(head -c 1 "$spec" 2>/dev/null)" != "{" ] || ! grep -q '"kind":"[a-z]*"' "$spec" ||
-   ! grep -q '"title":"' "$spec"; then
+# LC_ALL=C: [a-z] is the ASCII letters whatever the test's locale (a Turkish
+# one orders "ı" among them).
+if [ "$(head -c 1 "$spec" 2>/dev/null)" != "{" ] ||
+   ! LC_ALL=C grep -q '"kind":"[a-z]*"' "$spec" || ! grep -q '"title":"' "$spec"; then
   echo "FAILED: $spec is missing or not a chart spec (a JSON object with a kind and a title)" >&2
   exit 1
 fi

@@ -349,7 +349,8 @@ int run(const Options& o) {
         "induction score: mean over the second copy of the weight on the token that followed\n"
         "the previous occurrence (key i-L+1, L=%d). Uniform causal attention would give about\n"
         "%.3f. One random layer has no induction heads: they need two trained layers (a\n"
-        "previous-token head feeding the keys of the next layer).\n",
+        "previous-token head feeding the keys of the next layer, or a duplicate-token head\n"
+        "feeding its queries; lesson 7).\n",
         o.block_len, uniform);
   }
 

@@ -13,7 +13,6 @@
 // random ones.
 #include "labs/12_variant_backward/variant_backward.h"
 
-#include <cctype>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -78,7 +77,9 @@ void ExpectUsesWeightOverwrittenAfterAFirstCall(
     Layer layer, Tensor2 Layer::*weight, const std::string& weight_name, const std::string& c,
     Tensor2 Grads::*grad, const std::string& grad_name) {
   std::string w = weight_name;  // "W_K" -> "w_k"
-  for (char& ch : w) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  // ASCII letters only, not the C library's tolower: the same under every locale (a
+  // Turkish one lower-cases "I" to a dotless "ı").
+  for (char& ch : w) ch = (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;
   const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "x")),
                 d_y = LoadGolden<2>(GoldenFile(kGolden, "d_y"));
   backward(layer, x, Mask("causal"), d_y);  // a first call: caching on first use is caught

@@ -119,7 +119,7 @@ def instructors_parser(labs):
     bench.add_parser(sub)
 
     tr = sub.add_parser("translate", help="course authors: after an English edit, update the "
-                        "translation catalogues (po/) and regenerate the Spanish and Portuguese "
+                        "translation catalogues (po/) and regenerate every language's "
                         "pages and hints; --pages: only regenerate the pages")
     tr.add_argument("--pages", action="store_true", help="only regenerate the pages from the "
                     "catalogues as they are (no catalogue changes)")
@@ -133,6 +133,10 @@ def main(argv):
     # The learner's language (--lang, LANGUAGE, LC_ALL, LC_MESSAGES, LANG): the
     # learner's commands speak it; the instructors' and authors' stay English.
     argv, lang = i18n.strip_lang_option(argv)
+    if lang is not None and i18n.unknown_language(lang):
+        print("lab: --lang %s: the course speaks %s" % (lang, ", ".join(i18n.lang_options())),
+              file=sys.stderr)
+        return 2
     i18n.setup(i18n.choose(lang))
     if cli.is_kit():
         return cli.main(argv)      # only the learner's commands, with their own help

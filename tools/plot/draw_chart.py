@@ -31,6 +31,12 @@ A spec is one JSON object; "kind" says which chart, and every kind takes
               "row_title" and "col_title" (axis names), "footer",
               "colorbar_label" (default "attention weight")
 
+Labels in Chinese (or any script DejaVu Sans lacks, East Asian wide
+characters) are drawn with a CJK font when the spec has such text: Noto Sans
+CJK from Debian's fonts-noto-cjk, which tools/setup.sh installs; matplotlib
+falls back to it glyph by glyph, so Latin text keeps the default font.
+Without one, the chart is drawn with a warning that says what to install.
+
 Exit status 0 when every chart was drawn; 1 on a bad spec (the message names
 the file and the key); 2 when matplotlib is missing (the message says how to
 install it).
@@ -39,6 +45,7 @@ import json
 import math
 import os
 import sys
+import unicodedata
 
 MISSING = ("draw_chart: matplotlib is missing, so no chart was drawn. Install Debian's "
            "python3-matplotlib (sudo apt-get install python3-matplotlib, or tools/setup.sh), "
@@ -47,6 +54,57 @@ MISSING = ("draw_chart: matplotlib is missing, so no chart was drawn. Install De
 # Okabe and Ito's colour-blind-friendly palette, then matplotlib's own.
 COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
            "#F0E442"]
+
+
+# Fonts with CJK glyphs, the first one installed wins. fonts-noto-cjk's .ttc
+# files hold every Noto Sans CJK variant, all with every Chinese character;
+# matplotlib reads the first face of each, which it names "Noto Sans CJK JP".
+CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK TC", "WenQuanYi Zen Hei",
+             "Droid Sans Fallback"]
+NO_CJK_FONT = ("draw_chart: warning: %s has Chinese text and no CJK font is installed, so those "
+               "characters show as boxes; install Debian's fonts-noto-cjk (tools/setup.sh)")
+
+
+def strings(value):
+    """Every string in a spec (keys' values, lists, nested objects)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from strings(v)
+
+
+def needs_cjk(spec):
+    """Whether any text of the spec has an East Asian wide character."""
+    return any(unicodedata.east_asian_width(c) in "WF" for text in strings(spec) for c in text)
+
+
+def cjk_font():
+    """The name of the first installed font of CJK_FONTS, or None."""
+    from matplotlib import font_manager
+    for name in CJK_FONTS:
+        try:
+            font_manager.findfont(font_manager.FontProperties(family=name),
+                                  fallback_to_default=False)
+            return name
+        except ValueError:
+            continue
+    return None
+
+
+def use_fonts(plt, spec, spec_path):
+    """The fonts for this spec: matplotlib's default, then a CJK font when the
+    spec's text needs one (a per-glyph fallback, which matplotlib 3.6 does
+    for a list of family names only). Returns the CJK font's name, or None."""
+    font = cjk_font() if needs_cjk(spec) else None
+    if needs_cjk(spec) and font is None:
+        print(NO_CJK_FONT % spec_path, file=sys.stderr)
+    default = plt.rcParamsDefault["font.sans-serif"][0]
+    plt.rcParams["font.family"] = [default, font] if font else plt.rcParamsDefault["font.family"]
+    return font
 
 
 class SpecError(ValueError):
@@ -272,6 +330,7 @@ def draw(spec_path, plt):
     kind = need(spec, "kind", spec_path, str)
     if kind not in DRAW:
         raise SpecError("%s: kind %r is not one of %s" % (spec_path, kind, ", ".join(sorted(DRAW))))
+    use_fonts(plt, spec, spec_path)
     try:
         fig = DRAW[kind](plt, spec)
     except SpecError as e:

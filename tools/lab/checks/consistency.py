@@ -75,11 +75,15 @@ def problems(labs=None, root=ROOT):
     return out
 
 
-def readme_rows(labs):
-    """The README's lab table, as the registry says it must be."""
+README_ROW = re.compile(r"^\| \d+ \| `labs/")
+
+
+def readme_rows(labs, title_of=None):
+    """The README's lab table, as the registry says it must be (title_of(lab):
+    the title a translated README shows; the registry's by default)."""
     return ["| %d | `%s` | `%s` | [%s](%s) |" % (
         lab.number, os.path.dirname(lab.learner_file), os.path.basename(lab.learner_file),
-        lab.title, lab.lesson_file) for lab in labs]
+        title_of(lab) if title_of else lab.title, lab.lesson_file) for lab in labs]
 
 
 def readme_problems(labs, root=ROOT):
@@ -88,7 +92,7 @@ def readme_problems(labs, root=ROOT):
         return []
     with open(path) as f:
         lines = f.read().splitlines()
-    rows = [l for l in lines if re.match(r"^\| \d+ \| `labs/", l)]
+    rows = [l for l in lines if README_ROW.match(l)]
     want = readme_rows(labs)
     if rows != want:
         missing = [r for r in want if r not in rows]

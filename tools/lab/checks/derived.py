@@ -4,7 +4,8 @@ Three facts are written down twice, once by the author and once derived:
 
   * the stub's sha256 in labs/labs.json (how status and grading recognise the
     untouched stub), from labs/NN_name/<target>.cc;
-  * README.md's lab table, from the registry;
+  * README.md's lab table, from the registry, and its line per language,
+    from po/languages.json (course/language_lines.py);
   * the lesson's "**What you may call.**" line, from the registry's "calls".
 
 `./lab check N` calls rewrite() before it checks anything, so an author who
@@ -101,7 +102,8 @@ def rewrite(lab, root=ROOT):
         changed.append("labs/labs.json")
     labs = load_labs(root)
     lab = [l for l in labs if l.number == lab.number][0]
-    if rewrite_readme(labs, root):
+    from course import language_lines
+    if rewrite_readme(labs, root) | language_lines.rewrite_readme(root):
         changed.append("README.md")
     if rewrite_lesson_line(lab, root):
         changed.append(lab.lesson_file)

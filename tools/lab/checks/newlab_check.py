@@ -9,7 +9,9 @@ import subprocess
 import sys
 import tempfile
 
+import languages
 from checks import consistency
+from course.kit_references import read_tree, reference_problems
 from labs import ROOT, Lab
 
 
@@ -31,7 +33,8 @@ def selftest_checks(labs, make_check):
     """In a temporary copy of the suite: ./lab new makes a lab that test, grade
     and export-kit handle with no other file touched."""
     c = make_check("./lab new makes a lab (in a temporary copy) whose solution passes, whose stub "
-                   "fails, that grading and the learner kit include, and that the registry check "
+                   "fails, that grading and the learner kit include (in every language after "
+                   "./lab translate, naming no path the kit lacks), and that the registry check "
                    "accepts")
     tmp = tempfile.mkdtemp(prefix="mha-newlab-")
     copy = os.path.join(tmp, "suite")
@@ -114,11 +117,23 @@ def selftest_checks(labs, make_check):
                 c.fail("grading its solution: %s" % mine["first_failure"])
         except (OSError, ValueError, IndexError, KeyError) as e:
             c.fail("grading it failed (%s): %s" % (e, (g.stderr or g.stdout)[-300:]))
+        # Every language gets the lab's pages from ./lab translate alone.
+        t = subprocess.run(main + ["translate"], cwd=copy, capture_output=True, text=True,
+                           env=env)
+        if t.returncode != 0:
+            c.fail("./lab translate failed on it: " + (t.stderr or t.stdout)[-300:])
         kit_dir = os.path.join(tmp, "kit")
         k = subprocess.run(main + ["export-kit", kit_dir], cwd=copy, capture_output=True,
                            text=True, env=env)
         if k.returncode != 0 or not os.path.isfile(os.path.join(kit_dir, lab.learner_file)):
             c.fail("the learner kit does not include it: " + (k.stderr or k.stdout)[-300:])
+        for lang in languages.load(copy):
+            page = "docs/%s/%s.md" % (lang.pages, name)
+            if t.returncode == 0 and not os.path.isfile(os.path.join(kit_dir, page)):
+                c.fail("the learner kit has no %s after ./lab translate" % page)
+        for problem in reference_problems(read_tree(kit_dir)):
+            if name in problem:
+                c.fail("in the kit, " + problem)
         subprocess.run(bazel + ["shutdown"], cwd=copy, capture_output=True)
     finally:
         subprocess.run(["rm", "-rf", tmp, env["MHA_GRADE_DIR"]])

@@ -13,7 +13,7 @@ import time
 import traceback
 
 from checks import browser, consistency, degenerate, hostile, kit_check, mutants, newlab_check,\
-    slurm_check, tolerances
+    quiz_numbers, slurm_check, tolerances
 from course import i18n
 from grader import grade, instructor
 from labs import ROOT, load_labs
@@ -270,7 +270,12 @@ def check_quizzes(state):
               "and after, exactly one right answer each, an explanation for every option")
     for problem in quiz.problems(state["labs"]):
         c.fail(problem)
-    return [c]
+    n = Check("every number of a quiz's questions, right answers and explanations is in its "
+              "lab's lesson, or marked as derived with arithmetic that gives it "
+              "(checks/quiz_numbers.py)")
+    for problem in quiz_numbers.problems(state["labs"]):
+        n.fail(problem)
+    return [c, n]
 
 
 def check_reader(state):

@@ -32,29 +32,33 @@ import tempfile
 import textwrap
 
 from checks import kitsymbols
+from course import language_lines, translated_pages
 from course.kit_references import reference_problems
+import languages
 from labs import ROOT, load_labs
 
-_TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", ".gitignore", "lab"]
+# po/languages.json: the registry of languages ./lab reads (tools/lab/languages.py).
+_TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", ".gitignore", "lab",
+        languages.REGISTRY]
 _DIRS = ["common", "labs", "docs", "third_party", "tools/lab", "tools/plot", "tools/reader",
          ".devcontainer"]
 _SKIP_FILES = {"docs/INSTRUCTORS.md", "docs/SCALING.md", "docs/PERFORMANCE.md",
-               "docs/AUTHORING.md",
+               "docs/AUTHORING.md"} | {
                # The repository README's learner sections, translated: the kit has
-               # its own README in each language (README.es.md, README.pt-BR.md).
-               "docs/es/README.md", "docs/pt-BR/README.md"}
+               # its own README in each language (README.es.md, README.pt-BR.md, ...).
+               "docs/%s/README.md" % lang.pages for lang in languages.load()}
 _SKIP_DIRS = {"__pycache__"}
 # ./lab runs this module; the kit ships it and what its learner path imports.
 _ENTRY = "main.py"
 _TOOLS = os.path.join("tools", "lab")
 
 # The kit's README: tools/lab/course/kit_readme/README.md, a Markdown file po4a
-# translates (README.es.md, README.pt-BR.md next to it); kit_readme() adds one
-# table row per lab.
+# translates (README.es.md, README.pt-BR.md, ... next to it); kit_readme() adds
+# one table row per lab.
 README_DIR = os.path.join("tools", "lab", "course", "kit_readme")
 # The kit's name of each README: {file in README_DIR: path in the kit}.
-READMES = {"README.md": "README.md", "README.es.md": "README.es.md",
-           "README.pt-BR.md": "README.pt-BR.md"}
+READMES = dict([("README.md", "README.md")] + [
+    ("README.%s.md" % lang.pages,) * 2 for lang in languages.load()])
 
 
 class StubError(RuntimeError):
@@ -218,13 +222,12 @@ def kit_files(labs):
     for rel in list(files):
         if rel.startswith(_TOOLS + "/") and rel not in shipped:
             del files[rel]
-    for name, dest in READMES.items():
-        path = os.path.join(ROOT, README_DIR, name)
-        if os.path.isfile(path):
-            with open(path) as f:
-                files[dest] = kit_readme(f.read(), labs, _readme_lang(name), files).encode()
-    for dest in set(READMES.values()) & set(files):
-        files[dest] = _without_missing_languages(files[dest].decode(), files).encode()
+    readmes = {dest: os.path.join(ROOT, README_DIR, name) for name, dest in READMES.items()
+               if os.path.isfile(os.path.join(ROOT, README_DIR, name))}
+    for dest, path in readmes.items():
+        with open(path, encoding="utf-8") as f:
+            files[dest] = kit_readme(f.read(), labs, _readme_lang(dest), files,
+                                     readmes).encode()
     files.update(compiled_catalogues())
     return files
 
@@ -232,8 +235,12 @@ def kit_files(labs):
 # The terminal's translations: po/cli/<lang>.po (domain "lab") and the
 # quizzes' po/quiz/<lang>.po (domain "quiz"), compiled where the learner's
 # ./lab looks for them (tools/lab/learner/i18n.py).
-CATALOGUES = {"es": "po/cli/es.po", "pt_BR": "po/cli/pt_BR.po"}
-QUIZ_CATALOGUES = {"es": "po/quiz/es.po", "pt_BR": "po/quiz/pt_BR.po"}
+def _catalogues(folder):
+    return {code: "po/%s/%s.po" % (folder, code) for code in languages.codes()}
+
+
+CATALOGUES = _catalogues("cli")
+QUIZ_CATALOGUES = _catalogues("quiz")
 
 
 def compiled_catalogues(root=ROOT):
@@ -258,34 +265,19 @@ def compiled_catalogues(root=ROOT):
     return out
 
 
-def _without_missing_languages(text, files):
-    """The README without the paragraphs that point at a translated README the
-    kit does not have (a checkout whose translations are not generated yet)."""
-    paras = re.split(r"(\n\s*\n)", text)
-    kept = [p for p in paras
-            if not any(m not in files for m in re.findall(r"\]\((README\.[\w-]+\.md)\)", p))]
-    return re.sub(r"\n{3,}", "\n\n", "".join(kept))
-
-
 def _readme_lang(name):
     """The pages' language suffix of a README (README.es.md: "es"), or None."""
     m = re.match(r"README\.([\w-]+)\.md$", name)
     return m.group(1) if m else None
 
 
-def _lesson_title(text):
-    """A lesson's title from its page's first heading, without its "Lab N:"
-    prefix in whatever language."""
-    for line in text.splitlines():
-        if line.startswith("# "):
-            return re.sub(r"^[^:]*\d+\s*:\s*", "", line[2:].strip())
-    return None
-
-
-def kit_readme(text, labs, lang, files):
+def kit_readme(text, labs, lang, files, readmes=()):
     """The README's text with one row per lab after its table's separator
     line: the lab, its learner file, and its lesson (the page in `lang`,
-    docs/<lang>/NN_name.md, when the kit has it, titled as that page is)."""
+    docs/<lang>/NN_name.md, when the kit has it, titled as that page is);
+    then a line per language whose README the kit has, in that language
+    (course/language_lines.py; `readmes`: the kit's READMEs besides those in
+    files)."""
     rows = []
     for lab in labs:
         lesson, title = lab.lesson_file, lab.title
@@ -293,16 +285,12 @@ def kit_readme(text, labs, lang, files):
             translated = "docs/%s/%s" % (lang, os.path.basename(lab.lesson_file))
             if translated in files:
                 lesson = translated
-                heading = _lesson_title(files[translated].decode())
-                # The lesson's heading once it is translated, else the registry's title.
-                if heading and heading != _lesson_title(files.get(lab.lesson_file, b"").decode()):
-                    title = heading
+                title = translated_pages.translated_title(
+                    lab, files.get(lab.lesson_file, b"").decode(), files[translated].decode())
         rows.append("| %d | `%s` | [%s](%s) |" % (lab.number, lab.learner_file, title, lesson))
-    lines = text.splitlines(keepends=True)
-    for i, line in enumerate(lines):
-        if re.match(r"^\|\s*-+\s*\|", line):
-            return "".join(lines[:i + 1]) + "\n".join(rows) + "\n" + "".join(lines[i + 1:])
-    return text
+    others = language_lines.kit_lines(set(files) | set(readmes))
+    return translated_pages.insert_rows(text, rows + ([""] + "\n\n".join(others).split("\n")
+                                                      if others else []))
 
 
 _EXECUTABLE = {"lab", "tools/setup.sh"}

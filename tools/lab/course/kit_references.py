@@ -5,8 +5,12 @@ somebody's machine. reference_problems() is pure: {path: bytes} in, problems
 out (tools/lab/tests/test_kit.py feeds it small trees); read_tree() reads an
 exported kit for it."""
 import fnmatch
+import gettext
+import io
 import os
 import re
+
+from learner.i18n import N_
 
 
 # The repository's top-level folders: a reference is a path that starts with
@@ -27,17 +31,41 @@ _CONFIG_DIRS = {"solutions": "solutions", "bench": "bench"}
 _MACHINE_RE = re.compile(r"(?<![\w.-])(/(?:work|home|root|Users)/[\w./-]+)")
 # A passage may name a path of the full repository when it says so: a
 # Markdown paragraph, or a run of comment lines, that contains one of these.
-# The marker in the three languages of the course (the translated lessons say
-# it as their English does: docs/es/, docs/pt-BR/).
+# The marker in English (and the wordings the Spanish and Portuguese pages
+# used before the markers were messages); every other language says it with
+# its catalogue's translation of MARKERS (po/cli/<lang>.po, compiled into the
+# kit), so a translated page marks its passages as its English does.
 _ELSEWHERE_RE = re.compile(r"instructors'? (?:repository|copy)|"
                            r"not in (?:the |your )?(?:learner(?:'s)? )?kit|"
                            r"de los instructores|no en el kit|"
                            r"dos instrutores|não no kit|fora do kit", re.I)
+# TRANSLATORS: a passage of a translated page that names a path only the
+# instructors' repository has must contain one of these two, as translated
+# here, word for word (the kit check looks for them).
+MARKERS = (N_("instructors' repository"), N_("not in the kit"))
+_CATALOGUE = re.compile(r"^tools/lab/locale/[^/]+/LC_MESSAGES/lab\.mo$")
+
+
+def elsewhere_re(files):
+    """_ELSEWHERE_RE and each kit catalogue's translation of MARKERS."""
+    extra = []
+    for rel in sorted(files):
+        if _CATALOGUE.match(rel):
+            try:
+                tr = gettext.GNUTranslations(io.BytesIO(files[rel]))
+            except (OSError, gettext.error):
+                continue
+            extra += [" ".join(tr.gettext(m).split()) for m in MARKERS if tr.gettext(m) != m]
+    if not extra:
+        return _ELSEWHERE_RE
+    return re.compile(_ELSEWHERE_RE.pattern + "".join("|" + re.escape(w) for w in extra), re.I)
+
+
 _COMMENT_RE = re.compile(r"^\s*(//|#|\*|/\*)")
 
 
 def passages(rel, text):
-    """[(first line number, [lines])]: the units a marker (_ELSEWHERE_RE)
+    """[(first line number, [lines])]: the units a marker (elsewhere_re())
     covers. Markdown: paragraphs (blank-line separated). Other files: each run
     of comment lines, and every other line on its own."""
     lines = text.splitlines()
@@ -159,6 +187,7 @@ def reference_problems(files):
     somebody's machine. A line that says the path is in the instructors'
     repository is allowed to name it."""
     known = _known(files)
+    elsewhere = elsewhere_re(files)
     problems = []
     for rel in sorted(files):
         data = files[rel]
@@ -168,7 +197,7 @@ def reference_problems(files):
         lines = []
         for start, passage in passages(rel, data.decode("utf-8", "replace")):
             words = " ".join(_COMMENT_RE.sub("", l) for l in passage)
-            if not _ELSEWHERE_RE.search(" ".join(words.split())):
+            if not elsewhere.search(" ".join(words.split())):
                 lines += [(start + i, l) for i, l in enumerate(passage)]
         for lineno, line in lines:
             found = []                      # (reference as written, path in the kit or None)

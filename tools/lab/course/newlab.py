@@ -126,9 +126,10 @@ inline const MistakeTable k{suite}Mistakes(
     }});
 
 // A shared case (the public tests run it on labs/{dir}/golden/, the hidden
-// tests on tests/{dir}/golden/): {target}(<c>_x.npy) equals <c>_y.npy, which
-// tests/{dir}/gen_goldens.py computed with NumPy; a failure that matches
-// what a classic mistake computes (<c>_y_mistake_<name>.npy) names it.
+// tests, in the instructors' repository, on tests/{dir}/golden/):
+// {target}(<c>_x.npy) equals <c>_y.npy, which tests/{dir}/gen_goldens.py
+// computed with NumPy; a failure that matches what a classic mistake computes
+// (<c>_y_mistake_<name>.npy) names it.
 inline void ExpectMatchesGolden(const std::string& dir, const std::string& c) {{
   const Tensor2 x = LoadGolden<2>(GoldenFile(dir, c + "_x"));  // (T, d)
   EXPECT_TRUE(MatchesGolden({target}(x), GoldenFile(dir, c + "_y"), kExact, {{"row", "column"}},
@@ -393,7 +394,7 @@ def create(name, title, target=None, root=ROOT):
     if os.path.exists(readme):
         with open(readme) as f:
             lines = f.read().split("\n")
-        rows = [i for i, l in enumerate(lines) if re.match(r"^\| \d+ \| `labs/", l)]
+        rows = [i for i, l in enumerate(lines) if consistency.README_ROW.match(l)]
         if rows:
             new_row = consistency.readme_rows(load_labs(root))[-1]
             lines.insert(rows[-1] + 1, new_row)
@@ -412,6 +413,8 @@ def cmd_new(args):
     for rel in written:
         print("  " + rel)
     print("next: replace the example function in the header, stub, solution, tests and "
-          "remote.cc; `bazel test --config=solutions //labs/%s/... //tests/%s/...` must pass "
-          "and `./lab test` checks the rest." % (args.name, args.name))
+          "remote.cc; `bazel test --config=solutions //labs/%s/... //tests/%s/...` must pass; "
+          "commit, then `./lab translate` gives the lesson and hints a page in every language; "
+          "`./lab check %d` checks the lab and `./lab test` the rest."
+          % (args.name, args.name, int(args.name[:2])))
     return 0

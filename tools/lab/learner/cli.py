@@ -8,11 +8,10 @@ instructors' and authors' commands around the same three.
 import argparse
 import os
 import sys
-import textwrap
 
 from labs import ROOT, load_labs
 from learner import i18n
-from learner.console import OK, USAGE, WIDTH, err
+from learner.console import OK, USAGE, WIDTH, err, wrap
 from learner.hint import cmd_hint
 from learner.i18n import N_, _
 from learner.provisional import cmd_provisional_grade
@@ -72,16 +71,15 @@ def add_commands(sub, labs):
 
 def help_text(labs):
     """The kit's ./lab help."""
-    lines = [_("usage: ./lab [--lang es|pt|en] COMMAND"), "",
+    lines = [_("usage: ./lab [--lang %s] COMMAND") % "|".join(i18n.lang_options()), "",
              _("The learner's commands (labs %(first)d to %(last)d; ./lab COMMAND -h for a "
                "command's options):") % {"first": labs[0].number, "last": labs[-1].number}, ""]
     for name, arg, what in COMMANDS:
-        lines += textwrap.wrap(_(what), width=WIDTH,
-                               initial_indent="  %-22s" % ("./lab %s %s" % (name, arg)).strip(),
-                               subsequent_indent=" " * 24)
+        lines += wrap(_(what), WIDTH, "  %-22s" % ("./lab %s %s" % (name, arg)).strip(),
+                      later=" " * 24)
     readme, lessons = "README.md", "docs/NN_name.md"
     if i18n.lang():
-        d = i18n.PAGE_DIRS[i18n.lang()]
+        d = i18n.page_dir(i18n.lang())
         if os.path.isfile(os.path.join(ROOT, "README.%s.md" % d)):
             readme = "README.%s.md" % d
         lessons = i18n.page(labs[0].lesson_file).replace(

@@ -17,9 +17,10 @@ NOT_IMPLEMENTED = "is not implemented yet"
 
 
 def read_text(path):
-    """A text file's content (undecodable bytes replaced), or None."""
+    """A text file's content as UTF-8 whatever the locale (undecodable bytes
+    replaced), or None."""
     try:
-        with open(path, errors="replace") as f:
+        with open(path, encoding="utf-8", errors="replace") as f:
             return f.read()
     except OSError:
         return None

@@ -1,10 +1,9 @@
 """./lab hint N: the next hint for lab N, gentle first (--all: every hint;
 --reset: start over). Hints seen are remembered in .cache/hints.json."""
-import textwrap
 
 from labs import load_labs
 from learner import files, i18n
-from learner.console import OK, USAGE, WIDTH, err, lab_arg
+from learner.console import OK, USAGE, WIDTH, err, lab_arg, wrap
 from learner.i18n import _
 
 
@@ -23,7 +22,7 @@ def _save_seen(seen):
 def _print_hint(lab, hints, i):
     print(_("Hint %(i)d of %(n)d for lab %(lab)d (%(title)s):")
           % {"i": i + 1, "n": len(hints), "lab": lab.number, "title": i18n.title(lab)})
-    print(textwrap.fill(hints[i], width=WIDTH, initial_indent="  ", subsequent_indent="  "))
+    print("\n".join(wrap(hints[i], WIDTH, "  ", later="  ")))
 
 
 def cmd_hint(args):

@@ -1,9 +1,10 @@
 """The learner's language: what ./lab prints, and which pages and hints it names.
 
 The language is `./lab --lang L` if given, else the first of LANGUAGE,
-LC_ALL, LC_MESSAGES and LANG that is set: es* is Spanish ("es"), pt* is
-Brazilian Portuguese ("pt_BR"); anything else (C, en_US.UTF-8, fr_FR, unset)
-is English. The messages come from a gettext catalogue per language,
+LC_ALL, LC_MESSAGES and LANG that is set, looked up in the registry of
+languages (po/languages.json, tools/lab/languages.py): es* is Spanish ("es"),
+pt* Brazilian Portuguese ("pt_BR"), zh* Simplified Chinese ("zh_CN"), tr*
+Turkish ("tr"); anything else (C, en_US.UTF-8, fr_FR, unset) is English. The messages come from a gettext catalogue per language,
 po/cli/<lang>.po, compiled to lab.mo (./lab export-kit writes it into the
 kit's locale folder next to this package; in the instructors' repository it is
 compiled into .cache/locale/ on first use, with msgfmt). A message a
@@ -21,24 +22,41 @@ import re
 import shutil
 import subprocess
 
+import languages
 from labs import ROOT
 
 DOMAIN = "lab"
-# The language code of a catalogue -> the suffix of its pages (docs/<dir>/).
-PAGE_DIRS = {"es": "es", "pt_BR": "pt-BR"}
 _ENV = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
 _state = {"lang": None, "tr": gettext.NullTranslations()}
 
 
-def language_of(value):
-    """"es" for es*, "pt_BR" for pt*, else None (English)."""
-    v = (value or "").strip().lower().replace("-", "_")
-    if v.startswith("es"):
-        return "es"
-    if v.startswith("pt"):
-        return "pt_BR"
-    return None
+def language_of(value, root=ROOT):
+    """The catalogue code of the language a LANG or --lang value names ("es"
+    for es*, "pt_BR" for pt*, "zh_CN" for zh*, "tr" for tr*), else None
+    (English)."""
+    lang = languages.of_value(value, root)
+    return lang.po if lang else None
+
+
+def lang_options(root=ROOT):
+    """The --lang values, English first: en es pt zh tr (each language's first
+    prefix in po/languages.json)."""
+    return ["en"] + [lang.env[0] for lang in languages.load(root)]
+
+
+def unknown_language(value, root=ROOT):
+    """True when a --lang value names no language of the course (English is
+    en*, C or POSIX)."""
+    v = (value or "").strip()
+    return bool(v) and language_of(v, root) is None and \
+        not (v.lower().startswith("en") or v in ("C", "POSIX") or v.startswith("C."))
+
+
+def page_dir(lang, root=ROOT):
+    """The folder of `lang`'s pages (docs/<folder>/, hints.<folder>.txt), or None."""
+    found = languages.by_po(lang, root) if lang else None
+    return found.pages if found else None
 
 
 def choose(cli_value=None, environ=None):
@@ -134,7 +152,7 @@ def ngettext(singular, plural, n):
 def page(path, root=ROOT):
     """docs/NN_name.md (or any English page) as the current language's page
     when that exists (in the language's folder of docs), else unchanged."""
-    d = PAGE_DIRS.get(_state["lang"])
+    d = page_dir(_state["lang"], root)
     if not d or not path.startswith("docs/") or path.startswith("docs/" + d + "/"):
         return path
     translated = "docs/%s/%s" % (d, path[len("docs/"):])
@@ -143,7 +161,7 @@ def page(path, root=ROOT):
 
 def hints_path(lab_dir, root=ROOT):
     """The hints file of a lab in the current language, or the English one."""
-    d = PAGE_DIRS.get(_state["lang"])
+    d = page_dir(_state["lang"], root)
     english = os.path.join(root, "labs", lab_dir, "hints.txt")
     if d:
         translated = os.path.join(root, "labs", lab_dir, "hints.%s.txt" % d)
@@ -222,6 +240,12 @@ def N_(message):
 _TITLES = {}
 
 
+def without_lab_number(heading):
+    """A lesson's heading without its "Lab N:" in whatever language
+    ("Laboratorio 2: ", "实验 2：", "Laboratuvar 2: ")."""
+    return re.sub(r"^[^:：]*\d+\s*[:：]\s*", "", heading)
+
+
 def _first_heading(path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -246,5 +270,5 @@ def title(lab):
         _TITLES[key] = lab.title
         if translated != lab.lesson_file and heading and \
                 heading != _first_heading(os.path.join(lab.root, lab.lesson_file)):
-            _TITLES[key] = re.sub(r"^[^:]*\d+\s*:\s*", "", heading) or lab.title
+            _TITLES[key] = without_lab_number(heading) or lab.title
     return _TITLES[key]

@@ -1,12 +1,10 @@
 """./lab grade in the learner's kit: a provisional scoreboard from the public
 tests (the instructor's hidden tests decide the grade)."""
-import textwrap
-
 from labs import load_labs
 from learner import files
 from learner import i18n
 from learner.bazel import Bazel
-from learner.console import FAILED, OK, USAGE, WIDTH, err
+from learner.console import FAILED, OK, USAGE, WIDTH, display_width, err, pad, wrap
 from learner.i18n import _, test_text
 from learner.public_tests import remember, run_public_tests
 from learner.results import bazel_complaint
@@ -14,11 +12,12 @@ from learner.results import bazel_complaint
 
 def scoreboard_lines(rows, width=WIDTH):
     """The provisional scoreboard: rows are (lab, passed, total, message)."""
-    tw = max([len(i18n.title(lab)) for lab, _, _, _ in rows] + [5])
-    lines = textwrap.wrap(_("Provisional scoreboard: the public tests only. It is not your "
-                            "grade: your instructor grades with hidden tests that check more "
-                            "(other shapes and seeds, bad arguments, numbers compared with "
-                            "PyTorch), and those decide the grade."), width=min(width, 80))
+    # Columns, not characters: a Chinese title is twice as wide as it is long.
+    tw = max([display_width(i18n.title(lab)) for lab, _, _, _ in rows] + [5])
+    lines = wrap(_("Provisional scoreboard: the public tests only. It is not your "
+                   "grade: your instructor grades with hidden tests that check more "
+                   "(other shapes and seeds, bad arguments, numbers compared with "
+                   "PyTorch), and those decide the grade."), min(width, 80), later="")
     lines.append("")
     passed = total = full = 0
     for lab, p, t, msg in rows:
@@ -26,26 +25,24 @@ def scoreboard_lines(rows, width=WIDTH):
         total += t
         full += bool(t) and p == t
         score = "%d/%d" % (p, t)
-        head = "%s %-2d  %-*s  %7s" % (_("lab"), lab.number, tw, i18n.title(lab), score)
+        head = "%s %-2d  %s  %7s" % (_("lab"), lab.number, pad(i18n.title(lab), tw), score)
         if t and p == t:
             lines.append(head + "  " + _("pass"))
             continue
         if not msg:
             lines.append(head)
             continue
-        if len(head) + 2 + len(msg) <= width:
+        if display_width(head) + 2 + display_width(msg) <= width:
             lines.append(head + "  " + msg)
         else:
             lines.append(head)
-            lines += textwrap.wrap(msg, width=width, initial_indent=" " * 8,
-                                   subsequent_indent=" " * 10, break_on_hyphens=False,
-                                   break_long_words=False)
+            lines += wrap(msg, width, " " * 8)
     lines.append("")
-    lines += textwrap.wrap(_("public tests: %(passed)d/%(total)d pass; %(full)d of %(labs)d "
-                             "labs pass all of theirs. Provisional: your instructor's hidden "
-                             "tests decide the grade.")
-                           % {"passed": passed, "total": total, "full": full, "labs": len(rows)},
-                           width=width)
+    lines += wrap(_("public tests: %(passed)d/%(total)d pass; %(full)d of %(labs)d "
+                    "labs pass all of theirs. Provisional: your instructor's hidden "
+                    "tests decide the grade.")
+                  % {"passed": passed, "total": total, "full": full, "labs": len(rows)},
+                  width, later="")
     return lines
 
 

@@ -17,8 +17,8 @@ to the wording.
 
 Translation: every string is a message of the gettext domain "quiz", its
 English text the msgid (Python's gettext, standard library). ./lab translate
-extracts them into po/quiz/messages.pot and merges that into po/quiz/es.po and
-po/quiz/pt_BR.po (course/i18n.py); their quiz.mo, compiled where ./lab's own
+extracts them into po/quiz/messages.pot and merges that into po/quiz/<lang>.po
+for every language of po/languages.json (course/catalogues.py); their quiz.mo, compiled where ./lab's own
 catalogue is (learner/i18n.py: the kit's tools/lab/locale/, else .cache/locale/),
 translates the quiz for ./lab read's page in that language and for ./lab quiz N
 in ./lab's language. A string a catalogue lacks (or has fuzzy, because its
@@ -143,8 +143,8 @@ def problems(labs=None, root=ROOT):
 
 
 def translator(lang, root=ROOT):
-    """A function text -> text in `lang` (es, pt-BR, pt_BR, es_ES.UTF-8...: the
-    quiz catalogue of its language), or the identity (English)."""
+    """A function text -> text in `lang` (es, pt-BR, pt_BR, zh-CN, tr_TR.UTF-8...:
+    the quiz catalogue of its language), or the identity (English)."""
     from learner import i18n
     code = i18n.language_of(lang) if lang and lang != "en" else None
     if not code:
@@ -229,7 +229,7 @@ def cmd_quiz(args):
         err("lab quiz: %s is missing or malformed" % os.path.relpath(quiz_path(lab), ROOT))
         return FAILED
     # The language ./lab chose (--lang, LANGUAGE, LC_ALL, LC_MESSAGES, LANG:
-    # learner/i18n.py); pt_BR is the quiz catalogue's pt-BR.
+    # learner/i18n.py); a page folder (pt-BR) names the same catalogue (pt_BR).
     from learner import i18n
     lang = getattr(args, "lang", None) or i18n.lang()
     data = translated(data, lang)

@@ -1,7 +1,7 @@
 """./lab read: the course as a static site in out/site/, served on 127.0.0.1.
 
 The lessons (docs/NN_name.md, and their translations where they exist: in
-docs, the folders es and pt-BR, as NN_name.md or NN.md) are rendered by Debian's python3-markdown
+docs, the folder of each language of po/languages.json, as NN_name.md or NN.md) are rendered by Debian's python3-markdown
 with python3-pygments for the code; the page's script and style are ours
 (tools/reader/), nothing comes from a network. Each lab's page has the lesson,
 previous/next, the language switch, a search over every lesson, the lab's
@@ -26,11 +26,13 @@ import sys
 import threading
 import xml.etree.ElementTree as etree
 
+import languages
 from labs import ROOT, load_labs
 from learner import files, quiz
 from learner.console import FAILED, OK, USAGE, err
 
-LANGS = [("en", "English"), ("es", "Español"), ("pt-BR", "Português")]
+# (page folder, what the switch shows): English, then po/languages.json's.
+LANGS = [("en", "English")] + [(lang.pages, lang.name) for lang in languages.load()]
 ASSETS = os.path.join("tools", "reader")
 # Where each lab program writes (mha::OutputFolder): out/<program>, except
 # show_heads, whose folder is out/heads.

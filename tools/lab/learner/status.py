@@ -8,7 +8,7 @@ from labs import load_labs
 from learner import files
 from learner import i18n
 from learner.bazel import Bazel
-from learner.console import OK, WIDTH, err, wrap
+from learner.console import OK, WIDTH, display_width, err, pad, wrap
 from learner.i18n import N_, _, ngettext, test_text
 from learner.public_tests import lab_states, next_lab
 from learner.results import count_text
@@ -21,11 +21,12 @@ STATES = {"not started": N_("not started"), "failing": N_("failing"), "passing":
 def status_lines(states, labs, width=WIDTH):
     """The text of ./lab status (without the "next:" line)."""
     state_of = {lab.number: state for lab, state, _ in states}
-    tw = max(len(i18n.title(lab)) for lab in labs)
+    # Columns, not characters: a Chinese title is twice as wide as it is long.
+    tw = max(display_width(i18n.title(lab)) for lab in labs)
     lines = []
     for lab, state, r in states:
-        head = "%s %-2d  %-*s  %s" % (_("lab"), lab.number, tw, i18n.title(lab),
-                                      _(STATES[state]))
+        head = "%s %-2d  %s  %s" % (_("lab"), lab.number, pad(i18n.title(lab), tw),
+                                    _(STATES[state]))
         if r is not None and state == "failing" and count_text(r) and not r.error:
             head += ": " + count_text(r)
         lines.append(head.rstrip())

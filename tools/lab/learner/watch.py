@@ -7,13 +7,12 @@ import select
 import shutil
 import signal
 import subprocess
-import textwrap
 import time
 
 from labs import ROOT, load_labs
 from learner import i18n
 from learner.bazel import Bazel
-from learner.console import FAILED, OK, USAGE, WIDTH, err, lab_arg
+from learner.console import FAILED, OK, USAGE, WIDTH, err, lab_arg, wrap
 from learner.i18n import _, test_text
 from learner.public_tests import TEST_FLAGS, lab_states, next_lab, remember, run_public_tests
 from learner.results import count_text
@@ -55,8 +54,7 @@ def _watch_report(lab, result, rc, out, max_lines=60):
             "time": stamp, "n": lab.number, "count": count_text(result) or _("failing"),
             "first": test_text(result.first) or _("see above")}
     for line in [text] + result.notes + result.warnings[:1]:
-        print(textwrap.fill(line, width=WIDTH, subsequent_indent="    ",
-                            break_on_hyphens=False, break_long_words=False))
+        print("\n".join(wrap(line, WIDTH, later="    ")))
     print(_("Save %s to run again; Ctrl-C stops.") % lab.learner_file, flush=True)
 
 
