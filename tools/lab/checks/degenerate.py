@@ -47,12 +47,13 @@ import surface
 from checks import cxx_outline
 from grader import grade as grade_mod
 from labs import ROOT, UnknownLab, chosen_lab, load_labs
-from reports import rubric as rubric_mod
 
 PRELUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "degenerate_prelude.h.in")
 _TENSOR = re.compile(r"^(?:Tensor[123]|xt::xtensor<float,\s*\d>)$")
-_NOT_DEGRADED = re.compile(r"^(?:const\s+)?(?:int|unsigned|long|bool|std::size_t|size_t|"
-                           r"std::u?int\d+_t|double|float)$|\*$")
+# Sizes and counts: what a do-nothing answer knows from its arguments (kept in
+# a struct or an object; a function that returns one alone returns 0 or 1).
+_INTEGRAL = re.compile(r"^(?:const\s+)?(?:int|unsigned|long|bool|std::size_t|size_t|"
+                       r"std::u?int\d+_t)$")
 _WORD = re.compile(r'"([a-z][a-z-]*)"')
 
 
@@ -214,15 +215,13 @@ def _struct_overloads(outline):
         sig = "inline void degrade(mha::%s& o, const Sources& s)" % t
         decls.append(sig + ";")
         body = ["  degrade(o.%s, s);" % f.name for f in outline.fields(t)
-                if not _NOT_DEGRADED.search(f.type.strip()) or f.type.strip() in ("float",
-                                                                                  "double")]
+                if not _INTEGRAL.match(f.type.strip()) and not f.type.strip().endswith("*")]
         defs += [sig + " {"] + body + ["  (void)s;", "}"]
     return decls, defs
 
 
 _FILL = {"zeros": "kZeros", "ones": "kOnes", "uniform": "kUniform", "-inf": "kMinusInfinity",
          "argument": "kArgument", "label": "kLabel", "inert": "kZeros"}
-_INTEGRAL = re.compile(r"^(?:int|unsigned|long|bool|std::size_t|size_t|std::u?int\d+_t)$")
 
 
 def _prelude(outline, variant):
