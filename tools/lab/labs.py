@@ -3,6 +3,7 @@ import functools
 import hashlib
 import json
 import os
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -155,19 +156,18 @@ def load_labs(root=ROOT):
         return [Lab(e, root) for e in json.load(f)["labs"]]
 
 
-class UnknownLab(ValueError):
-    pass
-
-
-def chosen_lab(labs, key):
-    """The lab a command's optional LAB argument names, or None (every lab)
-    when it names none; raises UnknownLab with the message to print."""
+def labs_and_chosen(key, root=ROOT):
+    """(every lab, the lab a command's optional LAB argument `key` names, or
+    None for every lab). An unknown name is printed, and the command ends
+    with status 2."""
+    labs = load_labs(root)
     if not key:
-        return None
+        return labs, None
     lab = find_lab(labs, key)
     if lab is None:
-        raise UnknownLab("lab: unknown lab %r; ./lab status lists them" % key)
-    return lab
+        print("lab: unknown lab %r; ./lab status lists them" % key, file=sys.stderr)
+        raise SystemExit(2)
+    return labs, lab
 
 
 def find_lab(labs, key):

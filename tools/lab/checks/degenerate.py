@@ -46,7 +46,7 @@ import sys
 import surface
 from checks import cxx_outline
 from grader import grade as grade_mod
-from labs import ROOT, UnknownLab, chosen_lab, load_labs
+from labs import ROOT, labs_and_chosen, load_labs
 
 PRELUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "degenerate_prelude.h.in")
 _TENSOR = re.compile(r"^(?:Tensor[123]|xt::xtensor<float,\s*\d>)$")
@@ -414,12 +414,7 @@ def summary(variants_, verdicts, labs):
 
 
 def main(args):
-    labs = load_labs()
-    try:
-        only = chosen_lab(labs, args.lab)
-    except UnknownLab as e:
-        print(e, file=sys.stderr)
-        return 2
+    labs, only = labs_and_chosen(args.lab)
     catalogue = load(labs, only)
     if args.variant:
         catalogue = [v for v in catalogue if args.variant in v.name]
