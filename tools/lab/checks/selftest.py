@@ -12,8 +12,8 @@ import sys
 import time
 import traceback
 
-from checks import browser, consistency, formulas, hostile, kit_check, mutants, newlab_check, \
-    quiz_numbers, slurm_check, tolerances
+from checks import browser, consistency, formulas, hostile, hostile_roster, kit_check, \
+    mutants, newlab_check, quiz_numbers, slurm_check, tolerances
 from course import i18n
 from grader import grade, instructor
 from labs import ROOT, load_labs
@@ -213,7 +213,9 @@ def check_hostile(state):
         return [c]
     return (hostile.check(ctx, state["labs"], Check, second_layer=True) +
             hostile.check(ctx, state["labs"], Check, second_layer=False) +
-            hostile.roster_check(state["labs"], Check))
+            hostile_roster.roster_check(state["labs"], Check) +
+            hostile_roster.identity_check(ctx, state["labs"], Check) +
+            hostile_roster.drift_check(state["labs"], Check))
 
 
 def check_reports(state):

@@ -348,7 +348,7 @@ def test_the_last_runs_failure_is_shown_in_the_pages_language():
     assert state == "failing" and nxt == "./lab watch 2"
     assert "0/9 tests públicos pasan" in lines
     failure = [l for l in lines if l.startswith("primer fallo: ")]
-    assert failure and "todavía no está implementado" in failure[0]
+    assert failure and "todavía no está implementada" in failure[0]
     assert "docs/es/02_batched_attention.md" in failure[0]
     with speaking("en"):
         assert "0/9 public tests pass" in reader_panels.status_of(labs[1], labs, runs)[1]
