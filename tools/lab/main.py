@@ -11,7 +11,7 @@ from learner import cli, i18n  # noqa: E402
 # The learner's kit ships the learner package and what it imports, not these
 # (course/kit.py follows the imports of the branch a kit takes here).
 if not cli.is_kit():
-    from checks import labcheck, mutants, selftest  # noqa: E402
+    from checks import degenerate, labcheck, mutants, selftest  # noqa: E402
     from course import bench, kit, newlab  # noqa: E402
     from course import i18n as i18n_pages  # noqa: E402
     from grader import instructor  # noqa: E402
@@ -104,6 +104,15 @@ def instructors_parser(labs):
                        "print a Markdown table of what a learner would read")
     m.add_argument("lab", nargs="?", help="only this lab (%s)" % numbers)
     m.set_defaults(func=mutants.main)
+
+    dg = sub.add_parser("degenerate", help="grade the degenerate catalogue (answers that compute "
+                        "nothing, written from each lab's solution) and print what each earns")
+    dg.add_argument("lab", nargs="?", help="only this lab (%s)" % numbers)
+    dg.add_argument("--variant", metavar="NAME", help="only the variants whose name contains NAME "
+                    "(e.g. zeros, arg2, inert)")
+    dg.add_argument("--write", metavar="DIR", help="write the catalogue's learner files to DIR "
+                    "and grade nothing")
+    dg.set_defaults(func=degenerate.main)
 
     ck = sub.add_parser("check", help="course authors: one lab, building only it: rewrite what "
                         "is derived (stub hash, README row, \"What you may call\"), registry check, "

@@ -138,8 +138,9 @@
       q.options.forEach((o, k) => {
         const li = el("li");
         const b = el("button", {type: "button", class: "option", "data-k": String(k)}, o.text);
-        const why = el("p", {class: "why", hidden: ""},
-                       (o.correct ? words.right : words.wrong) + " " + o.why);
+        // o.said: the verdict and the explanation, joined by the reader's Python
+        // (quiz.said) as the page's language spaces them.
+        const why = el("p", {class: "why", hidden: ""}, o.said);
         function reveal() {
           b.classList.add(o.correct ? "right" : "wrong");
           why.hidden = false;

@@ -233,19 +233,30 @@ def lab_report(lab, status, message, tests, rubric, submitted, notes=None, warni
     `rubric`; `message` (when not empty) is its first failure."""
     scored = []
     points = max_points = 0.0
+    # Argument checks score only beside a passing computation (rubric.score).
+    earned = rubric.score(lab.dir, {name: t.passed for name, t in tests.items()})
+    withheld = 0
     for name, t in tests.items():
         mp = rubric.points(lab.dir, name)
-        p = mp if t.passed else 0.0
+        p = earned[name]
         points += p
         max_points += mp
         entry = {"name": name, "passed": t.passed, "points": p, "max_points": mp,
                  "message": "" if t.passed else messages.printable(
                      t.message, limits.REPORT_MESSAGE_CHARS)}
+        if t.passed and p == 0 and mp > 0:
+            entry["withheld"] = rubric_mod.WITHHELD
+            withheld += 1
         mistake = None if t.passed else _printable_mistake(getattr(t, "mistake", None))
         if mistake:
             entry["mistake"] = mistake      # the result stream's field (feedback.py)
         scored.append(entry)
     passed = sum(1 for t in tests.values() if t.passed)
+    if withheld:
+        notes = list(notes or []) + [
+            "%d argument check%s passed but score%s nothing: argument checks earn their points "
+            "only beside a passing computation, and no other test of this lab passed"
+            % (withheld, "s" if withheld > 1 else "", "" if withheld > 1 else "s")]
     first = message
     if not first:
         for entry, t in zip(scored, tests.values()):

@@ -304,7 +304,10 @@ def cmd_rubric(args):
         total += pts
         print("lab %d (%s): %d tests, %g points" % (lab.number, lab.dir, len(eff[lab.dir]), pts))
         for t, p in eff[lab.dir].items():
-            print("  %5g  %s" % (p, t))
+            kind = ("  (argument check: scores beside a passing computation only)"
+                    if grading.rubric.is_argument_check(lab.dir, t) else
+                    "  (weight draw)" if grading.rubric.is_weight_draw(lab.dir, t) else "")
+            print("  %5g  %s%s" % (p, t, kind))
     print("total: %g points" % total)
     for e in grading.rubric.errors:
         print("rubric error: " + e)

@@ -162,7 +162,7 @@ def gradescope(report, rubric=None):
         for i, t in enumerate(r["tests"], 1):
             policy = rubric.feedback(r["dir"], t["name"]) if rubric else "full"
             out = (feedback.shown(t["message"], policy, r["status"], t.get("mistake"))
-                   if not t["passed"] else "")
+                   if not t["passed"] else t.get("withheld", ""))
             tests.append({"name": "Lab %d: %s" % (r["lab"], t["name"]),
                           "number": "%d.%d" % (r["lab"], i),
                           "score": t["points"], "max_score": t["max_points"],
