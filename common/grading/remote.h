@@ -42,15 +42,15 @@
 // preceded by a type tag, tensor shapes are checked against the bytes that
 // remain, and anything unexpected is a ProtocolError, never a crash.
 //
-// The wire format, the calls and the handlers these macros expand to are in
-// remote_codec.h (internal).
+// The calls and the handlers these macros expand to are in remote_calls.h,
+// the wire format under them in remote_codec.h (both internal).
 #ifndef MHA_COMMON_REMOTE_H_
 #define MHA_COMMON_REMOTE_H_
 
 #include <tuple>
 #include <type_traits>
 
-#include "common/grading/remote_codec.h"
+#include "common/grading/remote_calls.h"
 
 // ---------------------------------------------------------------------------
 // The declaration macros, used at namespace mha scope in tests/NN_name/remote.cc
