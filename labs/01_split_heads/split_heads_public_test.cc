@@ -35,11 +35,8 @@ TEST(SplitHeadsPublic, MatchesNumpyReshapeThenTranspose) {
 }
 
 TEST(SplitHeadsPublic, ProducesHeadsByTokensByDHead) {
-  Tensor2 x = xt::zeros<float>({5, 6});  // T=5, d_model=6
-  Tensor3 heads = split_heads(x, 2);
-  EXPECT_EQ(heads.shape(0), 2u);
-  EXPECT_EQ(heads.shape(1), 5u);
-  EXPECT_EQ(heads.shape(2), 3u);
+  // T=5, d_model=6, 2 heads of d_head=3: the shape, and what each axis holds.
+  testing::ExpectSplitHeadsAxesAreHeadsTokensAndColumns(5, 6, 2);
 }
 
 TEST(SplitHeadsPublic, HeadOneOwnsTheSecondBlockOfColumns) {
@@ -63,6 +60,8 @@ TEST(CombineHeadsPublic, MatchesNumpyTransposeThenReshape) {
 }
 
 TEST(CombineHeadsPublic, UndoesSplitHeads) {
+  // NumPy's split of the golden x (T=3, d_model=10, 2 heads), then yours of another x.
+  testing::ExpectCombineHeadsUndoesTheGoldenSplit(kGolden, "split");
   Tensor2 x = testing::RandomTensor2(4, 6, /*seed=*/1);
   EXPECT_TRUE(AllClose(combine_heads(split_heads(x, 3)), x, kExact, kRowAxes));
 }

@@ -6,6 +6,7 @@
 #ifndef MHA_LABS_01_SPLIT_HEADS_SPLIT_HEADS_TEST_UTIL_H_
 #define MHA_LABS_01_SPLIT_HEADS_SPLIT_HEADS_TEST_UTIL_H_
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,52 @@ inline void ExpectCombineHeadsMatchesGolden(const std::string& golden) {
   const Tensor3 heads = LoadGolden<3>(golden + "combine_heads_in.npy");  // (H, T, d_head)
   EXPECT_TRUE(MatchesGolden(combine_heads(heads), golden + "combine_x.npy", kExact, kRowAxes,
                             kCombineHeadsMistakes.Of(golden + "combine_x", kCombineMistakeNames)));
+}
+
+// split_heads of a (T, d_model) input whose every value says where it came
+// from (x[t][c] = 100*t + c) has shape (n_heads, T, d_head), and each axis
+// means what it says: axis 1 is the token, axis 0 the head's block of
+// columns, axis 2 the column within the block. A result of the right shape
+// whose numbers are not x's, or are x's in another order, fails.
+inline void ExpectSplitHeadsAxesAreHeadsTokensAndColumns(std::size_t T, std::size_t d_model,
+                                                         int n_heads) {
+  Tensor2 x = xt::zeros<float>({T, d_model});
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t c = 0; c < d_model; ++c) x(t, c) = static_cast<float>(100 * t + c);
+  const Tensor3 heads = split_heads(x, n_heads);
+  const std::size_t H = static_cast<std::size_t>(n_heads), d_head = d_model / H;
+  ASSERT_EQ(heads.dimension(), 3u);
+  ASSERT_EQ(heads.shape(0), H) << "axis 0 must be the heads";
+  ASSERT_EQ(heads.shape(1), T) << "axis 1 must be the tokens";
+  ASSERT_EQ(heads.shape(2), d_head) << "axis 2 must be d_head = d_model / n_heads";
+  for (std::size_t h = 0; h < H; ++h) {
+    for (std::size_t t = 0; t < T; ++t) {
+      for (std::size_t c = 0; c < d_head; ++c) {
+        const float v = heads(h, t, c);
+        ASSERT_TRUE(std::isfinite(v) && v >= 0.0f && v < 100.0f * static_cast<float>(T))
+            << "heads[" << h << ", " << t << ", " << c << "] = " << v << " is no value of x";
+        const long label = std::lround(v);  // 100 * token + column
+        const std::size_t token = static_cast<std::size_t>(label / 100),
+                          column = static_cast<std::size_t>(label % 100);
+        const std::string at = "heads[" + std::to_string(h) + ", " + std::to_string(t) + ", " +
+                               std::to_string(c) + "] holds x[" + std::to_string(token) + ", " +
+                               std::to_string(column) + "]";
+        ASSERT_EQ(token, t) << at << ": axis 1 must be the tokens";
+        ASSERT_EQ(column / d_head, h) << at << ": axis 0 must pick head " << h
+                                      << "'s block of columns";
+        ASSERT_EQ(column % d_head, c) << at << ": axis 2 must run along the block's columns";
+      }
+    }
+  }
+}
+
+// combine_heads(<golden><name>_heads.npy), NumPy's split of <name>_x.npy,
+// gives <name>_x.npy back: combine_heads undoes a split it did not make.
+inline void ExpectCombineHeadsUndoesTheGoldenSplit(const std::string& golden,
+                                                   const std::string& name) {
+  const Tensor3 heads = LoadGolden<3>(golden + name + "_heads.npy");  // (H, T, d_head)
+  EXPECT_TRUE(MatchesGolden(combine_heads(heads), golden + name + "_x.npy", kExact, kRowAxes))
+      << "combine_heads of NumPy's split_heads(x) must give x back";
 }
 
 // The divisibility check comes first: without any check, n_heads = 0 divides

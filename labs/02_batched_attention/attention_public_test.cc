@@ -122,7 +122,7 @@ TEST(AttentionBatchedPublic, GivesTheSameNumbersAsAttentionLoopWithAMask) {
   const Tensor2 mask = {{0.0f, 0.0f, -kInf, -kInf},  // (T=3, S=4)
                         {0.0f, -kInf, 0.0f, -kInf},
                         {0.0f, 0.0f, 0.0f, 0.0f}};
-  testing::ExpectBatchedMatchesLoop(q, k, v, mask);
+  testing::ExpectBatchedMatchesLoop(kGolden, q, k, v, mask);
 }
 
 }  // namespace

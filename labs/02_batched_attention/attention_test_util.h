@@ -155,9 +155,18 @@ inline void ExpectAttentionRejectsKeysWithAnotherHeadCount(AttentionFn attend) {
   ExpectAttentionRejectsShapes(attend, {2, 4, 3}, {3, 4, 3}, {3, 4, 3}, {"(2, 4, 3)", "(3, 4, 3)"});
 }
 
-// attention_batched gives attention_loop's weights and output on q, k, v, mask.
-inline void ExpectBatchedMatchesLoop(const Tensor3& q, const Tensor3& k, const Tensor3& v,
+// attention_batched gives attention_loop's weights and output on q, k, v,
+// mask. Two answers that compute nothing (zeros, the values passed back)
+// would agree with each other too, so attention_loop must first give the
+// golden case <golden>masked (the self inputs, a query that sees no key).
+inline void ExpectBatchedMatchesLoop(const std::string& golden, const Tensor3& q,
+                                     const Tensor3& k, const Tensor3& v,
                                      const std::optional<Tensor2>& mask) {
+  const AttentionInputs in = LoadAttentionInputs(golden, "self", "masked");
+  ASSERT_TRUE(MatchesGolden(attention_loop(in.q, in.k, in.v, in.mask).output,
+                            golden + "masked_output.npy", kAttention, kOutputAxes))
+      << "precondition: attention_loop must give the golden masked case before "
+         "attention_batched is compared with it";
   const AttentionResult loop = attention_loop(q, k, v, mask);
   const AttentionResult batched = attention_batched(q, k, v, mask);
   EXPECT_TRUE(AllClose(batched.weights, loop.weights, kAttention, kWeightAxes));

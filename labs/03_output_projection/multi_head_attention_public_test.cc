@@ -63,13 +63,22 @@ TEST(MultiHeadAttentionPublic, ForwardMapsTByDModelToTByDModel) {
   MultiHeadAttention layer(/*d_model=*/8, /*n_heads=*/2, /*seed=*/0);
   Tensor2 x = testing::RandomTensor2(3, 8, /*seed=*/1);  // (T=3, d_model=8)
   Tensor2 y = layer.forward(x);
-  EXPECT_EQ(y.shape(0), 3u);
-  EXPECT_EQ(y.shape(1), 8u);
+  ASSERT_EQ(y.shape(0), 3u);
+  ASSERT_EQ(y.shape(1), 8u);
+  // A new vector per token: not x passed back, not one row for every token.
+  EXPECT_FALSE(AllClose(y, x, kLayer)) << "forward returned x itself";
+  EXPECT_FALSE(AllClose(xt::view(y, 0, xt::all()), xt::view(y, 1, xt::all()), kLayer))
+      << "tokens 0 and 1 got the same output row";
 }
 
 TEST(MultiHeadAttentionPublic, IdentityWOLeavesTheConcatenatedHeads) {
   // With W_O = I the last step does nothing, so forward must equal the heads
   // from attend() put side by side again.
+  // Two answers that compute nothing agree too: the forward must first be torch's.
+  ASSERT_TRUE(testing::MatchesGolden(kGoldens.Layer().forward(testing::LoadGolden<2>(
+                                         kGoldens.File("x"))),
+                                     kGoldens.File("plain_forward"), kLayer, {"token", "column"}))
+      << "precondition: forward must give the golden plain forward";
   MultiHeadAttention layer(8, 2, 0);
   layer.W_O = xt::eye<float>(8);
   Tensor2 x = testing::RandomTensor2(3, 8, /*seed=*/2);

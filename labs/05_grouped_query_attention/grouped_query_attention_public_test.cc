@@ -66,12 +66,15 @@ TEST(GroupedQueryAttentionPublic, CausalForwardMatchesTorch) {
 }
 
 TEST(GroupedQueryAttentionPublic, KeyAndValueWeightsAreNarrowerThanQueryWeights) {
-  const GroupedQueryAttention layer(/*d_model=*/16, /*n_heads=*/4, /*n_kv_heads=*/2);
-  EXPECT_EQ(layer.d_head, 4);
-  EXPECT_EQ(layer.W_Q.shape(1), 16u);
-  EXPECT_EQ(layer.W_K.shape(1), 8u);  // 2 kv heads of d_head 4
-  EXPECT_EQ(layer.W_V.shape(1), 8u);
-  EXPECT_EQ(layer.W_O.shape(1), 16u);
+  const GroupedQueryAttention layer = Seed4Layer();  // d_model 24, 4 heads, 2 kv heads
+  EXPECT_EQ(layer.d_head, 6);
+  EXPECT_EQ(layer.W_Q.shape(1), 24u);
+  EXPECT_EQ(layer.W_K.shape(1), 12u);  // 2 kv heads of d_head 6
+  EXPECT_EQ(layer.W_V.shape(1), 12u);
+  EXPECT_EQ(layer.W_O.shape(1), 24u);
+  // Zeros of those shapes would pass too: the narrow matrices hold the seeded draws.
+  EXPECT_TRUE(testing::MatchesGolden(layer.W_K, kGolden + "seed4_W_K.npy", kExact, {"in", "out"}));
+  EXPECT_TRUE(testing::MatchesGolden(layer.W_V, kGolden + "seed4_W_V.npy", kExact, {"in", "out"}));
 }
 
 TEST(GroupedQueryAttentionPublic, CountsParametersAndCacheFloats) {

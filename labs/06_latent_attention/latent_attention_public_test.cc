@@ -69,6 +69,9 @@ TEST(LatentAttentionPublic, AbsorbedMatchesTorchWithAMaskThatHidesEveryKeyFromQu
 }
 
 TEST(LatentAttentionPublic, AbsorbedGivesTheSameNumbersAsNaive) {
+  ASSERT_TRUE(testing::ForwardGivesTheGolden(kCase1))
+      << "precondition: forward must give the golden case before forward_absorbed is compared "
+         "with it";
   const MultiHeadLatentAttention mla = Layer();
   const Tensor2 x = testing::RandomTensor2(5, kDModel, /*seed=*/4, /*scale=*/2.0f);
   EXPECT_TRUE(AllClose(mla.forward_absorbed(x), mla.forward(x), kLayer, kAxes));

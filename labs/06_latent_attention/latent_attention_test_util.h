@@ -159,6 +159,14 @@ inline void ExpectAbsorbedMatchesTorch(const LatentCase& c) {
       << c.name;
 }
 
+// A precondition of the tests that compare forward_absorbed with forward: two
+// answers that compute nothing (zeros, x passed back) agree with each other,
+// so forward must first give the golden case `c`.
+inline ::testing::AssertionResult ForwardGivesTheGolden(const LatentCase& c) {
+  return MatchesGolden(c.Layer().forward(c.X(), c.Mask()), c.File("output"), kLayer,
+                       kLatentLayerAxes);
+}
+
 // After a first call of each forward, W_UK := <name>_new_W_UK.npy changes both
 // forwards to <name>_output_new_W_UK.npy: nothing derived from the old
 // weights may be kept between calls.

@@ -59,6 +59,9 @@ TEST(ProfileHeadsPublic, SingleTokenHasPreviousTokenZero) {
   ASSERT_FALSE(std::isnan(p.previous_token))
       << kRuleMistakes.Named("previous_token_nan_at_T1");
   EXPECT_TRUE(Near(p.previous_token, 0.0)) << "previous_token";
+  // The one query attends to itself, which is also key 0.
+  EXPECT_TRUE(Near(p.self, 1.0)) << "self";
+  EXPECT_TRUE(Near(p.first_token, 1.0)) << "first_token";
 }
 
 TEST(ProfileHeadsPublic, RejectsWeightsThatAreNotSquare) {
@@ -76,6 +79,10 @@ TEST(InductionScorePublic, PerfectInductionPatternScoresOne) {
   // Block of L=2 tokens repeated: query 2 attends key 1, query 3 attends key 2.
   Tensor2 w = {{1, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}};
   EXPECT_TRUE(Near(induction_score(w, 2), 1.0));
+  // Attending to the previous occurrence itself (key i - L) is no induction:
+  // a function that always returns 1 passes the line above alone.
+  Tensor2 duplicate = {{1, 0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}};
+  EXPECT_TRUE(Near(induction_score(duplicate, 2), 0.0)) << "key i - L holds the same token";
 }
 
 // ------------------------------------------------------------- head labels

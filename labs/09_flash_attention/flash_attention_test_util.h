@@ -120,7 +120,8 @@ inline void ExpectTiledCausalMatchesGolden(const std::string& golden, const std:
 
 // On the masked case "masked", nothing attention_tiled returns with blocks
 // (block_q, block_k) is NaN or inf, and each query of `empty_rows` (which
-// sees no key) gets a row of zeros.
+// sees no key) gets a row of zeros, while the other rows are the golden ones
+// (an output of zeros everywhere has the zero rows too).
 inline void ExpectQueriesThatSeeNoKeyGetZeroRows(const std::string& golden, int block_q,
                                                  int block_k, const std::vector<int>& empty_rows) {
   const AttentionInputs in = LoadAttentionInputs(golden, "masked", "masked");
@@ -133,6 +134,8 @@ inline void ExpectQueriesThatSeeNoKeyGetZeroRows(const std::string& golden, int 
     EXPECT_TRUE(AllClose(got, zeros, kExact, kFlashAxes))
         << "query " << row << " may see no key: its output row must be all zeros";
   }
+  EXPECT_TRUE(MatchesGolden(out, golden + "masked_output.npy", kAttention, kFlashAxes))
+      << "the rows of the queries that see a key";
 }
 
 }  // namespace testing

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <xtensor/xoperation.hpp>
 #include <xtensor/xview.hpp>
 
 #include "common/testing/testing.h"
@@ -88,6 +89,10 @@ TEST(AttentionBackwardPublic, AQueryThatSeesNoKeyGetsNoGradientAndPassesNone) {
       << "d_output of a query that sees no key leaked into dk";
   EXPECT_TRUE(AllClose(g.dv, g0.dv, kLayer, {"head", "key", "column"}))
       << "d_output of a query that sees no key leaked into dv";
+  // Zero gradients everywhere pass the checks above: queries 1 and 2 see keys,
+  // so the gradient must reach those keys' values.
+  EXPECT_TRUE(xt::any(xt::not_equal(xt::view(g.dv, xt::all(), xt::range(0, 2), xt::all()), 0.0f)))
+      << "dv of keys 0 and 1, which queries 1 and 2 see, is all zero";
 }
 
 TEST(AttentionBackwardPublic, RejectsADOutputNotShapedLikeQ) {

@@ -96,6 +96,7 @@ TEST(ApplyRopePublic, KeepsTheNormOfEveryHalfSplitPair) {
       << "a rotation keeps the length of each pair (feature i, feature i + d_head/2); "
          "if it does not, the pairs may be "
       << kRopeMistakes.Message("adjacent_pairs");
+  EXPECT_TRUE(testing::Rotates(x, 3)) << "x passed back unchanged keeps every norm too";
 }
 
 TEST(ApplyRopePublic, PositionsNearAMillionMatchADoubleReference) {
@@ -123,6 +124,9 @@ TEST(RotaryAttentionPublic, CausalForwardMatchesPyTorch) {
 
 TEST(RotaryAttentionPublic, ForwardDoesNotDependOnWhereTheSequenceStarts) {
   // Scores depend on m - n only, so shifting every position changes nothing.
+  ASSERT_TRUE(testing::CausalForwardGivesTheGolden(kLayerCase))
+      << "precondition: the causal forward at start 0 must be RoPE's (a forward of zeros does "
+         "not depend on the start either)";
   const RotaryAttention layer = Layer();
   const Tensor2 x = kLayerCase.X();
   const Tensor2 at_zero = layer.forward(x, causal_mask(8), 0);

@@ -194,6 +194,23 @@ inline void ExpectCausalForwardMatchesPyTorch(const RotaryCase& c) {
                             {"token", "column"}, LayerMistakes(c.dir + c.name)));
 }
 
+// A precondition of the tests of a property that an answer computing nothing
+// also has (a forward of zeros does not depend on where the sequence starts):
+// the case's causal forward is PyTorch's.
+inline ::testing::AssertionResult CausalForwardGivesTheGolden(const RotaryCase& c) {
+  return MatchesGolden(c.Layer().forward(c.X(), causal_mask(c.T)), c.File("forward"), kLayer,
+                       {"token", "column"});
+}
+
+// apply_rope(x, start) differs from x somewhere: a rotation by a non-zero
+// angle moves a pair that is not zero (the identity keeps every norm too).
+inline ::testing::AssertionResult Rotates(const Tensor3& x, int start) {
+  if (!AllClose(apply_rope(x, start), x, kRowOp)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "apply_rope(x, " << start << ") returned x unchanged: at a position p > 0 every "
+            "pair turns by p * theta_i";
+}
+
 // A decoder of capacity T fed the case's x with `schedule` returns, row for
 // row, the full causal forward.
 inline void ExpectDecodes(const RotaryCase& c, const std::string& schedule) {

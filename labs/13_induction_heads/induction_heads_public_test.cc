@@ -178,6 +178,12 @@ TEST(CompositionScoresPublic, HeadsOnOrthogonalSubspacesDoNotCompose) {
   EXPECT_TRUE(AllClose(c.q, zero, kLayer)) << "Q-composition of orthogonal heads";
   EXPECT_TRUE(AllClose(c.k, zero, kLayer)) << "K-composition of orthogonal heads";
   EXPECT_TRUE(AllClose(c.v, zero, kLayer)) << "V-composition of orthogonal heads";
+  // The same heads before they were made orthogonal do compose: scores of 0
+  // everywhere would pass the three lines above.
+  const Composition drawn = composition_scores(MultiHeadAttention(4, 1, 1), MultiHeadAttention(4, 1, 2));
+  EXPECT_GT(drawn.q(0, 0), 0.0f) << "Q-composition of the heads as drawn";
+  EXPECT_GT(drawn.k(0, 0), 0.0f) << "K-composition of the heads as drawn";
+  EXPECT_GT(drawn.v(0, 0), 0.0f) << "V-composition of the heads as drawn";
 }
 
 TEST(CompositionScoresPublic, AnAllZeroHeadScoresZeroNotNaN) {

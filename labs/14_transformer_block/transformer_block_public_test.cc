@@ -64,10 +64,14 @@ TEST(TransformerBlockPublic, CountsTheSeedCoursesBlockAs49728Parameters) {
 
 TEST(TransformerBlockPublic, IsTheIdentityWithWOAndTheFfnOutputZeroed) {
   TransformerBlock block = testing::CaseBlock(kBlockCase);
+  const Tensor2 x = testing::Golden<2>(kGolden, "block", "x");
+  // x passed back is the identity everywhere: the block as loaded must add something.
+  ASSERT_TRUE(testing::MatchesCase(block.forward(x), kGolden, "block", "y", testing::kBlock,
+                                   testing::kTokenFeature))
+      << "precondition: before anything is zeroed, the block's forward must be torch's";
   block.attn.W_O = xt::zeros<float>({16, 16});
   block.ffn.W_2 = xt::zeros<float>({32, 16});
   block.ffn.b_2 = xt::zeros<float>({16});
-  const Tensor2 x = testing::Golden<2>(kGolden, "block", "x");
   EXPECT_TRUE(testing::AllClose(block.forward(x), x, testing::kExact))
       << "each sub-layer only adds to the stream: with nothing to add, y = x";
 }

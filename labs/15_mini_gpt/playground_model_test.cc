@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <xtensor/xview.hpp>
 
+#include "common/testing/testing.h"
 #include "labs/15_mini_gpt/verb_grammar.h"
 
 namespace mha::playground {
@@ -49,7 +50,10 @@ TEST(PlaygroundAnswer, GivesTheModelsOwnNextTokenProbabilities) {
   double sum = 0.0;
   for (std::size_t v = 0; v < 64; ++v) sum += std::exp(logits(last, v) - logits(last, 0));
   for (int v : {0, 13, 2, 40}) {
-    EXPECT_NEAR(Last(json, v), 1.0 / (sum * std::exp(logits(last, 0) - logits(last, v))), 1e-6)
+    const double expected = 1.0 / (sum * std::exp(logits(last, 0) - logits(last, v)));
+    EXPECT_TRUE(mha::testing::AllClose(Tensor1{static_cast<float>(Last(json, v))},
+                                       Tensor1{static_cast<float>(expected)},
+                                       mha::testing::kRowOp))
         << "token " << v;
   }
   EXPECT_THAT(json, HasSubstr("\"tokens\":[\"<bos>\",\"I\",\"walk\""));
@@ -70,7 +74,7 @@ TEST(PlaygroundAnswer, DrawsEveryHeadOfEveryBlockWithLab7sLabel) {
     ++heads;
   }
   EXPECT_EQ(heads, 8u);
-  EXPECT_THAT(json, testing::ContainsRegex(
+  EXPECT_THAT(json, ::testing::ContainsRegex(
                         "\"labels\":\\[\\[(\"(induction|previous-token|self|first-token|local|"
                         "diffuse)\",?){4}\\],\\["));
 }
@@ -88,7 +92,9 @@ TEST(PlaygroundAnswer, SwitchesAHeadOffByZeroingItsOutputBeforeWO) {
   const double top = Last(off, 0);
   double sum = 0.0;
   for (std::size_t v = 0; v < 64; ++v) sum += std::exp(logits(2, v) - logits(2, 0));
-  EXPECT_NEAR(top, 1.0 / sum, 1e-6);
+  EXPECT_TRUE(mha::testing::AllClose(Tensor1{static_cast<float>(top)},
+                                     Tensor1{static_cast<float>(1.0 / sum)},
+                                     mha::testing::kRowOp));
   EXPECT_THAT(off, HasSubstr("\"off\":[[1,2]]"));
 }
 

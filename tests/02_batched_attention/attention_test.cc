@@ -21,6 +21,7 @@
 
 #include <gtest/gtest.h>
 #include <xtensor/xreducer.hpp>
+#include <xtensor/xsort.hpp>
 #include <xtensor/xview.hpp>
 
 #include "tests/common/naive.h"
@@ -53,6 +54,24 @@ const std::string kGolden = "tests/02_batched_attention/golden/";
 // (attention_test_util.h).
 #define ATTENTION_TEST(Behaviour) ATTENTION_TEST_BOTH(AttentionLoop, AttentionBatched, Behaviour)
 
+// Each row of `p` (rows, columns) puts its largest probability on the
+// column of its largest score, and more there than on its lowest score: a row
+// of equal weights sums to one too, but it reads nothing from its scores.
+void ExpectEveryRowPeaksAtItsHighestScore(const Tensor2& p, const Tensor2& scores,
+                                          const std::string& what) {
+  for (std::size_t i = 0; i < scores.shape(0); ++i) {
+    const auto row = xt::row(scores, i);
+    const std::size_t top = static_cast<std::size_t>(xt::argmax(row)()),
+                      low = static_cast<std::size_t>(xt::argmin(row)());
+    const std::size_t peak = static_cast<std::size_t>(xt::argmax(xt::row(p, i))());
+    EXPECT_TRUE(peak == top && p(i, top) > p(i, low))
+        << what << " row " << i << ": its highest score (column " << top
+        << ") must get its largest weight, above that of its lowest score (column " << low
+        << "); it has " << p(i, top) << " there, " << p(i, low) << " on the lowest and its "
+        << "largest on column " << peak;
+  }
+}
+
 // ---------------------------------------------------------------- softmax_rows
 
 TEST(SoftmaxRows, MatchesTorchOnRandomRows) {
@@ -74,6 +93,7 @@ TEST(SoftmaxRows, EveryRowSumsToOne) {
   const Tensor1 sums = xt::sum(p, {1});
   EXPECT_TRUE(AllClose(sums, Tensor1(xt::ones<float>({6})), kRowOp, {"row"}));
   EXPECT_TRUE(xt::all(p >= 0.0f && p <= 1.0f)) << "every probability must lie in [0, 1]";
+  ExpectEveryRowPeaksAtItsHighestScore(p, scores, "softmax");
 }
 
 TEST(SoftmaxRows, TurnsAnAllMinusInfinityRowIntoZeros) {
@@ -123,6 +143,12 @@ ATTENTION_TEST(FullyMaskedQueryGetsZerosWhileOtherQueriesStayFinite) {
       << "output of the fully masked query 2";
   EXPECT_TRUE(xt::all(xt::isfinite(r.weights))) << "no weight may be NaN or inf";
   EXPECT_TRUE(xt::all(xt::isfinite(r.output))) << "no output may be NaN or inf";
+  // Zeros everywhere would pass the checks above: the other queries must be right too.
+  const naive::Attention expected = naive::ScaledDotProduct(q, k, v, mask);
+  EXPECT_TRUE(AllClose(r.weights, expected.weights, kAttention, kWeightAxes))
+      << "the weights of every query, against plain loops";
+  EXPECT_TRUE(AllClose(r.output, expected.output, kAttention, kOutputAxes))
+      << "the output of every query, against plain loops";
 }
 
 ATTENTION_TEST(EveryWeightRowSumsToOne) {
@@ -133,6 +159,14 @@ ATTENTION_TEST(EveryWeightRowSumsToOne) {
   ASSERT_EQ(r.weights.shape(), (std::array<std::size_t, 3>{3, 5, 6}));
   const Tensor2 sums = xt::sum(r.weights, {2});  // (H, T)
   EXPECT_TRUE(AllClose(sums, Tensor2(xt::ones<float>({3, 5})), kAttention, {"head", "query"}));
+  for (std::size_t h = 0; h < 3; ++h) {
+    const Tensor2 qh = xt::view(q, h, xt::all(), xt::all());                     // (T, d_head)
+    const Tensor2 kh_t = xt::transpose(xt::view(k, h, xt::all(), xt::all()));  // (d_head, S)
+    const Tensor2 weights = xt::view(r.weights, h, xt::all(), xt::all());        // (T, S)
+    // Unscaled scores: the same order in each row.
+    ExpectEveryRowPeaksAtItsHighestScore(weights, naive::MatMul(qh, kh_t),
+                                         "head " + std::to_string(h) + " weights");
+  }
 }
 
 ATTENTION_TEST(MatchesTorchWhenKeysOutnumberQueries) {
@@ -182,7 +216,7 @@ TEST(AttentionBatched, MatchesAttentionLoopOnRandomInputs) {
   const Tensor3 q = testing::RandomTensor3(4, 6, 5, /*seed=*/51);  // (H=4, T=6, d_head=5)
   const Tensor3 k = testing::RandomTensor3(4, 7, 5, /*seed=*/52);  // (H=4, S=7, d_head=5)
   const Tensor3 v = testing::RandomTensor3(4, 7, 5, /*seed=*/53);
-  testing::ExpectBatchedMatchesLoop(q, k, v, std::nullopt);
+  testing::ExpectBatchedMatchesLoop(kGolden, q, k, v, std::nullopt);
 }
 
 TEST(AttentionBatched, MatchesAttentionLoopWithAMask) {
@@ -192,7 +226,7 @@ TEST(AttentionBatched, MatchesAttentionLoopWithAMask) {
   Tensor2 mask = xt::zeros<float>({6, 7});  // query i sees keys j <= i + 1
   for (std::size_t i = 0; i < 6; ++i)
     for (std::size_t j = i + 2; j < 7; ++j) mask(i, j) = -kInf;
-  testing::ExpectBatchedMatchesLoop(q, k, v, mask);
+  testing::ExpectBatchedMatchesLoop(kGolden, q, k, v, mask);
 }
 
 // Last, so that a known mistake is named by the golden tests above first:

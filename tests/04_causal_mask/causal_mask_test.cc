@@ -48,6 +48,26 @@ KnownMistake Mistake(const std::string& file, const std::string& words) {
   return testing::MaskMistake(kGolden + file, words);
 }
 
+// A precondition of the tests whose right answer alone is trivial (a row of
+// zeros sees every key; so does a mask that hides nothing): causal_mask(T, S)
+// hides every key in a query's future (query i sits at position S - T + i).
+::testing::AssertionResult HidesTheFuture(int T, int S) {
+  const Tensor2 got = T == S ? causal_mask(T) : causal_mask(T, S);
+  if (got.shape(0) != static_cast<std::size_t>(T) || got.shape(1) != static_cast<std::size_t>(S))
+    return ::testing::AssertionFailure() << "precondition: causal_mask has the wrong shape";
+  for (int i = 0; i < T; ++i) {
+    for (int j = S - T + i + 1; j < S; ++j) {
+      if (!(std::isinf(got(i, j)) && got(i, j) < 0)) {
+        return ::testing::AssertionFailure()
+               << "precondition: causal_mask(" << T << (T == S ? "" : ", " + std::to_string(S))
+               << ") must hide every future key: entry [" << i << ", " << j << "] is "
+               << got(i, j) << ", not -inf";
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // ---------------------------------------------------------------- causal_mask(T)
 
 TEST(CausalMask, MatchesNumpyTriuWithMinusInfinityAboveTheDiagonal) {
@@ -55,6 +75,7 @@ TEST(CausalMask, MatchesNumpyTriuWithMinusInfinityAboveTheDiagonal) {
 }
 
 TEST(CausalMask, KeepsTheDiagonalSoEveryTokenSeesItself) {
+  ASSERT_TRUE(HidesTheFuture(5, 5));
   for (int T : {1, 2, 5, 9}) {
     const Tensor2 mask = causal_mask(T);
     ASSERT_EQ(mask.shape(0), static_cast<std::size_t>(T)) << "T=" << T;
@@ -71,6 +92,7 @@ TEST(CausalMask, KeepsTheDiagonalSoEveryTokenSeesItself) {
 }
 
 TEST(CausalMask, OfOneTokenIsASingleZero) {
+  ASSERT_TRUE(HidesTheFuture(2, 2));
   const Tensor2 expected = {{0.0f}};
   EXPECT_TRUE(AllClose(causal_mask(1), expected, kExact, kMaskAxes));
 }
@@ -87,6 +109,7 @@ TEST(CausalMaskWithCache, IsAlignedToTheBottomRightCorner) {
 }
 
 TEST(CausalMaskWithCache, LetsASingleNewTokenSeeTheWholeCache) {
+  ASSERT_TRUE(HidesTheFuture(2, 6));
   const Tensor2 expected = xt::zeros<float>({1, 6});
   EXPECT_TRUE(AllClose(causal_mask(1, 6), expected, kExact, kMaskAxes));
 }
@@ -165,6 +188,9 @@ TEST(CausalAttention, ChangingLaterTokensLeavesEarlierOutputsUnchanged) {
   const MultiHeadAttention layer(d_model, /*n_heads=*/3, /*seed=*/9);
   const Tensor2 x = testing::RandomTensor2(T, d_model, /*seed=*/21, /*scale=*/3.0f);
   const Tensor2 y = layer.forward(x, causal_mask(T));  // (T, d_model)
+  // A mask that hides every key leaves every output 0, unchanged whatever the tokens.
+  ASSERT_TRUE(AllClose(y, layer.forward(x, naive::CausalMask(T, T)), kLayer, {"token", "feature"}))
+      << "precondition: the layer with causal_mask(T) must give its causal output";
   for (int t = 0; t + 1 < T; ++t) {
     // Replace every token after position t with different random tokens.
     Tensor2 x2 = x;
@@ -187,6 +213,9 @@ TEST(CausalAttention, DecodingFromACacheInChunksMatchesTheFullCausalForward) {
   const MultiHeadAttention layer(d_model, n_heads, /*seed=*/11);
   const Tensor2 x = testing::RandomTensor2(T, d_model, /*seed=*/31, /*scale=*/3.0f);
   const Tensor2 full = layer.forward(x, causal_mask(T));  // (T, d_model)
+  ASSERT_TRUE(AllClose(full, layer.forward(x, naive::CausalMask(T, T)), kLayer,
+                       {"token", "feature"}))
+      << "precondition: the layer with causal_mask(T) must give its causal output";
 
   const Tensor3 q = split_heads(xt::linalg::dot(x, layer.W_Q), n_heads);  // (H, T, d_head)
   const Tensor3 k = split_heads(xt::linalg::dot(x, layer.W_K), n_heads);  // (H, T, d_head)
@@ -225,6 +254,11 @@ TEST(CausalAttention, QueryThatSeesNoKeyGivesAZeroRowAndTheOthersStayFinite) {
       ASSERT_TRUE(std::isfinite(y(t, c))) << "output[" << t << ", " << c << "] = " << y(t, c);
     }
   }
+  // A mask that hides every key passes both checks above: the other rows must be right.
+  Tensor2 expected_mask = naive::CausalMask(T, T);
+  xt::view(expected_mask, xt::all(), 0) = -std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(AllClose(y, layer.forward(x, expected_mask), kLayer, {"token", "feature"}))
+      << "every query's output with key 0 hidden from all";
 }
 
 TEST(CausalAttention, MaskedKeyWithAHugeScoreAndValueDoesNotLeak) {

@@ -79,7 +79,23 @@ TEST(RepeatKv, GivesEveryQueryHeadTheKvHeadOfItsGroup) {
   }
 }
 
+// With one kv head, or as many as query heads, the right answer is the input
+// repeated whole, which an answer that moves nothing also gives: a grouping
+// that needs the repeat in place comes first.
+::testing::AssertionResult RepeatsInPlace() {
+  const Tensor3 kv = testing::RandomTensor3(2, 4, 3, /*seed=*/4);  // 2 kv heads for 4
+  const Tensor3 out = repeat_kv(kv, 4);
+  Tensor3 expected = xt::zeros<float>({std::size_t{4}, std::size_t{4}, std::size_t{3}});
+  for (std::size_t h = 0; h < 4; ++h)
+    xt::view(expected, h, xt::all(), xt::all()) = xt::view(kv, h / 2, xt::all(), xt::all());
+  if (AllClose(out, expected, kExact, kHeadAxes)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "precondition: repeat_kv of 2 kv heads for 4 query heads must give heads 0 and 1 "
+            "kv head 0, heads 2 and 3 kv head 1";
+}
+
 TEST(RepeatKv, WithOneKvHeadGivesEveryQueryHeadTheSameKeys) {
+  ASSERT_TRUE(RepeatsInPlace());
   const Tensor3 kv = testing::RandomTensor3(1, 4, 3, /*seed=*/5);
   const Tensor3 out = repeat_kv(kv, 3);
   ASSERT_EQ(out.shape(0), 3u);
@@ -91,6 +107,7 @@ TEST(RepeatKv, WithOneKvHeadGivesEveryQueryHeadTheSameKeys) {
 }
 
 TEST(RepeatKv, WithAsManyKvHeadsAsQueryHeadsChangesNothing) {
+  ASSERT_TRUE(RepeatsInPlace());
   const Tensor3 kv = testing::RandomTensor3(3, 4, 2, /*seed=*/6);
   EXPECT_TRUE(AllClose(repeat_kv(kv, 3), kv, kExact, kHeadAxes));
 }
@@ -123,6 +140,13 @@ TEST(GroupedQueryAttention, KeyAndValueWeightsHaveOnlyTheKvHeadsColumns) {
     EXPECT_EQ(weights[i].second->shape(0), 16u) << weights[i].first;
     EXPECT_EQ(weights[i].second->shape(1), cols[i])
         << weights[i].first << " must be (d_model, " << cols[i] << ")";
+  }
+  // Zeros of the right shapes would pass the checks above: the narrow matrices
+  // are the seeded draws (a weight-draw test: tests/rubric.json, "weight_draws").
+  for (const auto& [name, w] : std::vector<std::pair<std::string, const Tensor2*>>{
+           {"W_K", &layer.W_K}, {"W_V", &layer.W_V}}) {
+    EXPECT_TRUE(MatchesGolden(*w, kGolden + "gqa_seed3_" + name + ".npy", kExact, {"in", "out"}))
+        << name << " must hold the seeded draw in its (d_model, n_kv_heads * d_head) shape";
   }
 }
 

@@ -32,6 +32,7 @@ using testing::AllClose;
 using testing::ExpectAbsorbedMatchesTorch;
 using testing::ExpectForwardMatchesTorch;
 using testing::kLatentCheckMistakes;
+using testing::kExact;
 using testing::kLayer;
 using testing::LatentCase;
 using testing::LoadGolden;
@@ -54,12 +55,18 @@ TEST(LatentAttention, SeededWeightsEqualNumpysDrawInTheDocumentedOrder) {
                                           kGolden + "seed6_");
 }
 
-TEST(LatentAttention, RecordsItsSizes) {
-  const MultiHeadLatentAttention mla(24, 4, 10);
+// A weight-draw test (tests/rubric.json, "weight_draws"): the sizes alone are
+// what any constructor that stores its arguments records.
+TEST(LatentAttention, RecordsTheSizesItDrawsItsWeightsFor) {
+  const MultiHeadLatentAttention mla(24, 4, 10, /*seed=*/6);
   EXPECT_EQ(mla.d_model, 24);
   EXPECT_EQ(mla.n_heads, 4);
   EXPECT_EQ(mla.kv_rank, 10);
   EXPECT_EQ(mla.d_head, 6);
+  EXPECT_TRUE(MatchesGolden(mla.W_DKV, kGolden + "seed6_W_DKV.npy", kExact, {"in", "out"}))
+      << "W_DKV: (d_model, kv_rank), the seeded draw";
+  EXPECT_TRUE(MatchesGolden(mla.W_UK, kGolden + "seed6_W_UK.npy", kExact, {"in", "out"}))
+      << "W_UK: (kv_rank, d_model), the seeded draw";
 }
 
 // ------------------------------------------------------------ the cache
@@ -141,6 +148,9 @@ struct Shape {
 const Shape kShapes[] = {{24, 4, 10, 7}, {12, 3, 5, 6}, {20, 2, 7, 9}, {32, 8, 3, 5}};
 
 TEST(LatentAttention, AbsorbedAgreesWithNaiveWithoutMask) {
+  ASSERT_TRUE(testing::ForwardGivesTheGolden(kCase1))
+      << "precondition: forward must give the golden case before forward_absorbed is compared "
+         "with it";
   for (const Shape& s : kShapes) {
     const MultiHeadLatentAttention mla(s.d_model, s.n_heads, s.kv_rank, /*seed=*/11);
     const Tensor2 x = testing::RandomTensor2(s.T, s.d_model, /*seed=*/12, /*scale=*/2.0f);
@@ -150,6 +160,9 @@ TEST(LatentAttention, AbsorbedAgreesWithNaiveWithoutMask) {
 }
 
 TEST(LatentAttention, AbsorbedAgreesWithNaiveWithCausalMask) {
+  ASSERT_TRUE(testing::ForwardGivesTheGolden(kCase2))
+      << "precondition: forward must give the golden causal case before forward_absorbed is "
+         "compared with it";
   for (const Shape& s : kShapes) {
     const MultiHeadLatentAttention mla(s.d_model, s.n_heads, s.kv_rank, /*seed=*/13);
     const Tensor2 x = testing::RandomTensor2(s.T, s.d_model, /*seed=*/14, /*scale=*/2.0f);

@@ -162,13 +162,17 @@ TEST(ProfileHeads, ZeroWeightsContributeNoEntropy) {
 }
 
 TEST(ProfileHeads, MeanDistanceWeighsEachKeyByItsAttention) {
-  // Query i: 0.75 on itself, 0.25 on key 0, so its distance is 0.25 * i.
+  // Query i: w on key 0, the rest on itself, so its distance is w * i; two
+  // weights w, so that no constant answer fits both.
   const std::size_t T = 5;
-  const HeadProfile p = profile_heads(Pattern(T, [](std::size_t i, std::size_t j) {
-    if (i == 0) return j == 0 ? 1.0f : 0.0f;
-    return j == i ? 0.75f : (j == 0 ? 0.25f : 0.0f);
-  }))[0];
-  EXPECT_TRUE(Near(p.mean_distance, 0.25 * (0 + 1 + 2 + 3 + 4) / 5.0, "mean_distance"));
+  for (const float w : {0.25f, 0.5f}) {
+    const HeadProfile p = profile_heads(Pattern(T, [w](std::size_t i, std::size_t j) {
+      if (i == 0) return j == 0 ? 1.0f : 0.0f;
+      return j == i ? 1.0f - w : (j == 0 ? w : 0.0f);
+    }))[0];
+    EXPECT_TRUE(Near(p.mean_distance, w * (0 + 1 + 2 + 3 + 4) / 5.0,
+                     "mean_distance with " + std::to_string(w) + " on key 0"));
+  }
 }
 
 TEST(ProfileHeads, MeanDistanceCountsKeysAfterTheQueryAsPositive) {
@@ -210,17 +214,32 @@ Tensor2 RepeatPattern(std::size_t L, const std::function<std::size_t(std::size_t
   return w;
 }
 
+// A precondition of the tests below, each of whose answers a constant also
+// gives: the perfect induction pattern scores 1 and the duplicate-token one
+// (key i - L, the same token, not the one after it) scores 0.
+::testing::AssertionResult TellsInductionFromDuplicateTokens() {
+  const std::size_t L = 3;
+  const double perfect = induction_score(RepeatPattern(L, [&](std::size_t i) { return i - L + 1; }), 3);
+  const double duplicate = induction_score(RepeatPattern(L, [&](std::size_t i) { return i - L; }), 3);
+  if (Near(perfect, 1.0, "") && Near(duplicate, 0.0, "")) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "precondition: with L=3, the perfect induction pattern must score 1 (got " << perfect
+         << ") and attending to the previous occurrence itself 0 (got " << duplicate << ")";
+}
+
 TEST(InductionScore, MatchesNumpyOnARandomPattern) {
   testing::ExpectInductionScoreMatchesGolden(kGolden, /*block_len=*/4);
 }
 
 TEST(InductionScore, PerfectInductionPatternScoresOne) {
+  ASSERT_TRUE(TellsInductionFromDuplicateTokens());
   const std::size_t L = 4;
   const Tensor2 w = RepeatPattern(L, [&](std::size_t i) { return i - L + 1; });
   EXPECT_TRUE(Near(induction_score(w, 4), 1.0, "induction score"));
 }
 
 TEST(InductionScore, AttendingToThePreviousOccurrenceItselfScoresZero) {
+  ASSERT_TRUE(TellsInductionFromDuplicateTokens());
   // Key i - L holds the same token as query i (a "duplicate-token" head):
   // not the token that followed it.
   const std::size_t L = 4;
@@ -229,6 +248,7 @@ TEST(InductionScore, AttendingToThePreviousOccurrenceItselfScoresZero) {
 }
 
 TEST(InductionScore, AveragesOverTheSecondCopyOnly) {
+  ASSERT_TRUE(TellsInductionFromDuplicateTokens());
   // Half of the second copy attends the induction target, half key 0; the
   // first copy's rows must not enter the mean.
   const std::size_t L = 4;
@@ -251,6 +271,9 @@ TEST(InductionScore, RejectsNonPositiveBlockLen) {
 TEST(ClassifyHead, InductionWinsOverEveryOtherRule) {
   const HeadProfile all_high{0.0f, 1.0f, 0.9f, 0.9f, 0.9f};
   EXPECT_EQ(classify_head(all_high, 0.9f), "induction") << kOrder;
+  // ... when it reaches its threshold: below it, the next rule wins (a
+  // function that always says "induction" passes the line above alone).
+  EXPECT_EQ(classify_head(all_high, 0.4f), "previous-token") << kOrder;
 }
 
 TEST(ClassifyHead, RulesApplyInTheDocumentedOrder) {
@@ -277,6 +300,10 @@ TEST(ClassifyHead, ThresholdsIncludeTheirBoundary) {
 TEST(ClassifyHead, JustBelowEveryThresholdIsDiffuse) {
   const HeadProfile p{1.0f, 2.01f, 0.49f, 0.49f, 0.49f};
   EXPECT_EQ(classify_head(p, 0.49f), "diffuse") << kOrder;
+  // ... and just above the last one it is not (a function that always says
+  // "diffuse" passes the line above alone).
+  EXPECT_EQ(classify_head(HeadProfile{1.0f, 1.99f, 0.49f, 0.49f, 0.49f}, 0.49f), "local")
+      << kOrder;
 }
 
 // The rule reads positions only: a sharp head three tokens back is "diffuse"

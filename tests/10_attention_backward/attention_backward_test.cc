@@ -102,6 +102,10 @@ TEST(AttentionBackward, AQueryThatSeesNoKeyGetsAnExactlyZeroDqRowNotNaN) {
   EXPECT_TRUE(AllClose(xt::view(g.dq, xt::all(), xt::range(0, 1), xt::all()), zeros, kExact,
                        {"head", "query", "column"}))
       << kOwnMistakes.Named("nan_dq_empty_row");
+  // A dq of zeros everywhere has the zero row too: the other rows are torch's.
+  EXPECT_TRUE(MatchesGolden(g.dq, GoldenFile(kGolden, "empty_row_dq"), kLayer,
+                            {"head", "query", "column"}))
+      << "the dq rows of the queries that see a key";
 }
 
 TEST(AttentionBackward, AKeyHiddenFromEveryQueryGetsNoGradient) {
@@ -117,6 +121,16 @@ TEST(AttentionBackward, AKeyHiddenFromEveryQueryGetsNoGradient) {
       << kOwnMistakes.Named("masked_dk_leak");
   EXPECT_TRUE(AllClose(xt::view(g.dv, xt::all(), 2, xt::all()), zeros, kExact, {"head", "column"}))
       << kOwnMistakes.Named("masked_dv_leak");
+  // Zero gradients everywhere pass the checks above: every key's dv is
+  // P^T d_out (plain loops, tests/common/naive.h), the visible keys' not zero.
+  const naive::Attention a = naive::ScaledDotProduct(q, k, v, mask);
+  for (std::size_t h = 0; h < 2; ++h) {
+    const Tensor2 p_t = xt::transpose(xt::view(a.weights, h, xt::all(), xt::all()));  // (S, T)
+    const Tensor2 d_out_h = xt::view(d_out, h, xt::all(), xt::all());                 // (T, d_head)
+    EXPECT_TRUE(AllClose(xt::view(g.dv, h, xt::all(), xt::all()), naive::MatMul(p_t, d_out_h),
+                         kLayer, {"key", "column"}))
+        << "dv of head " << h << " must be P^T d_output";
+  }
 }
 
 TEST(AttentionBackward, ScoresInTheHundredsGiveFiniteGradientsThatMatchTorch) {

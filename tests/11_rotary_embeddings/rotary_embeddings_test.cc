@@ -78,10 +78,15 @@ TEST(RopeAngles, MatchTheFrequenciesAtLlama3sBase) {
 
 TEST(RopeAngles, HaveOneColumnPerPairAndOneRowPerPosition) {
   const Tensor2 a = rope_angles(3, 12);
-  EXPECT_EQ(a.shape(0), 3u);
-  EXPECT_EQ(a.shape(1), 6u);
+  ASSERT_EQ(a.shape(0), 3u);
+  ASSERT_EQ(a.shape(1), 6u);
   EXPECT_TRUE(AllClose(xt::view(a, 0, xt::all()), xt::zeros<float>({6}), kExact, {"pair"}))
       << "position 0 has angle 0 in every pair";
+  // Column i of row 1 is theta_i itself (zeros of the right shape pass the lines above).
+  Tensor1 theta = xt::zeros<float>({6});
+  for (std::size_t i = 0; i < 6; ++i) theta(i) = static_cast<float>(std::pow(10000.0, -2.0 * i / 12));
+  EXPECT_TRUE(AllClose(xt::view(a, 1, xt::all()), theta, kRowOp, {"pair"}))
+      << "position 1 has angle theta_i = 10000^(-2i/12) in pair i";
 }
 
 TEST(RopeAngles, RejectEveryBadArgumentNamingIt) {
@@ -128,6 +133,7 @@ TEST(ApplyRope, KeepsTheNormOfEveryHalfSplitPair) {
       << "a rotation keeps the length of each pair (feature i, feature i + d_head/2); if "
          "it does not, the pairs may be "
       << kRopeMistakes.Message("adjacent_pairs");
+  EXPECT_TRUE(testing::Rotates(x, 250)) << "x passed back unchanged keeps every norm too";
 }
 
 TEST(ApplyRope, PositionsNearTwoToTheTwentyMatchADoubleReference) {
@@ -140,6 +146,8 @@ TEST(ApplyRope, FarPositionsAtLlama3sBaseMatchADoubleReference) {
 
 TEST(ApplyRope, PositionZeroIsTheIdentity) {
   const Tensor3 x = testing::RandomTensor3(2, 1, 8, /*seed=*/1123);
+  // The identity is right at position 0 only; x passed back is right here too.
+  ASSERT_TRUE(testing::Rotates(x, 1)) << "precondition: position 1 must rotate";
   EXPECT_TRUE(AllClose(apply_rope(x, 0), x, kExact, kRotationAxes))
       << "every angle is 0 at position 0: cos 1, sin 0";
 }
@@ -158,6 +166,9 @@ TEST(ApplyRope, ADotProductDependsOnTheDistanceOnly) {
   const Tensor1 shifted = {dot(107, 103), dot(1003, 1007), dot(40, 40)};
   EXPECT_TRUE(AllClose(shifted, near, kRowOp, {"pair of positions"}))
       << "rotating q by m theta and k by n theta must leave only m - n in their dot product";
+  // ... and m - n must count: without any rotation, every pair of positions agrees.
+  EXPECT_FALSE(AllClose(Tensor1{dot(7, 3)}, Tensor1{dot(12, 12)}, kRowOp))
+      << "q_7 . k_3 equals q_12 . k_12: the dot product does not depend on the distance at all";
 }
 
 TEST(ApplyRope, RejectsEveryBadArgumentNamingIt) {
@@ -220,11 +231,13 @@ TEST(RotaryAttention, ReadsTheWeightsAtEveryCall) {
   RotaryAttention layer = LayerCase();
   const Tensor2 x = LoadGolden<2>(GoldenFile(kGolden, "layer_x"));
   const Tensor2 before = layer.forward(x, causal_mask(9));
+  // Zeros before would make the zeros after no news.
+  ASSERT_TRUE(MatchesGolden(before, kLayerCase.File("forward"), kLayer, {"token", "column"}))
+      << "precondition: the layer's causal forward must be PyTorch's before W_V changes";
   layer.W_V = xt::zeros<float>({24, 24});
   EXPECT_TRUE(AllClose(layer.forward(x, causal_mask(9)), xt::zeros<float>({9, 24}), kExact,
                        {"token", "column"}))
       << "with W_V = 0 every output is 0: the new weights must be used";
-  (void)before;
 }
 
 TEST(RotaryAttention, RejectsEveryBadArgumentNamingIt) {

@@ -188,6 +188,12 @@ TEST(GqaBackward, TheUpstreamGradientOfAQueryThatSeesNoKeyReachesNoWeight) {
   Tensor2 d_y0 = d_y;
   xt::view(d_y0, 0, xt::all()) = 0.0f;  // query 0 sees nothing in mask_empty_row
   const GqaGrads a = gqa_backward(layer, x, Mask("empty_row"), d_y);
+  // Two answers that compute nothing agree too: the full d_y's gradients are torch's.
+  ASSERT_TRUE(MatchesGolden(a.dx, GoldenFile(kGolden, "gqa_empty_row_dx"), kLayer, kTokenAxes))
+      << "precondition: dx with the full d_y must be torch's";
+  ASSERT_TRUE(MatchesGolden(a.dW_K, GoldenFile(kGolden, "gqa_empty_row_dW_K"), kLayer,
+                            kWeightAxes))
+      << "precondition: dW_K with the full d_y must be torch's";
   const GqaGrads b = gqa_backward(layer, x, Mask("empty_row"), d_y0);
   EXPECT_TRUE(AllClose(a.dW_K, b.dW_K, kLayer, kWeightAxes))
       << "d_y of a query that sees no key leaked into dW_K" << kSeeDoc;
@@ -204,6 +210,12 @@ TEST(MlaBackward, TheUpstreamGradientOfAQueryThatSeesNoKeyReachesNoWeight) {
   Tensor2 d_y0 = d_y;
   xt::view(d_y0, 0, xt::all()) = 0.0f;
   const MlaGrads a = mla_backward(layer, x, Mask("empty_row"), d_y);
+  // Two answers that compute nothing agree too: the full d_y's gradients are torch's.
+  ASSERT_TRUE(MatchesGolden(a.dx, GoldenFile(kGolden, "mla_empty_row_dx"), kLayer, kTokenAxes))
+      << "precondition: dx with the full d_y must be torch's";
+  ASSERT_TRUE(MatchesGolden(a.dW_DKV, GoldenFile(kGolden, "mla_empty_row_dW_DKV"), kLayer,
+                            kWeightAxes))
+      << "precondition: dW_DKV with the full d_y must be torch's";
   const MlaGrads b = mla_backward(layer, x, Mask("empty_row"), d_y0);
   EXPECT_TRUE(AllClose(a.dW_DKV, b.dW_DKV, kLayer, kWeightAxes))
       << "d_y of a query that sees no key leaked into dW_DKV" << kSeeDoc;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <xtensor/xoperation.hpp>
 #include <xtensor/xview.hpp>
 
 #include "common/rng.h"
@@ -282,6 +283,13 @@ TEST(CompositionScores, OfWidthOneHeadsAreCosinesBetweenWhatOneWritesAndTheOther
 
 TEST(CompositionScores, OfAllZeroLayersAreZeroNotNaN) {
   MultiHeadAttention earlier(6, 3, 1), later(6, 2, 2);
+  // Zeros are the right answer here only: the same layers before their weights
+  // are zeroed compose (every score of random heads is positive).
+  const Composition drawn = composition_scores(earlier, later);
+  for (const Tensor2* m : {&drawn.q, &drawn.k, &drawn.v}) {
+    ASSERT_TRUE(xt::all(*m > 0.0f))
+        << "precondition: random heads must have positive composition scores" << kSeeDoc;
+  }
   for (Tensor2* w : {&earlier.W_Q, &earlier.W_K, &earlier.W_V, &earlier.W_O, &later.W_Q,
                      &later.W_K, &later.W_V, &later.W_O}) {
     w->fill(0.0f);

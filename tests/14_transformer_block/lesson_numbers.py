@@ -11,8 +11,9 @@ Run from the repository root with Debian's Python (NumPy and PyTorch):
 2. GELU: its minimum, and how far the tanh approximation is from the exact
    form (value and derivative).
 3. The residual stream through a stack of pre-LN blocks drawn as the lab's
-   constructor draws them: how its size grows, and what LayerNorm hands each
-   sub-layer.
+   constructor draws them, seeded as lab 15's model seeds its blocks (seed +
+   1000 (l + 1): no two blocks share a draw): how its size grows, and what
+   LayerNorm hands each sub-layer.
 4. The block's parameter count at the seed course's sizes.
 """
 import os
@@ -80,7 +81,8 @@ def gelu_numbers():
     print("2. GELU's minimum: %.4f at x = %.4f" % (exact[i], x[i]))
     diff = (tanh - exact).abs()
     j = int(torch.argmax(diff))
-    print("   tanh approximation: off by at most %.2e, at x = %.2f" % (diff[j], x[j]))
+    # tanh(x) - exact(x) = x (Phi_tanh(x) - Phi(x)) is even: the same at -x.
+    print("   tanh approximation: off by at most %.2e, at x = +-%.2f" % (diff[j], abs(x[j])))
     # kRowOp (common/testing/tolerance.h), the GELU tests' tolerance: 1e-6 + 1e-5 |expected|
     ratio = diff / (1e-6 + 1e-5 * exact.abs())
     r = int(torch.argmax(ratio))
@@ -93,7 +95,7 @@ def gelu_numbers():
     d_tanh = torch.autograd.grad(torch.nn.functional.gelu(xs, approximate="tanh").sum(), xs)[0]
     dd = (d_tanh - d_exact).abs()
     k = int(torch.argmax(dd))
-    print("   its derivative: off by at most %.2e, at x = %.2f" % (dd[k], x[k]))
+    print("   its derivative: off by at most %.2e, at x = +-%.2f" % (dd[k], abs(x[k])))
 
 
 def rms(t):
@@ -101,24 +103,28 @@ def rms(t):
 
 
 def residual_stream(n_blocks=8, d=64, H=4, d_ff=256, T=25, seed=14):
-    print("3. %d pre-LN blocks (d %d, %d heads, d_ff %d) drawn as TransformerBlock(..., seed + l), "
-          "T = %d, x_0 ~ N(0, 1):" % (n_blocks, d, H, d_ff, T))
+    print("3. %d pre-LN blocks (d %d, %d heads, d_ff %d) drawn as TransformerBlock(..., %d + 1000 "
+          "(l + 1)), T = %d, x_0 ~ N(0, 1):" % (n_blocks, d, H, d_ff, seed, T))
     x = g.t64(g.common.inputs(seed, T, d))
     ones, zeros = torch.ones(d, dtype=torch.float64), torch.zeros(d, dtype=torch.float64)
-    line = []
+    rms_after = []
     for l in range(n_blocks + 1):
-        line.append("%.2f" % rms(x))
+        rms_after.append(rms(x))
         if l == n_blocks:
             break
-        W, (W_1, W_2) = g.weight_draws(seed + l, d, d_ff)
+        # Block l draws attention from seed + 1000 (l + 1) and its FFN from the
+        # next seed, as lab 15's MiniGpt: seeds l apart would hand block l's
+        # W_1 to block l + 1 as its W_Q .. W_O (the same generator's first draws).
+        W, (W_1, W_2) = g.weight_draws(seed + 1000 * (l + 1), d, d_ff)
         p = {"ln1_gamma": ones, "ln1_beta": zeros, "ln2_gamma": ones, "ln2_beta": zeros,
              "W_Q": g.t64(W[0]), "W_K": g.t64(W[1]), "W_V": g.t64(W[2]), "W_O": g.t64(W[3]),
              "W_1": g.t64(W_1), "b_1": torch.zeros(d_ff, dtype=torch.float64), "W_2": g.t64(W_2),
              "b_2": zeros}
         x = g.block_forward(x, p, H, 10000.0)
-    print("   RMS of the stream after 0..%d blocks: %s" % (n_blocks, ", ".join(line)))
-    growth = float(line[-1]) / float(line[0])
-    print("   after %d blocks / before the first: %.2f times the size, %.1f times the scores" %
+    print("   RMS of the stream after 0..%d blocks: %s" %
+          (n_blocks, ", ".join("%.2f" % r for r in rms_after)))
+    growth = rms_after[-1] / rms_after[0]
+    print("   after %d blocks / before the first: %.1f times the size, %.1f times the scores" %
           (n_blocks, growth, growth ** 2))
     a = g.layer_norm(x, ones, zeros)
     print("   what layer_norm hands the next sub-layer: RMS %.2f (mean %.1e per row)" %

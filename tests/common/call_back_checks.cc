@@ -30,6 +30,7 @@
 #include "labs/11_rotary_embeddings/rotary_embeddings.h"
 #include "labs/14_transformer_block/transformer_block.h"
 #include "tests/08_kv_cache/remote.h"
+#include "tests/11_rotary_embeddings/remote.h"
 
 namespace mha {
 namespace {
@@ -197,10 +198,28 @@ void CheckLatentCache(const LatentCache& c) {
   Shape(who, "latents buffer", latents, {U(capacity), U(kv_rank)});
 }
 
+// Lab 11's decoder (lab 15 calls it back; its GptDecoder holds one per
+// block): a layer, and a cache of that layer's heads (the layer and the cache
+// are checked as they are decoded, before the decoder itself).
+void CheckRotaryDecoder(const RotaryDecoder& d) {
+  const std::string who = "the RotaryDecoder";
+  auto [layer, cache] = remote::Access::Fields(const_cast<RotaryDecoder&>(d));
+  if (layer == nullptr) Fail(who, "has no layer");
+  auto [n_kv_heads, d_head, capacity, length, keys, values] =
+      remote::Access::Fields(const_cast<KVCache&>(cache));
+  (void)capacity, (void)length, (void)keys, (void)values;
+  if (n_kv_heads != layer->n_heads || d_head != layer->d_head) {
+    Fail(who, "has a cache of " + std::to_string(n_kv_heads) + " heads of " +
+                  std::to_string(d_head) + ", expected its layer's " +
+                  std::to_string(layer->n_heads) + " heads of " + std::to_string(layer->d_head));
+  }
+}
+
 const bool registered = remote::RegisterObjectCheck(&CheckMha) &&
                         remote::RegisterObjectCheck(&CheckRotary) &&
                         remote::RegisterObjectCheck(&CheckFeedForward) &&
                         remote::RegisterObjectCheck(&CheckBlock) &&
+                        remote::RegisterObjectCheck(&CheckRotaryDecoder) &&
                         remote::RegisterObjectCheck(&CheckGqa) &&
                         remote::RegisterObjectCheck(&CheckMla) &&
                         remote::RegisterObjectCheck(&CheckKvCache) &&

@@ -36,6 +36,7 @@
 #include "labs/11_rotary_embeddings/rotary_embeddings.h"
 #include "labs/14_transformer_block/transformer_block.h"
 #include "tests/08_kv_cache/remote.h"
+#include "tests/11_rotary_embeddings/remote.h"
 
 namespace mha {
 namespace {
@@ -448,6 +449,25 @@ TEST_F(CallBackFuzz, KVCacheMethodsRefuseABrokenCache) {
   ExpectCleanError("KVCache::append", "past capacity", [&] { c.append(Ones3(2, 5, 3), Ones3(2, 5, 3)); });
   ExpectCleanError("KVCache::append", "zero new positions", [&] { c.append(Ones3(2, 0, 3), Ones3(2, 0, 3)); });
   ExpectNoBreak("KVCache::append", "NaN and inf", [&] { c.append(WithNonFinite(Ones3(2, 1, 3)), WithNonFinite(Ones3(2, 1, 3))); });
+}
+
+// Lab 11's decoder (lab 15's call surface: a GptDecoder holds one per block).
+TEST_F(CallBackFuzz, RotaryDecoderRefusesABrokenLayerOrStateAndBadSteps) {
+  RotaryAttention layer(8, 2, 1), broken(8, 2, 1);
+  broken.base = 0.5;
+  ExpectCleanError("RotaryDecoder::RotaryDecoder", "base 0.5", [&] { RotaryDecoder(broken, 4); });
+  ExpectCleanError("RotaryDecoder::RotaryDecoder", "capacity=0", [&] { RotaryDecoder(layer, 0); });
+  RotaryDecoder decoder(layer, 3), other_heads(layer, 3), no_layer(layer, 3);
+  ExpectCleanError("RotaryDecoder::step", "x of 7 columns", [&] { decoder.step(Ones2(1, 7)); });
+  ExpectCleanError("RotaryDecoder::step", "past capacity", [&] { decoder.step(Ones2(4, 8)); });
+  ExpectNoBreak("RotaryDecoder::step", "NaN and inf", [&] { decoder.step(WithNonFinite(Ones2(2, 8))); });
+  ExpectNoBreak("RotaryDecoder::cache", "a valid decoder", [&] { decoder.cache(); });
+  std::get<1>(remote::Access::Fields(other_heads)) = KVCache(4, 2, 3);  // cache_
+  std::get<0>(remote::Access::Fields(no_layer)) = nullptr;               // layer_
+  for (RotaryDecoder* d : {&other_heads, &no_layer}) {
+    ExpectCleanError("RotaryDecoder::step", "a broken decoder", [&] { d->step(Ones2(1, 8)); });
+    ExpectCleanError("RotaryDecoder::cache", "a broken decoder", [&] { d->cache(); });
+  }
 }
 
 // Every name of every lab's call surface was called above (this test runs last

@@ -20,8 +20,8 @@
 //
 // The functions are templates over the layer type so that one header serves
 // MultiHeadAttention and RotaryAttention (the same draws), GroupedQueryAttention,
-// MultiHeadLatentAttention and lab 14's FeedForward and TransformerBlock without
-// depending on any lab's library.
+// MultiHeadLatentAttention, lab 14's FeedForward and TransformerBlock and lab
+// 15's MiniGpt without depending on any lab's library.
 #ifndef MHA_TESTS_COMMON_SEEDED_WEIGHTS_H_
 #define MHA_TESTS_COMMON_SEEDED_WEIGHTS_H_
 
@@ -121,6 +121,35 @@ void InstallBlock(Block& block, int d_model, int n_heads, int d_ff, std::uint64_
   block.ln2_gamma.fill(1.0f);
   block.ln1_beta.fill(0.0f);
   block.ln2_beta.fill(0.0f);
+}
+
+// MiniGpt(vocab, max_len, d_model, n_heads, d_ff, n_layers, seed, base)
+// (lab 15): embed (vocab, d_model) from NumpyRng(seed), fan-in d_model; block
+// l as TransformerBlock(d_model, n_heads, d_ff, seed + 1000 (l + 1), base)
+// (the blocks made anew by lab 14's constructor, then installed); lnf_gamma
+// 1, lnf_beta 0.
+template <class Model>
+void InstallMiniGpt(Model& model, int vocab, int max_len, int d_model, int n_heads, int d_ff,
+                    int n_layers, std::uint64_t seed, double base) {
+  using Block = typename decltype(model.blocks)::value_type;
+  const std::size_t d = static_cast<std::size_t>(d_model);
+  model.vocab = vocab;
+  model.max_len = max_len;
+  model.d_model = d_model;
+  model.n_heads = n_heads;
+  model.d_ff = d_ff;
+  model.n_layers = n_layers;
+  model.base = base;
+  model.embed = NumpyRng(seed).normal_matrix(static_cast<std::size_t>(vocab), d, d);
+  model.blocks.assign(static_cast<std::size_t>(n_layers), Block(d_model, n_heads, d_ff, seed, base));
+  for (int l = 0; l < n_layers; ++l) {
+    InstallBlock(model.blocks[l], d_model, n_heads, d_ff,
+                 seed + 1000 * static_cast<std::uint64_t>(l + 1), base);
+  }
+  model.lnf_gamma = Tensor1::from_shape({d});
+  model.lnf_gamma.fill(1.0f);
+  model.lnf_beta = Tensor1::from_shape({d});
+  model.lnf_beta.fill(0.0f);
 }
 
 }  // namespace seeded

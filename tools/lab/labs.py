@@ -3,6 +3,7 @@ import functools
 import hashlib
 import json
 import os
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -153,6 +154,20 @@ def objects_path(label):
 def load_labs(root=ROOT):
     with open(os.path.join(root, "labs", "labs.json")) as f:
         return [Lab(e, root) for e in json.load(f)["labs"]]
+
+
+def labs_and_chosen(key, root=ROOT):
+    """(every lab, the lab a command's optional LAB argument `key` names, or
+    None for every lab). An unknown name is printed, and the command ends
+    with status 2."""
+    labs = load_labs(root)
+    if not key:
+        return labs, None
+    lab = find_lab(labs, key)
+    if lab is None:
+        print("lab: unknown lab %r; ./lab status lists them" % key, file=sys.stderr)
+        raise SystemExit(2)
+    return labs, lab
 
 
 def find_lab(labs, key):

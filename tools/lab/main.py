@@ -11,7 +11,7 @@ from learner import cli, i18n  # noqa: E402
 # The learner's kit ships the learner package and what it imports, not these
 # (course/kit.py follows the imports of the branch a kit takes here).
 if not cli.is_kit():
-    from checks import labcheck, mutants, selftest  # noqa: E402
+    from checks import degenerate, labcheck, mutants, selftest  # noqa: E402
     from course import bench, kit, newlab  # noqa: E402
     from course import i18n as i18n_pages  # noqa: E402
     from grader import instructor  # noqa: E402
@@ -46,6 +46,10 @@ def instructors_parser(labs):
                    "(default 50, or the rubric's; 0 turns the similarity check off)")
     g.add_argument("--prepare", action="store_true",
                    help="only build the reference and warm the caches (Gradescope set-up)")
+    g.add_argument("--course-key", metavar="FILE",
+                   help="the course's key, where the hidden tests' fresh inputs come from "
+                   "(default: $MHA_COURSE_KEY, else course.key in this checkout, made if "
+                   "missing); the same key gives the same grades on every machine")
     sl = g.add_argument_group("grading a roster on a Slurm cluster")
     sl.add_argument("--slurm", action="store_true",
                     help="with --roster: submit one job array that grades it, and a merge job; "
@@ -69,7 +73,16 @@ def instructors_parser(labs):
     gb = sub.add_parser("gradescope-bundle", help="write the Gradescope autograder "
                         "(setup.sh, run_autograder and the suite) as a .zip or a directory")
     gb.add_argument("dest", help="OUT.zip or a directory")
+    gb.add_argument("--course-key", metavar="FILE",
+                    help="the course key the bundle grades with (default: as ./lab grade)")
     gb.set_defaults(func=instructor.cmd_gradescope_bundle)
+
+    ck = sub.add_parser("course-key", help="instructors: make the course's key (once per "
+                        "course; the fresh inputs of the hidden tests come from it), or show "
+                        "a key's fingerprint")
+    ck.add_argument("action", choices=["new", "show"])
+    ck.add_argument("file", help="the key file (new: must not exist)")
+    ck.set_defaults(func=instructor.cmd_course_key)
 
     ek = sub.add_parser("export-kit", help="write the learner's copy of the suite (no solutions, "
                         "no hidden tests) to DIR")
@@ -91,6 +104,15 @@ def instructors_parser(labs):
                        "print a Markdown table of what a learner would read")
     m.add_argument("lab", nargs="?", help="only this lab (%s)" % numbers)
     m.set_defaults(func=mutants.main)
+
+    dg = sub.add_parser("degenerate", help="grade the degenerate catalogue (answers that compute "
+                        "nothing, written from each lab's solution) and print what each earns")
+    dg.add_argument("lab", nargs="?", help="only this lab (%s)" % numbers)
+    dg.add_argument("--variant", metavar="NAME", help="only the variants whose name contains NAME "
+                    "(e.g. zeros, arg2, inert)")
+    dg.add_argument("--write", metavar="DIR", help="write the catalogue's learner files to DIR "
+                    "and grade nothing")
+    dg.set_defaults(func=degenerate.main)
 
     ck = sub.add_parser("check", help="course authors: one lab, building only it: rewrite what "
                         "is derived (stub hash, README row, \"What you may call\"), registry check, "

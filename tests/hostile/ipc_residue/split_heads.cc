@@ -27,27 +27,15 @@ const char kQueue[] = "/mha-hostile-residue";
 
 bool Old(long stamp) { return stamp > 0 && time(nullptr) - stamp >= 30; }
 
-// Whether a segment from an earlier job is there; makes one if none is.
+//@ paste pieces/stamped_segment.cc
+
+// Whether a segment from an earlier job is there; makes one (handed to root) if none is.
 bool OldSegmentIsThere() {
-  int id = shmget(kKey, 64, 0);
-  if (id < 0) {
-    id = shmget(kKey, 64, IPC_CREAT | 0666);
-    if (id < 0) return false;
-    void* p = shmat(id, nullptr, 0);
-    if (p == reinterpret_cast<void*>(-1)) return false;
-    std::snprintf(static_cast<char*>(p), 64, "%ld", static_cast<long>(time(nullptr)));
-    shmdt(p);
-    shmid_ds ds;
-    if (shmctl(id, IPC_STAT, &ds) == 0) {
-      ds.shm_perm.uid = 0;  // the owner may give it away; its creator stays
-      shmctl(id, IPC_SET, &ds);
-    }
+  const long stamp = SegmentStamp(kKey);
+  if (stamp < 0) {
+    MakeStampedSegment(kKey, static_cast<long>(time(nullptr)), 0);
     return false;
   }
-  void* p = shmat(id, nullptr, SHM_RDONLY);
-  if (p == reinterpret_cast<void*>(-1)) return false;
-  const long stamp = std::atol(static_cast<const char*>(p));
-  shmdt(p);
   return Old(stamp);
 }
 

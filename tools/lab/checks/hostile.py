@@ -1,202 +1,49 @@
-"""The hostile corpus (tests/hostile/): submissions that try to cheat or break grading.
+"""The hostile corpus (tests/hostile/; hostile_cases.py reads its cases):
+submissions that try to cheat or break grading, graded as learner files.
 
-Each tests/hostile/<case>/ holds one learner file with one trick and an
-expect.json:
-
-    {"lab": 1, "class": "forge" | "leak" | "hurt", "trick": "...",
-     "max_points": 0             (or "control": true: the case is graded without
-                                  its trick too; the trick may not pass any test
-                                  that the file without it does not)
-     "honest": ["split_heads"]   (optional: these definitions come from
-                                  honest/<target>.cc, the honest part of the file)
-     "min_points": 1             (optional: the honest part must still earn points)
-     "message": "..." or [...]   (optional: the first failure contains one of these)
-     "mode": "cumulative"        (optional: graded in that mode; isolated by default)
-     "with": [2]                 (optional: the solutions of these labs are submitted
-                                  too, as the learner's own: cumulative mode links them)
-     "with_files": {"2": "f.cc"} (optional: these labs are submitted from these files
-                                  of the case's folder instead; they, and in cumulative
-                                  mode the labs that link them, need not earn marks)
-     "max_seconds": 60           (optional: the hostile lab's grading takes at most this)}
-
-The case's file is the whole learner file, or, when it has `//@` lines, a
-trick written on its lab's stub; assemble() makes the one file a learner
-would submit from it (tests/hostile/README.md describes the `//@` lines).
-`@ROOT@`, `@WORK@` and `@CANARY@` in a file are replaced before grading by the
-checkout's path, the grader's work directory and a secret file that the
-self-test plants inside the suite, so the tricks aim at real files;
+Before grading, the placeholders of a case's file are replaced: `@ROOT@`,
+`@WORK@` and `@CANARY@` by the checkout's path, the grader's work directory
+and a secret file planted inside the suite, so the tricks aim at real files;
 `@HOSTSECRET@` by a file planted in a host secret place (made private as
 grade.host_secrets makes Gradescope's /autograder) and `@READABLE@` by a file
-every user may read outside any: a mount namespace or Landlock must refuse it
-(where the compiler's wall is file modes alone it is not a secret, and says so).
+every user may read outside any (a mount namespace or Landlock must refuse
+it; where the compiler's wall is file modes alone it is not a secret, and
+says so); `@PORT@` by a TCP port on 127.0.0.1 where the self-test listens
+and counts every connection it is offered (none may come).
 MHA_HOSTILE_CASES=name,name grades only those cases (to try a few by hand,
 e.g. under `capsh --drop=cap_sys_admin --`, where no namespace is allowed).
 
-check() grades every case twice (with the grader's second layer, the source
-scan and object checks, and without it: the wall must hold on its own) and
-requires, each time:
+check() grades every case of the corpus twice (with the grader's second
+layer, the source scan and object checks, and without it: the wall must hold
+on its own) and requires, each time:
   * no unearned points for the hostile lab;
   * the next lab (graded from the solution in the same submission) keeps full marks,
     and so do the labs of "with";
   * no secret in any report: the canary, any distinctive line of a solution,
     any line of /etc/shadow;
-  * grading finished within CASE_SECONDS.
-roster_check() runs ./lab grade --roster on generated submissions: one that
-.incbin's another learner's file, one that reads a classmate's report.json
-from the output directory at compile time (__has_include, a split .incbin), a
-1,100-level deep tree, and names with terminal escape codes; the roster must
-finish, write its gradebook, keep the victim's marks, leak nothing, write
-every file and directory private (0700/0600) and print nothing unsafe.
-check() also requires that no process of any job's one-off user is left
-once the corpus is graded (orphans, zombies, a used-up process count).
+  * no connection offered to the listener;
+  * grading finished within CASE_SECONDS;
+and that no process of any job's one-off user is left once the corpus is
+graded (orphans, zombies, a used-up process count). The roster cases and the
+grade that must not move with the machine are hostile_roster.py's.
 """
 import json
 import os
 import re
 import secrets
+import socket
 import subprocess
-import sys
 import tempfile
+import threading
 import time
 
 import surface
+from checks.hostile_cases import load_cases, source
 from grader import grade, uids, workspace
 from labs import ROOT
 from reports import report
 
-HOSTILE = os.path.join(ROOT, "tests", "hostile")
 CASE_SECONDS = 240
-
-
-class Case:
-    def __init__(self, name, lab, path, expect):
-        self.name = name
-        self.lab = lab
-        self.path = path
-        self.expect = expect
-
-
-def load_cases(labs):
-    by_number = {lab.number: lab for lab in labs}
-    cases = []
-    for name in sorted(os.listdir(HOSTILE)):
-        d = os.path.join(HOSTILE, name)
-        if not os.path.isfile(os.path.join(d, "expect.json")):
-            continue
-        with open(os.path.join(d, "expect.json")) as f:
-            expect = json.load(f)
-        lab = by_number[expect["lab"]]
-        cases.append(Case(name, lab, os.path.join(d, lab.target + ".cc"), expect))
-    return cases
-
-
-# ---------------------------------------------------------------------------
-# A case's one learner file
-
-
-def assemble(case, trick=True):
-    """The one learner file `case` submits, as text.
-
-    A case file without `//@` lines is the whole file. One with them is a trick
-    written on its lab's stub: the stub, then the definitions its expect.json
-    names in "honest" taken from honest/<target>.cc, then (trick=True) the
-    trick's sections. trick=False gives its control: the same file without the
-    trick. The submission stays one file, as a learner sends it."""
-    path = case.path
-    text = _pasted(path, 0)
-    honest = case.expect.get("honest", [])
-    if "\n//@ " not in "\n" + text:
-        if honest or case.expect.get("control"):
-            raise ValueError("%s: \"honest\" and \"control\" need a trick on the stub "
-                             "(//@ lines)" % _rel(path))
-        return text
-    lines = _read(os.path.join(ROOT, case.lab.learner_file)).split("\n")
-    if honest:
-        where = os.path.join(HOSTILE, "honest", case.lab.target + ".cc")
-        src = _read(where).split("\n")
-        includes = [l for l in src if l.startswith("#include") and l not in lines]
-        _after_includes(lines, [""] + includes if includes else [])
-        for name in honest:
-            first, last = _definition(src, name, where)
-            lines = _replace(lines, name, src[first:last + 1], case.lab.learner_file)
-    if not trick:
-        return "\n".join(lines)
-    head, sections = [], []
-    for line in text.split("\n"):
-        if line.startswith("//@ "):
-            sections.append((line[4:].strip(), []))
-        else:
-            (sections[-1][1] if sections else head).append(line)
-    while lines and lines[0].startswith("//"):      # the stub's own header comment
-        lines.pop(0)
-    for directive, body in sections:
-        while body and not body[-1].strip():
-            body.pop()
-        if directive == "after includes":
-            _after_includes(lines, [""] + body)
-        elif directive.startswith("at the start of "):
-            name = directive[len("at the start of "):]
-            first, last = _definition(lines, name, case.lab.learner_file)
-            opening = next(i for i in range(first, last + 1) if "{" in lines[i])
-            if opening == last:
-                raise ValueError("%s: %s is one line in the stub: write it whole "
-                                 "(//@ instead of %s)" % (_rel(path), name, name))
-            lines[opening + 1:opening + 1] = body
-        elif directive.startswith("instead of "):
-            name = directive[len("instead of "):]
-            lines = _replace(lines, name, body, case.lab.learner_file)
-        else:
-            raise ValueError("%s: unknown line //@ %s (expected: after includes, at the start "
-                             "of NAME, instead of NAME, paste FILE)" % (_rel(path), directive))
-    return "\n".join(head + lines)
-
-
-def _read(path):
-    with open(path, encoding="utf-8") as f:
-        return f.read()
-
-
-def _rel(path):
-    return os.path.relpath(path, ROOT)
-
-
-def _after_includes(lines, new):
-    at = max(i for i, l in enumerate(lines) if l.startswith("#include"))
-    lines[at + 1:at + 1] = new
-
-
-def _pasted(path, depth):
-    """`path`'s text with each `//@ paste FILE` line (FILE in tests/hostile/) replaced by FILE's."""
-    if depth > 4:
-        raise ValueError("%s: //@ paste nested more than 4 deep" % _rel(path))
-    out = []
-    for line in _read(path).split("\n"):
-        if line.startswith("//@ paste "):
-            out.append(_pasted(os.path.join(HOSTILE, line[len("//@ paste "):].strip()), depth + 1)
-                       .rstrip("\n"))
-        else:
-            out.append(line)
-    return "\n".join(out)
-
-
-def _definition(lines, name, where):
-    """(first, last) line of the one definition of function `name` in `lines`
-    (house style: it starts at column 0 and ends on its line or at a line "}")."""
-    call = re.compile(r"(?<![\w:~])" + re.escape(name) + r"\(")
-    starts = [i for i, l in enumerate(lines)
-              if l[:1].isalpha() and call.search(l) and not l.rstrip().endswith(";")]
-    if len(starts) != 1:
-        raise ValueError("%s: %d definitions of %s, not one" % (_rel(where), len(starts), name))
-    first = starts[0]
-    opening = next(i for i in range(first, len(lines)) if "{" in lines[i])
-    if lines[opening].rstrip().endswith("}"):
-        return first, opening
-    return first, next(i for i in range(opening + 1, len(lines)) if lines[i].rstrip() == "}")
-
-
-def _replace(lines, name, definition, where):
-    first, last = _definition(lines, name, where)
-    return lines[:first] + list(definition) + lines[last + 1:]
 
 
 def plant_canary():
@@ -254,15 +101,44 @@ def plant_host_secrets(ctx):
     return base, planted
 
 
-def _source(case, canary_path, work_root, trick=True, planted=None):
-    data = assemble(case, trick).encode()
-    for placeholder, (path, _) in (planted or {}).items():
-        data = data.replace(placeholder.encode(), path.encode())
-    return (data.replace(b"@ROOT@", ROOT.encode()).replace(b"@WORK@", work_root.encode())
-            .replace(b"@CANARY@", canary_path.encode()))
+class Listener:
+    """A TCP service on 127.0.0.1 (as the Slurm daemons and Bazel servers are
+    on a grading machine) that counts the connections it is offered."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.offered = 0
+        self._stop = False
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self):
+        while not self._stop:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.offered += 1
+            conn.close()
+
+    def close(self):
+        self._stop = True
+        self._thread.join()
+        self.sock.close()
 
 
-def _solution(lab):
+def network_wall(isolation):
+    """Whether a learner's process here reaches no loopback TCP port: its own
+    network namespace, or a Landlock domain with network rules (ABI 4+)."""
+    return bool(getattr(isolation, "namespaces", False) or
+                getattr(isolation, "learner_landlock", 0) >= 4)
+
+
+def solution(lab):
     with open(os.path.join(ROOT, lab.solution_file), "rb") as f:
         return f.read()
 
@@ -277,31 +153,42 @@ def check(ctx, labs, make_check, second_layer=True):
     if wall != "file modes":
         needles[planted["@READABLE@"][1]] = ("a file outside the suite that the compiler's wall "
                                              "(%s) must refuse" % wall)
-    cases = load_cases(labs)
+    listener = Listener()
+    replacements = {"@ROOT@": ROOT, "@WORK@": workspace.work_root(), "@CANARY@": canary_path,
+                    "@PORT@": str(listener.port)}
+    replacements.update({k: path for k, (path, _) in planted.items()})
+    cases = [c for c in load_cases(labs) if c.kind == "corpus"]
     only = [n for n in os.environ.get("MHA_HOSTILE_CASES", "").split(",") if n]
     if only:
         cases = [c for c in cases if c.name in only]
+    layer = "with" if second_layer else "without"
+    out = []
+    for case in [c for c in cases if c.expect.get("needs") == "network wall"]:
+        if not network_wall(ctx.isolation):
+            c = make_check("hostile %s (%s, %s the second layer)" % (
+                case.name, case.expect.get("class", "?"), layer))
+            c.skip("no network wall here: no network namespace and no Landlock with network "
+                   "rules (ABI 4+) for the learner's process (docs/INSTRUCTORS.md)")
+            out.append(c)
+            cases.remove(case)
     ctx.builder.second_layer = second_layer
-    subs, witnesses = [], {}
+    subs = []
     for case in cases:
         own = {int(n): f for n, f in case.expect.get("with_files", {}).items()}
         nxt = [l for l in labs if (l.number == case.lab.number + 1 or
                l.number in case.expect.get("with", [])) and l.number not in own]
-        files = {case.lab.number: _source(case, canary_path, workspace.work_root(),
-                                          planted=planted)}
+        files = {case.lab.number: source(case, replacements)}
         for l in nxt:
-            files[l.number] = _solution(l)
+            files[l.number] = solution(l)
         for number, name in own.items():
             with open(os.path.join(os.path.dirname(case.path), name), "rb") as f:
                 files[number] = f.read()
         sub = grade.Submission("hostile " + case.name, files, labs=set(files))
         sub.mode = case.expect.get("mode", "isolated")
         subs.append(sub)
-        witnesses[case.name] = nxt
         if case.expect.get("control"):
             ctrl = grade.Submission("control " + case.name, {
-                case.lab.number: _source(case, canary_path, workspace.work_root(), trick=False,
-                                         planted=planted)},
+                case.lab.number: source(case, replacements, trick=False)},
                 labs={case.lab.number})
             ctrl.mode = case.expect.get("mode", "isolated")
             subs.append(ctrl)
@@ -309,23 +196,17 @@ def check(ctx, labs, make_check, second_layer=True):
     logs = []
     old_log = ctx.log
     ctx.log = lambda m: logs.append(m)
-    started = {}
-
-    def progress(rep):
-        started[rep["submission"]] = rep["seconds"]
-
     by_sub = {}
     try:
         for mode in ("isolated", "cumulative"):
             batch = [sub for sub in subs if sub.mode == mode]
-            for rep in grade.grade_all(ctx, batch, progress, mode=mode) if batch else []:
+            for rep in grade.grade_all(ctx, batch, mode=mode) if batch else []:
                 by_sub[rep["submission"]] = rep
     finally:
         ctx.log = old_log
         ctx.builder.second_layer = True
         subprocess.run(["rm", "-rf", host_dir])
-    layer = "with" if second_layer else "without"
-    out = []
+        listener.close()
     for case in cases:
         c = make_check("hostile %s (%s, %s the second layer): gains nothing, leaks nothing"
                        % (case.name, case.expect.get("class", "?"), layer))
@@ -372,6 +253,9 @@ def check(ctx, labs, make_check, second_layer=True):
                 c.fail("the report contains %s" % what)
         if re.search(r"[\x00-\x08\x0b-\x1f\x7f]", report.scoreboard(rep)):
             c.fail("the scoreboard contains control characters")
+        if case.expect.get("needs") == "network wall" and listener.offered:
+            c.fail("a learner's process reached a TCP port on 127.0.0.1 (%d connection(s) "
+                   "offered to the self-test's listener)" % listener.offered)
         out.append(c)
     left = make_check("no process of any job's one-off user (orphans, zombies, a used-up "
                       "process count) outlives its job (%s the second layer)" % layer)
@@ -401,149 +285,3 @@ def check(ctx, labs, make_check, second_layer=True):
     return out
 
 
-# ---------------------------------------------------------------------------
-# Rosters
-
-
-def _write(path, data):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(data)
-
-
-def roster_check(labs, make_check, jobs=None):
-    """./lab grade --roster on hostile submissions beside an honest one."""
-    c = make_check("a hostile roster (another learner's file stolen with .incbin, a classmate's "
-                   "report.json read from --out at compile time, a 1,100-level tree, terminal "
-                   "escapes in names) finishes, keeps the honest marks, leaks nothing, writes "
-                   "only private files and prints nothing unsafe")
-    lab1 = [l for l in labs if l.number == 1][0]
-    tmp = tempfile.mkdtemp(prefix="mha-roster-")
-    # Traversable like an instructor's folder of grades: the output directory
-    # inside must be private on its own (made 0700 before any learner code).
-    os.chmod(tmp, 0o711)
-    roster = os.path.join(tmp, "roster")
-    out = os.path.join(tmp, "out")
-    token = "MHA-VICTIM-" + secrets.token_hex(8)
-    victim_file = os.path.join(roster, "victim", lab1.target + ".cc")
-    _write(victim_file, _solution(lab1) + ("\n// %s\n" % token).encode())
-    thief = (('#include "labs/%s/%s.h"\n' % (lab1.dir, lab1.target)).encode() +
-             b'#include <stdexcept>\n#include <string>\n'
-             b'#define MHA_GLUE(a, b) a##b\n'
-             b'MHA_GLUE(__as, m__)(".section .rodata\\n.global stolen\\nstolen:\\n.incb" "in \\"'
-             + victim_file.encode() + b'\\"\\n.byte 0\\n.previous");\n'
-             b'extern "C" const char stolen[];\nnamespace mha {\n'
-             b'Tensor3 split_heads(const Tensor2&, int) { throw std::invalid_argument(stolen); }\n'
-             b'Tensor2 combine_heads(const Tensor3&) { throw std::invalid_argument(stolen); }\n}\n')
-    _write(os.path.join(roster, "thief", lab1.target + ".cc"), thief)
-    # A classmate's report, read from the output directory at compile time:
-    # __has_include to see it, .incbin (its name split across string
-    # literals, which the source scan does not see) to embed it, returned in
-    # the failure message. "aaa-" is graded first, "zzz-" last.
-    # The spy knows the classmate's name (it names the path); what it must not
-    # learn is what only the classmate's report holds: the name of a file the
-    # classmate's submission ignored, carrying a second secret.
-    classmate = "aaa-classmate"
-    report_secret = "MHA-CLASSMATE-" + secrets.token_hex(8)
-    report_path = os.path.join(out, classmate, "report.json")
-    half = len(report_path) // 2
-    spy = (('#include "labs/%s/%s.h"\n' % (lab1.dir, lab1.target)).encode() +
-           b'#include <stdexcept>\n#include <string>\n'
-           b'#if __has_include("' + report_path.encode() + b'")\n'
-           b'#define MHA_GLUE(a, b) a##b\n'
-           b'MHA_GLUE(__as, m__)(".section .rodata\\n.global seen\\nseen:\\n.incb" "in \\"'
-           + report_path[:half].encode() + b'" "' + report_path[half:].encode() +
-           b'\\"\\n.byte 0\\n.previous");\n'
-           b'extern "C" const char seen[];\n'
-           b'static std::string Seen() { return std::string("MHA-SAW-A-REPORT ") + seen; }\n'
-           b'#else\nstatic std::string Seen() { return "no report to read"; }\n#endif\n'
-           b'namespace mha {\n'
-           b'Tensor3 split_heads(const Tensor2&, int) { throw std::invalid_argument(Seen()); }\n'
-           b'Tensor2 combine_heads(const Tensor3&) { throw std::invalid_argument(Seen()); }\n}\n')
-    _write(os.path.join(roster, classmate, lab1.target + ".cc"), _solution(lab1))
-    _write(os.path.join(roster, classmate, report_secret + ".txt"), b"notes\n")
-    _write(os.path.join(roster, "zzz-report-spy", lab1.target + ".cc"), spy)
-    p = os.path.join(roster, "deep")
-    os.mkdir(p)
-    try:
-        for _ in range(1100):           # iteratively: os.makedirs recurses once per level
-            p = os.path.join(p, "d")
-            os.mkdir(p)
-        with open(os.path.join(p, lab1.target + ".cc"), "wb") as f:
-            f.write(_solution(lab1))
-    except OSError:
-        pass                            # a path limit: the tree stops where it must
-    esc = os.path.join(roster, "esc\x1b[31mape\x07")
-    _write(os.path.join(esc, lab1.target + ".cc"), _solution(lab1))
-    _write(os.path.join(esc, "\x1b]0;pwned\x07.txt"), b"x")
-    cmd = [sys.executable, os.path.join(ROOT, "tools", "lab", "main.py"), "grade", "--roster",
-           roster, "--out", out]
-    if jobs:
-        cmd += ["--jobs", str(jobs)]
-    t0 = time.time()
-    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, timeout=1800)
-    seconds = time.time() - t0
-    text = p.stdout + p.stderr
-    if p.returncode not in (0, 2):
-        c.fail("./lab grade --roster exited %d: %s" % (p.returncode, text[-400:]))
-    if re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", p.stdout):
-        c.fail("its output contains control characters")
-    gradebook = os.path.join(out, "gradebook.csv")
-    if not os.path.exists(gradebook):
-        c.fail("no gradebook was written")
-    else:
-        with open(gradebook, "rb") as f:
-            g = f.read()
-        if re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", g):
-            c.fail("the gradebook contains control characters")
-        rows = g.decode("utf-8", "replace").splitlines()
-        if len(rows) != 7:
-            c.fail("the gradebook has %d rows, not a header and 6 submissions" % len(rows))
-    everything = text
-    for dirpath, _, filenames in os.walk(out):
-        for fn in filenames:
-            with open(os.path.join(dirpath, fn), "rb") as f:
-                everything += f.read()
-    if token.encode() in everything:
-        c.fail("the victim's file leaked into the reports")
-    # The spy's own reports may hold nothing of the classmate's.
-    spied = b""
-    for dirpath, _, filenames in os.walk(os.path.join(out, "zzz-report-spy")):
-        for fn in filenames:
-            with open(os.path.join(dirpath, fn), "rb") as f:
-                spied += f.read()
-    if not spied:
-        c.fail("the report spy has no report")
-    if b"MHA-SAW-A-REPORT {" in spied or report_secret.encode() in spied:
-        c.fail("a classmate's report.json leaked into another learner's report")
-    for dirpath, dirnames, filenames in os.walk(out):
-        for n in dirnames + filenames:
-            mode = os.lstat(os.path.join(dirpath, n)).st_mode
-            if mode & 0o077:
-                c.fail("%s was written with mode %o: reports must be private (0700/0600)" % (
-                    os.path.relpath(os.path.join(dirpath, n), out), mode & 0o777))
-                break
-    if os.stat(out).st_mode & 0o077:
-        c.fail("the output directory was created with mode %o, not 0700" % (
-            os.stat(out).st_mode & 0o777))
-    try:
-        with open(os.path.join(out, "report.json")) as f:
-            data = json.load(f)
-        by = {s["submission"]: s for s in data["submissions"]}
-        v = by.get("victim")
-        l1 = [r for r in v["labs"] if r["lab"] == 1][0] if v else None
-        if not l1 or l1["points"] != l1["max_points"]:
-            c.fail("the victim lost points on lab 1: %s" % (l1 and l1["first_failure"]))
-        t = by.get("thief")
-        if t and [r for r in t["labs"] if r["lab"] == 1][0]["points"] > 0:
-            c.fail("the thief earned points")
-        s = by.get("zzz-report-spy")
-        if not s or [r for r in s["labs"] if r["lab"] == 1][0]["points"] > 0:
-            c.fail("the report spy was not graded or earned points")
-        if not any(s.startswith("esc") for s in by):
-            c.fail("the submission with escape codes in its name was not graded")
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        c.fail("the roster report is missing or broken: %s" % e)
-    c.details.append("roster of 6 graded in %.0f s" % seconds) if c.ok else None
-    subprocess.run(["rm", "-rf", tmp])   # shutil.rmtree recurses once per level too
-    return [c]

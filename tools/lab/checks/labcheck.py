@@ -17,7 +17,10 @@
      untouched stub fails every one saying it is not implemented, and every
      mutant of tests/NN_name/mutants/ is rejected by the hidden tests with
      its Expect words in the first failure (the public tests' verdicts are
-     shown, as ./lab mutants does).
+     shown, as ./lab mutants does);
+  5. grades the lab's degenerate catalogue (checks/degenerate.py): no
+     do-nothing file earns a hidden point beyond a weight draw or passes a
+     public test beyond an argument check.
 
 Exit status 0 when all holds, 1 otherwise.
 """
@@ -27,7 +30,7 @@ import sys
 import tempfile
 import time
 
-from checks import consistency, derived, mutants
+from checks import consistency, degenerate, derived, mutants
 from course import kit, kit_references, translation_check
 from grader import grade as grade_mod
 from grader import instructor
@@ -135,6 +138,19 @@ def main(args):
                 if v["public"].rejected else "pass it")))
     if not found:
         print("note: tests/%s/mutants/ holds no mutant" % lab.dir)
+
+    catalogue = degenerate.load(labs, lab)
+    verdicts = degenerate.grade(catalogue, ctx)
+    for v in catalogue:
+        if v.source is None or v.label not in verdicts:
+            ok &= _line(False, "degenerate %s: %s" % (v.label, v.error or "not graded"))
+            continue
+        h, p = verdicts[v.label]["hidden"], verdicts[v.label]["public"]
+        ok &= _line(not h.unearned and not p.unearned,
+                    "degenerate %s earns no point beyond weight draws%s%s" % (
+                        v.label, "" if not h.unearned else "; it earns " + ", ".join(h.unearned),
+                        "" if not p.unearned else "; it passes the public " +
+                        ", ".join(p.unearned)))
     print("lab %d checked in %.0f s: %s" % (lab.number, time.time() - t0,
                                               "all holds" if ok else "FAILED (above)"))
     return 0 if ok else 1

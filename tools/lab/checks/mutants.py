@@ -32,7 +32,7 @@ import sys
 import tempfile
 
 from grader import grade as grade_mod
-from labs import ROOT, find_lab, load_labs
+from labs import ROOT, labs_and_chosen, load_labs
 
 PUBLIC_TARGET = 0.90
 KINDS = ("numeric", "validation", "behavioural")
@@ -207,13 +207,7 @@ def table(mutants, verdicts):
 
 
 def main(args):
-    labs = load_labs()
-    only = None
-    if args.lab:
-        only = find_lab(labs, args.lab)
-        if only is None:
-            print("lab: unknown lab %r; ./lab status lists them" % args.lab, file=sys.stderr)
-            return 2
+    labs, only = labs_and_chosen(args.lab)
     mutants = load(labs, only)
     # Only the lab asked for: its grading code alone is built (all 13 labs' is minutes).
     ctx = grade_mod.open_grading(labs, lambda m: print(m, file=sys.stderr),

@@ -12,8 +12,8 @@ import sys
 import time
 import traceback
 
-from checks import browser, consistency, formulas, hostile, kit_check, mutants, newlab_check, \
-    quiz_numbers, slurm_check, tolerances
+from checks import browser, consistency, degenerate, formulas, hostile, hostile_roster, \
+    kit_check, mutants, newlab_check, quiz_numbers, slurm_check, tolerances
 from course import i18n
 from grader import grade, instructor
 from labs import ROOT, load_labs
@@ -200,6 +200,38 @@ def check_mutants(state):
     return checks
 
 
+def check_degenerate(state):
+    """The degenerate catalogue (checks/degenerate.py): no do-nothing file
+    earns a hidden point beyond a weight draw, or passes a public test beyond
+    an argument check or a weight draw."""
+    ctx = _context(state)
+    catalogue = degenerate.load(ctx.labs)
+    verdicts = degenerate.grade(catalogue, ctx)
+    checks = []
+    for lab in ctx.labs:
+        mine = [v for v in catalogue if v.lab.number == lab.number]
+        c = Check("the %d degenerate files of lab %d (zeros, ones, uniform, -inf, arguments "
+                  "passed back, ...) earn no hidden point beyond weight draws and pass no public "
+                  "test beyond argument checks" % (len(mine), lab.number))
+        for v in mine:
+            if v.source is None or v.label not in verdicts:
+                c.fail("%s: %s" % (v.label, v.error or "not graded"))
+                continue
+            h, p = verdicts[v.label]["hidden"], verdicts[v.label]["public"]
+            if h.unearned:
+                c.fail("%s earns %s" % (v.label, ", ".join(h.unearned)))
+            if p.unearned:
+                c.fail("%s passes the public %s" % (v.label, ", ".join(p.unearned)))
+        checks.append(c)
+    lines, ok = degenerate.summary(catalogue, verdicts, ctx.labs)
+    s = Check(lines[-1])
+    if not ok:
+        s.fail("a test that a do-nothing answer passes needs an anchor: a golden, or a fact no "
+               "trivial answer has (docs/AUTHORING.md, \"Degenerate files\")")
+    checks.append(s)
+    return checks
+
+
 def check_tolerances(state):
     return tolerances.selftest_checks(state["labs"], Check)
 
@@ -213,7 +245,9 @@ def check_hostile(state):
         return [c]
     return (hostile.check(ctx, state["labs"], Check, second_layer=True) +
             hostile.check(ctx, state["labs"], Check, second_layer=False) +
-            hostile.roster_check(state["labs"], Check))
+            hostile_roster.roster_check(state["labs"], Check) +
+            hostile_roster.identity_check(ctx, state["labs"], Check) +
+            hostile_roster.drift_check(state["labs"], Check))
 
 
 def check_reports(state):
@@ -250,12 +284,12 @@ def check_reader_browser(state):
     """./lab read's site in headless Chromium (tools/lab/checks/browser.py)."""
     c = Check("the course reader in headless Chromium: the front door in the browser's "
               "language, then in the one chosen last; lab 2 in Spanish (every label) then "
-              "Portuguese; searches that fold accents, put the page's language first and find "
-              "Chinese; a quiz answered wrongly then rightly and kept over a reload; the head "
-              "viewer; the Mini-GPT playground on a model the reference solutions trained "
-              "(probabilities of a held-out prompt, a head switched off, in Spanish, a request "
-              "without the session's token refused); no console error, no request beyond "
-              "127.0.0.1")
+              "Portuguese; searches that fold accents and Turkish dotless ı, put the page's "
+              "language first and find Chinese; a quiz answered wrongly then rightly and kept "
+              "over a reload; the head viewer; the Mini-GPT playground on a model the "
+              "reference solutions trained (probabilities of a held-out prompt, a head switched "
+              "off, in Spanish, a request without the session's token refused); no console "
+              "error, no request beyond 127.0.0.1")
     t0 = time.time()
     try:
         browser.run(c)
@@ -302,8 +336,8 @@ def check_new_lab(state):
 
 CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_translations,
           check_formulas, check_bazel, check_fuzz, check_solutions, check_stubs, check_cumulative,
-          check_mutants, check_hostile, check_reports, check_quizzes, check_reader_browser,
-          check_slurm, check_kit, check_new_lab]
+          check_mutants, check_degenerate, check_hostile, check_reports, check_quizzes,
+          check_reader_browser, check_slurm, check_kit, check_new_lab]
 
 
 def main(args):

@@ -26,8 +26,9 @@ _MACROS = {
 }
 _MACRO_START = re.compile(r"\b(%s)\s*\(" % "|".join(_MACROS))
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+# (A specifier may end the head: an `explicit` constructor's head is that word alone.)
 _LEADING = re.compile(r"^(?:(?:inline|static|virtual|explicit|constexpr|friend|"
-                      r"\[\[nodiscard\]\])\s+)+")
+                      r"\[\[nodiscard\]\])(?:\s+|$))+")
 
 
 def _balanced(text, start):

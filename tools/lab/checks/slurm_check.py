@@ -12,6 +12,8 @@ import sys
 import tempfile
 import time
 
+from checks.hostile_cases import load_cases
+from checks.hostile_roster import write_roster
 from labs import ROOT
 
 CLUSTER = os.path.join(ROOT, "tools", "slurm", "cluster.sh")
@@ -37,7 +39,10 @@ def _free_port_pair():
 def _roster(labs, root):
     """Five submissions of lab 1: the solution, the stub, the solution with its
     head-count check loosened (one test fails), and two copies of the solution
-    that differ in a comment (distinct files, the same marks)."""
+    that differ in a comment (distinct files, the same marks); and the folders
+    of the hostile roster case twin_names, whose names print alike ("alice",
+    "alice ", a folder really named "alice (2)", two names with a stray byte).
+    Returns every folder's name."""
     lab = labs[0]
     with open(os.path.join(ROOT, lab.solution_file), "rb") as f:
         solution = f.read()
@@ -51,7 +56,19 @@ def _roster(labs, root):
         os.makedirs(os.path.dirname(path))
         with open(path, "wb") as f:
             f.write(data)
-    return sorted(files)
+    twins = [c for c in load_cases(labs) if c.name == "twin_names"][0]
+    return sorted(files) + [name for name, _ in write_roster(twins, labs, root)]
+
+
+def _reports(out):
+    """{folder: the bytes of its report.json} of a graded roster's output."""
+    found = {}
+    for folder in sorted(os.listdir(out)):
+        path = os.path.join(out, folder, "report.json")
+        if os.path.isfile(path):
+            with open(path, "rb") as f:
+                found[folder] = f.read()
+    return found
 
 
 def selftest_checks(labs, make_check):
@@ -121,6 +138,13 @@ def selftest_checks(labs, make_check):
             c.fail("the Slurm grading's gradebook differs from the local one:\n%s\nvs\n%s" % (
                 (gradebook(whole) or b"(none)").decode(errors="replace"),
                 expected.decode(errors="replace")))
+        # Every learner's own report, in its own folder, byte for byte.
+        local_reports, slurm_reports = _reports(local), _reports(whole)
+        if len(local_reports) != len(names) or slurm_reports != local_reports:
+            c.fail("the learners' reports differ: %d folders locally, %d through Slurm, %s "
+                   "differ" % (len(local_reports), len(slurm_reports), sorted(
+                       f for f in set(local_reports) | set(slurm_reports)
+                       if local_reports.get(f) != slurm_reports.get(f))[:5]))
         # 2. A task cancelled before it ran: no gradebook, its submission named,
         # and the same command again grades it alone.
         resumed = os.path.join(tmp, "resumed")

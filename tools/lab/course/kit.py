@@ -36,6 +36,7 @@ import textwrap
 from checks import kitsymbols
 from course import language_lines, translated_pages
 from course.kit_references import reference_problems
+from grader import course_key
 import languages
 from labs import ROOT, load_labs
 
@@ -340,6 +341,11 @@ def leaks(dest):
         for fn in filenames:
             with open(os.path.join(dirpath, fn), "rb") as f:
                 secret.pop(hashlib.sha256(f.read()).hexdigest(), None)
+    # The course key (grader/course_key.py) never leaves the instructors' side.
+    try:
+        key = course_key.load(course_key.DEFAULT).secret.hex().encode()
+    except course_key.CourseKeyError:
+        key = b""
     for dirpath, dirnames, filenames in os.walk(dest):
         rel_dir = os.path.relpath(dirpath, dest)
         for d in dirnames:
@@ -352,7 +358,10 @@ def leaks(dest):
             if rel in _SKIP_FILES or fn == "rubric.json":
                 problems.append("the kit has %s" % rel)
             with open(full, "rb") as f:
-                h = hashlib.sha256(f.read()).hexdigest()
+                data = f.read()
+            h = hashlib.sha256(data).hexdigest()
+            if fn == "course.key" or (key and key in data):
+                problems.append("%s holds the course key" % rel)
             if h in secret:
                 problems.append("%s is a copy of %s" % (rel, secret[h]))
     return problems

@@ -44,10 +44,13 @@ import traceback
 
 import surface
 from grader import cgroups
+from grader import course_key as course_key_mod
+from grader import ipc
 from grader import learner_build
+from grader import roster
 from grader import runner
 from grader import sandbox
-from grader.suite import Suite, bazel_output_paths
+from grader.suite import Suite, bazel_output_paths, source_hash
 from grader.workspace import Workspace
 import limits
 from labs import ROOT, load_labs
@@ -66,12 +69,18 @@ class Options:
 
 
 class Submission:
-    def __init__(self, name, files, ignored=None, notes=None, labs=None):
+    """One learner's files. `name` is the label a report prints; `ident`, in a
+    roster, the folder's exact name (roster.py), which the report names too.
+    A grading run tells submissions apart by their place in its list, never
+    by a name."""
+
+    def __init__(self, name, files, ignored=None, notes=None, labs=None, ident=None):
         self.name = name
         self.files = files               # {lab number: bytes}
         self.ignored = ignored or []
         self.notes = notes or []
         self.labs = labs                 # grade only these lab numbers (default: all)
+        self.ident = ident               # roster.Entry.id, or None
 
 
 class Grading:
@@ -79,7 +88,7 @@ class Grading:
     and the objects it grades with. Made by open_grading(), or from fakes."""
 
     def __init__(self, labs, workspace, isolation, suite, rubric, options=None, log=None,
-                 graded_labs=None):
+                 graded_labs=None, course_key=None, suite_hash=""):
         self.labs = labs
         # The labs this run grades; cumulative grading still compiles the
         # learner's earlier labs from self.labs.
@@ -91,6 +100,10 @@ class Grading:
         self.options = options or Options()
         self.log = log or (lambda msg: None)
         self.builder = learner_build.Builder(workspace, isolation, suite, labs)
+        # Where the fresh inputs come from (course_key.py), and the suite's
+        # hash: both named in every report.
+        self.course_key = course_key
+        self.suite_hash = suite_hash
         self._runs = {}      # (lab, kind, link key): the run's results, once run
         self._runs_lock = threading.Lock()
         self._stubs = {}     # lab number: the stub's bytes, once checked (stub())
@@ -122,9 +135,10 @@ class Grading:
         with self._runs_lock:
             self._runs.clear()
 
-    def _run(self, lab, kind, server, job, timing, mode="isolated"):
-        """The results of `lab`'s `kind` tests against `server` (a Built link),
-        run once per run and link key."""
+    def _run(self, lab, kind, server, job, timing, mode, sources):
+        """The results of `lab`'s `kind` tests against `server` (a Built link of
+        `sources`, the learner files' bytes), run once per run and link key,
+        on the fresh inputs the course key draws for those sources."""
         key = (lab.number, kind, server.key, mode)
         with self._runs_lock:
             cached = self._runs.get(key)
@@ -132,7 +146,7 @@ class Grading:
             t = time.time()
             cached = runner.run_tests(lab, kind, server.path, job, self.workspace,
                                       self.isolation, self.suite, self.rubric.limits(lab.dir),
-                                      self.workspace.fresh_seed(server.key), mode)
+                                      self.course_key.fresh_seed(lab.dir, mode, sources), mode)
             learner_build.add_time(timing, "run", time.time() - t)
             with self._runs_lock:
                 self._runs[key] = cached
@@ -140,23 +154,27 @@ class Grading:
 
 
 def open_grading(labs=None, log=None, options=None, rubric_path=None, secrets=(), only=None,
-                 frozen_suite=None, seed_secret=None):
+                 frozen_suite=None, course_key=None):
     """Sets up a grading run on this machine: the workspace (private from
     birth), the isolation the kernel allows, the protected secrets, the trusted
     suite built by Bazel, the rubric. `only`: the lab numbers to grade.
+    `course_key`: a course_key.CourseKey, or the path of one, or None for
+    $MHA_COURSE_KEY or the default key (course_key.resolve).
     A Slurm task (grader/slurm.py) passes `frozen_suite`, the folder
-    Suite.freeze() wrote on the login node, instead of building, and the login
-    node's `seed_secret`, so that its fresh inputs are that machine's."""
+    Suite.freeze() wrote on the login node, instead of building."""
     labs = labs or load_labs()
     graded = [l for l in labs if only is None or l.number in only]
     log = log or (lambda msg: None)
     # Everything the grader creates is private from birth; what the job
     # users must read (the staged headers, the jails) is opened on purpose.
     os.umask(0o077)
+    if not isinstance(course_key, course_key_mod.CourseKey):
+        course_key = course_key_mod.resolve(course_key, log)
+    log("grade: " + course_key.describe())
+    if course_key.path:
+        secrets = list(secrets) + [course_key.path]
     workspace = Workspace.create()
     workspace.claim(log)
-    if seed_secret is not None:
-        workspace.set_seed_secret(seed_secret)
     isolation = sandbox.probe(workspace.private_dir)
     if isolation.cgroup:
         atexit.register(cgroups.remove_cgroup_parent, isolation.cgroup)
@@ -176,7 +194,8 @@ def open_grading(labs=None, log=None, options=None, rubric_path=None, secrets=()
         suite.stage_libraries(workspace.private_dir)
     tests = {lab.dir: suite.artefacts[lab.number].hidden_test_names for lab in graded}
     rubric = rubric_mod.load(labs, tests, rubric_path or rubric_mod.PATH)
-    return Grading(labs, workspace, isolation, suite, rubric, options, log, graded)
+    return Grading(labs, workspace, isolation, suite, rubric, options, log, graded, course_key,
+                   source_hash(labs=labs))
 
 
 # Places on a grading machine that hold what no learner may read; "/autograder"
@@ -214,19 +233,30 @@ def lab_report(lab, status, message, tests, rubric, submitted, notes=None, warni
     `rubric`; `message` (when not empty) is its first failure."""
     scored = []
     points = max_points = 0.0
+    # Argument checks score only beside a passing computation (rubric.score).
+    earned = rubric.score(lab.dir, {name: t.passed for name, t in tests.items()})
+    withheld = 0
     for name, t in tests.items():
         mp = rubric.points(lab.dir, name)
-        p = mp if t.passed else 0.0
+        p = earned[name]
         points += p
         max_points += mp
         entry = {"name": name, "passed": t.passed, "points": p, "max_points": mp,
                  "message": "" if t.passed else messages.printable(
                      t.message, limits.REPORT_MESSAGE_CHARS)}
+        if t.passed and p == 0 and mp > 0:
+            entry["withheld"] = rubric_mod.WITHHELD
+            withheld += 1
         mistake = None if t.passed else _printable_mistake(getattr(t, "mistake", None))
         if mistake:
             entry["mistake"] = mistake      # the result stream's field (feedback.py)
         scored.append(entry)
     passed = sum(1 for t in tests.values() if t.passed)
+    if withheld:
+        notes = list(notes or []) + [
+            "%d argument check%s passed but score%s nothing: argument checks earn their points "
+            "only beside a passing computation, and no other test of this lab passed"
+            % (withheld, "s" if withheld > 1 else "", "" if withheld > 1 else "s")]
     first = message
     if not first:
         for entry, t in zip(scored, tests.values()):
@@ -294,7 +324,7 @@ def _grade_lab(grading, sub, lab, job, kind, timing, mode):
         obj = build.compile_source(lab, source, job, timing)
         if not obj.ok:
             return failed("compile_error", obj.message)
-        objects, notes, owners = [obj], [], []
+        objects, notes, owners, sources = [obj], [], [], [source]
         if mode == "cumulative":
             # Only the earlier labs its call surface reaches (surface.linked_labs):
             # a lab that may call nothing gets an executable with nothing else in it.
@@ -304,17 +334,21 @@ def _grade_lab(grading, sub, lab, job, kind, timing, mode):
                 if dep is None or not dep.ok:
                     notes.append("lab %d %s: its stub was linked instead" % (
                         e.number, "was not submitted" if dep is None else "does not compile"))
-                    dep = build.compile_source(e, grading.stub(e), job, timing)
+                    src = grading.stub(e)
+                    dep = build.compile_source(e, src, job, timing)
                 objects.append(dep)
                 owners.append(e)
+                sources.append(src)
         # The link's key, hence the run's (Grading._run), includes the mode.
         server = build.link_server(lab, mode, objects, job, timing, owners)
         if not server.ok:
             return failed("link_error", server.message, notes=notes)
-        results, note = grading._run(lab, kind, server, job, timing, mode)
+        results, note = grading._run(lab, kind, server, job, timing, mode, sources)
         if note:
             notes.append(note)
         return lab_report(lab, "graded", "", results, rubric, True, notes, obj.warnings)
+    except ipc.GradingStopped:
+        raise                # a job's residue that could not be removed: no grade is safe
     except Exception as e:  # a grader fault costs this lab's report a note, not the run
         detail = "%s: %s" % (type(e).__name__, e)
         grading.log("grade: grader error in lab %d of %s: %s\n%s" % (
@@ -341,7 +375,8 @@ def _as_completed(futures, shown):
 def grade_all(grading, submissions, progress=None, kind="hidden", labs=None, mode=None):
     """Reports of `submissions`, in order, over `labs` (default: every graded
     lab), in `mode` (default: the run's; the self-test grades one run both
-    ways). Jobs (submission, lab) run `jobs` at a time."""
+    ways). Jobs (submission, lab) run `jobs` at a time; `progress(report,
+    submission)` is called as each submission is done."""
     labs = labs or grading.graded_labs
     mode = mode or grading.options.mode
     if mode not in ("isolated", "cumulative"):
@@ -353,52 +388,58 @@ def grade_all(grading, submissions, progress=None, kind="hidden", labs=None, mod
     slots = list(range(grading.options.jobs))
     free = list(slots)
     free_lock = threading.Lock()
+    # Keyed by the submission's place in `submissions`: two submissions are
+    # two, whatever their names.
     results = {}
-    done_labs = {s.name: 0 for s in submissions}
-    started = {s.name: None for s in submissions}
+    done_labs = [0] * len(submissions)
+    started = [None] * len(submissions)
 
-    def job(sub, lab):
+    def job(at, sub, lab):
         with free_lock:
             slot = free.pop()
         try:
-            if started[sub.name] is None:
-                started[sub.name] = time.time()
+            if started[at] is None:
+                started[at] = time.time()
             return grade_lab(grading, sub, lab, slot, kind, mode)
         finally:
             with free_lock:
                 free.append(slot)
 
-    reports = []
+    reports = [None] * len(submissions)
     total = sum(len(labs_of(s)) for s in submissions)
     shown = Progress("grade: %s tests of %s" % (kind, submissions[0].name if len(submissions) == 1
                                                 else "%d submissions" % len(submissions)))
     done = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(slots)) as pool:
         futures = {}
-        for sub in submissions:
+        for at, sub in enumerate(submissions):
             for lab in labs_of(sub):
-                futures[pool.submit(job, sub, lab)] = (sub, lab)
+                futures[pool.submit(job, at, sub, lab)] = (at, sub, lab)
         for fut in _as_completed(futures, shown):
-            sub, lab = futures[fut]
+            at, sub, lab = futures[fut]
             done += 1
             shown.update("%d / %d labs graded (lab %d done)" % (done, total, lab.number))
-            results[(sub.name, lab.number)] = fut.result()
-            done_labs[sub.name] += 1
-            if done_labs[sub.name] == len(labs_of(sub)):
-                rep = _submission_report(grading, sub, [results[(sub.name, l.number)]
+            try:
+                results[(at, lab.number)] = fut.result()
+            except ipc.GradingStopped:
+                for f in futures:     # the jobs not started yet never start
+                    f.cancel()
+                shown.done()
+                raise
+            done_labs[at] += 1
+            if done_labs[at] == len(labs_of(sub)):
+                rep = _submission_report(grading, sub, [results[(at, l.number)]
                                                     for l in labs_of(sub)],
-                                         time.time() - (started[sub.name] or t0), kind, mode)
-                reports.append(rep)
+                                         time.time() - (started[at] or t0), kind, mode)
+                reports[at] = rep
                 if progress:
-                    progress(rep)
+                    progress(rep, sub)
     shown.done()
-    order = {s.name: i for i, s in enumerate(submissions)}
-    reports.sort(key=lambda r: order[r["submission"]])
     return reports
 
 
 def _submission_report(grading, sub, lab_reports, seconds, kind, mode):
-    return {
+    rep = {
         "submission": sub.name,
         "mode": mode,
         "tests": kind,
@@ -409,5 +450,10 @@ def _submission_report(grading, sub, lab_reports, seconds, kind, mode):
         "ignored_files": [messages.printable(x) for x in sub.ignored],
         "notes": [messages.printable(x) for x in sub.notes],
         "rubric_errors": list(grading.rubric.errors),
+        "course_key": grading.course_key.fingerprint,
+        "suite": grading.suite_hash,
         "seconds": seconds,
     }
+    if sub.ident is not None:
+        rep["submission_id"] = roster.shown_id(sub.ident)
+    return rep

@@ -4,17 +4,18 @@ docs/INSTRUCTORS.md is the manual. Exit status of ./lab grade: 0 when it
 graded (whatever the scores), 2 when the rubric has errors (it still grades
 and writes every report), 1 when it could not grade at all.
 """
-import hashlib
 import json
 import os
-import re
 import stat
 import sys
 import time
 import zipfile
 
 from course import kit
+from grader import course_key
 from grader import grade
+from grader import ipc
+from grader import roster
 from grader import slurm
 from grader import submission
 from grader import timing
@@ -28,32 +29,6 @@ from reports import rubric as rubric_mod
 def _log(msg):
     print(msg, file=sys.stderr)
     sys.stderr.flush()
-
-
-def _safe_name(name):
-    return re.sub(r"[^A-Za-z0-9._-]", "_", name) or "_"
-
-
-def folder_names(names):
-    """{name: its output folder}, one distinct folder per name: a name that is
-    already safe keeps it, one that had to change ("bob smith") gets the start
-    of its hash ("bob_smith-3f2a9c1e"), so it never takes another's folder
-    ("bob_smith"); what still collides (case-only twins, a name chosen to match
-    a hash) is numbered, in sorted order. Never an overwrite."""
-    out, taken = {}, set()
-    for name in sorted(names):
-        base = _safe_name(name)
-        if base in (".", ".."):
-            base = "_" + base
-        if base != name:
-            base += "-" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-        folder, n = base, 1
-        while folder.lower() in taken:
-            n += 1
-            folder = "%s-%d" % (base, n)
-        taken.add(folder.lower())
-        out[name] = folder
-    return out
 
 
 def _fallback_results(directory, why):
@@ -116,24 +91,37 @@ def _output_dirs(args):
 
 
 def _roster_out(args):
-    return args.out or os.path.join(ROOT, "out", "grades",
-                                    _safe_name(os.path.basename(os.path.abspath(args.roster))))
+    return args.out or os.path.join(ROOT, "out", "grades", roster.folder_names(
+        [os.path.basename(os.path.abspath(args.roster))]).popitem()[1])
 
 
 def cmd_grade(args):
+    try:
+        return _cmd_grade(args)
+    except ipc.GradingStopped as e:     # e.g. a job's IPC objects that would not go
+        print("lab: %s" % e, file=sys.stderr)
+        return 1
+
+
+def _cmd_grade(args):
     mode = "cumulative" if args.cumulative else "isolated"
     os.umask(0o077)                 # every file and directory of this grading: private
     if getattr(args, "slurm_task", None):
-        return slurm.run_task(args.slurm_task, args.slurm_round, folder_names,
-                              _slurm_write_submission)
+        return slurm.run_task(args.slurm_task, args.slurm_round, _slurm_write_submission)
     if getattr(args, "slurm_merge", None):
-        return slurm.run_merge(args.slurm_merge, folder_names, write_roster_outputs)
+        return slurm.run_merge(args.slurm_merge, write_roster_outputs)
     if getattr(args, "slurm", False) and not args.roster:
         raise SystemExit("lab: --slurm grades a roster: give --roster DIR")
     if getattr(args, "slurm", False) and args.status:
-        return slurm.status(args, os.path.abspath(_roster_out(args)), folder_names)
+        return slurm.status(args, os.path.abspath(_roster_out(args)))
+    key = getattr(args, "course_key", None)
+    entries = ignored = None
     try:
         labs, only = _selected_labs(args)
+        if args.roster:
+            # A roster whose entries cannot be told apart is refused here,
+            # before anything is built or graded.
+            entries, ignored = roster.read(args.roster)
         secrets = [os.path.abspath(args.roster)] if args.roster else []
         # Every output place exists, private, before any learner code runs
         # (a directory made later would take the umask of whoever made it).
@@ -144,9 +132,13 @@ def cmd_grade(args):
         secrets += [os.path.abspath(f) for f in (args.json, args.csv) if f and os.path.exists(f)]
         if getattr(args, "slurm", False):
             return slurm.submit(args, os.path.abspath(_roster_out(args)), mode, labs, only,
-                                folder_names, secrets)
+                                secrets, key)
         grading = grade.open_grading(labs, _log, grade.Options(mode=mode, jobs=args.jobs),
-                                     secrets=secrets, only=only)
+                                     secrets=secrets, only=only, course_key=key)
+    except (roster.RosterError, course_key.CourseKeyError) as e:
+        if args.gradescope and not args.roster:
+            _fallback_results(args.gradescope, str(e))
+        raise SystemExit("lab: %s" % e)
     except Exception as e:
         if args.gradescope and not args.roster:
             _fallback_results(args.gradescope, "%s: %s" % (type(e).__name__, e))
@@ -162,7 +154,7 @@ def cmd_grade(args):
             report.fmt_points(reps[0]["max_points"])))
         return 2 if grading.rubric.errors else 0
     if args.roster:
-        return _grade_roster(grading, args, mode)
+        return _grade_roster(grading, args, mode, entries, ignored)
     if args.solutions:
         sub = solutions_submission(labs)
     elif args.submission:
@@ -179,6 +171,7 @@ def cmd_grade(args):
         raise
     sys.stdout.write(report.scoreboard(rep))
     print("graded in %.0f s" % rep["seconds"])
+    _say_if_graded_otherwise(args.json, rep)
     if args.json:
         report.write_json(rep, args.json)
     if args.gradescope:
@@ -206,32 +199,45 @@ def _written(args, files, dirs=()):
     return out
 
 
-def _grade_roster(grading, args, mode):
-    subs, ignored = submission.roster(args.roster)
+def _say_if_graded_otherwise(path, rep):
+    """Prints a note when `path` (a report this grading replaces) was graded
+    with another course key or suite: the grades may differ for that reason."""
+    try:
+        with open(path) as f:
+            before = json.load(f)
+    except (TypeError, OSError, ValueError):
+        return
+    note = course_key.difference(before, rep) if isinstance(before, dict) else ""
+    if note:
+        print("note: %s %s" % (path, note))
+
+
+def _grade_roster(grading, args, mode, entries=None, ignored=None):
+    if entries is None:   # refused before any grading when two entries cannot be told apart
+        entries, ignored = roster.read(args.roster)
     out = _roster_out(args)
     make_private_dir(out)
     t0 = time.time()
-    submissions = []
-    for name, path in subs:
-        files, ign, notes = submission.collect(path, grading.labs)
-        submissions.append(grade.Submission(name, files, ign, notes))
+    submissions = submission.of_roster(entries, grading.labs)
     count = [0]
-    folders = folder_names([s.name for s in submissions])
+    folders = {e.id: e.folder for e in entries}
 
-    def progress(rep):
+    def progress(rep, sub):
         count[0] += 1
-        name = rep["submission"]
-        d = os.path.join(args.gradescope or out, folders[name])
+        d = os.path.join(args.gradescope or out, folders[sub.ident])
         report.write_gradescope(rep, d, grading.rubric)
-        report.write_json(rep, os.path.join(out, folders[name], "report.json"))
+        report.write_json(rep, os.path.join(out, folders[sub.ident], "report.json"))
         trouble = ["lab %d %s" % (r["lab"], r["status"].replace("_", " "))
                    for r in rep["labs"] if r["status"] not in ("graded",)]
         print("[%d/%d] %-30s %s/%s points%s" % (
-            count[0], len(submissions), name, report.fmt_points(rep["points"]),
+            count[0], len(submissions), sub.name, report.fmt_points(rep["points"]),
             report.fmt_points(rep["max_points"]),
             (" - " + ", ".join(trouble)) if trouble else ""))
         sys.stdout.flush()
 
+    _say_if_graded_otherwise(args.json or os.path.join(out, "report.json"),
+                             {"course_key": grading.course_key.fingerprint,
+                              "suite": grading.suite_hash})
     with timing.Recorder() as timer:
         reports = grade.grade_all(grading, submissions, progress)
     csv_path, json_path, lines = write_roster_outputs(
@@ -239,7 +245,7 @@ def _grade_roster(grading, args, mode):
         grading.rubric, grading.isolation, mode)
     seconds = time.time() - t0
     print("graded %d submissions in %.0f s (%.1f s each); gradebook: %s; reports: %s"
-          % (len(subs), seconds, seconds / max(1, len(subs)), csv_path, out))
+          % (len(entries), seconds, seconds / max(1, len(entries)), csv_path, out))
     for line in lines + [timer.line(reports)]:
         print(line)
     timer.write(os.path.join(out, "timing.json"), reports, total_s=round(seconds, 1))
@@ -268,6 +274,25 @@ def write_roster_outputs(args, out, reports, submissions, ignored, labs, graded_
     return csv_path, json_path, lines
 
 
+def cmd_course_key(args):
+    """./lab course-key new FILE | show FILE."""
+    try:
+        key = course_key.new(args.file) if args.action == "new" else course_key.load(args.file)
+    except course_key.CourseKeyError as e:
+        print("lab: %s" % e, file=sys.stderr)
+        return 1
+    if args.action == "new":
+        print("wrote a new course key to %s (fingerprint %s, readable by you only).\n"
+              "Keep it with the course's grading files, never in the learners' kit, and grade "
+              "every submission of the course with it: ./lab grade ... --course-key %s (or "
+              "MHA_COURSE_KEY=%s), on every machine, Slurm and Gradescope included "
+              "(./lab gradescope-bundle --course-key %s)." % (
+                  args.file, key.fingerprint, args.file, args.file, args.file))
+    else:
+        print("%s: course key, fingerprint %s" % (args.file, key.fingerprint))
+    return 0
+
+
 def cmd_rubric(args):
     labs = load_labs()
     grading = grade.open_grading(labs, _log)
@@ -279,7 +304,10 @@ def cmd_rubric(args):
         total += pts
         print("lab %d (%s): %d tests, %g points" % (lab.number, lab.dir, len(eff[lab.dir]), pts))
         for t, p in eff[lab.dir].items():
-            print("  %5g  %s" % (p, t))
+            kind = ("  (argument check: scores beside a passing computation only)"
+                    if grading.rubric.is_argument_check(lab.dir, t) else
+                    "  (weight draw)" if grading.rubric.is_weight_draw(lab.dir, t) else "")
+            print("  %5g  %s%s" % (p, t, kind))
     print("total: %g points" % total)
     for e in grading.rubric.errors:
         print("rubric error: " + e)
@@ -299,7 +327,7 @@ apt-get update -q || true
 tools/setup.sh
 # Build the reference and warm the grading caches inside the image, so a
 # submission only compiles its own files.
-./lab grade --prepare
+./lab grade --prepare --course-key /autograder/source/course.key
 '''
 
 RUN_AUTOGRADER = r'''#!/usr/bin/env bash
@@ -311,8 +339,10 @@ mkdir -p /autograder/results
 rm -f /autograder/results/results.json
 # The suite (solutions, goldens) is readable by root only.
 chmod 0700 /autograder/source
+# course.key: the course's key (./lab course-key), so that a submission gets
+# the grade it gets on every other machine that grades the course.
 MHA_SETUP_FLAGS= ./lab grade /autograder/submission --gradescope /autograder/results \
-  --json /autograder/results/report.json
+  --json /autograder/results/report.json --course-key /autograder/source/course.key
 if [ ! -s /autograder/results/results.json ]; then
   cat > /autograder/results/results.json <<'EOF'
 {"score": 0, "execution_time": 0, "tests": [],
@@ -326,11 +356,13 @@ _BUNDLE_TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore", "lab", "po/BUIL
 _BUNDLE_DIRS = ["common", "labs", "po/cli", "solutions", "tests", "third_party", "tools/lab"]
 
 
-def bundle_files(labs):
-    """{path in the bundle: bytes}: the suite, with the learner files as committed stubs."""
+def bundle_files(labs, key):
+    """{path in the bundle: bytes}: the suite, with the learner files as
+    committed stubs, and the course key `key` (course_key.CourseKey)."""
     files = kit.collect(_BUNDLE_TOP, _BUNDLE_DIRS, skip_dirs=("mutants", "hostile"))
     files["setup.sh"] = SETUP_SH.encode()
     files["run_autograder"] = RUN_AUTOGRADER.encode()
+    files["course.key"] = key.text().encode()
     return files
 
 
@@ -339,14 +371,20 @@ _EXECUTABLE = {"lab", "setup.sh", "run_autograder", "tools/setup.sh"}
 
 def cmd_gradescope_bundle(args):
     labs = load_labs()
-    files = bundle_files(labs)
+    try:
+        key = course_key.resolve(getattr(args, "course_key", None), _log)
+    except course_key.CourseKeyError as e:
+        print("lab: %s" % e, file=sys.stderr)
+        return 1
+    files = bundle_files(labs, key)
     dest = args.dest
     if dest.endswith(".zip"):
         os.makedirs(os.path.dirname(os.path.abspath(dest)), exist_ok=True)
         with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
             for rel in sorted(files):
                 info = zipfile.ZipInfo(rel, date_time=(2024, 1, 1, 0, 0, 0))
-                mode = 0o755 if rel in _EXECUTABLE or rel.endswith(".sh") else 0o644
+                mode = 0o755 if rel in _EXECUTABLE or rel.endswith(".sh") else \
+                    0o600 if rel == "course.key" else 0o644
                 info.external_attr = (stat.S_IFREG | mode) << 16
                 info.compress_type = zipfile.ZIP_DEFLATED
                 z.writestr(info, files[rel])
@@ -355,6 +393,8 @@ def cmd_gradescope_bundle(args):
             print("lab: %s exists and is not empty" % dest, file=sys.stderr)
             return 1
         kit.write_tree(dest, files, _EXECUTABLE)
-    print("wrote the Gradescope autograder to %s (%d files). Upload it as the autograder "
-          "(.zip); see docs/INSTRUCTORS.md, \"Gradescope\"." % (dest, len(files)))
+        os.chmod(os.path.join(dest, "course.key"), 0o600)
+    print("wrote the Gradescope autograder to %s (%d files), with %s. Upload it as the "
+          "autograder (.zip); see docs/INSTRUCTORS.md, \"Gradescope\"." % (
+              dest, len(files), key.describe()))
     return 0

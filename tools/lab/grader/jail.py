@@ -21,12 +21,14 @@ SPEC_JSON: {"mnt": an empty root-owned directory, "ro": [paths], "rw": [paths],
 
 Where mount namespaces are refused (a container without CAP_SYS_ADMIN, as
 Gradescope's) but the kernel has Landlock (Linux 5.13+, no privilege needed),
-SPEC_JSON's "landlock": true runs the command instead with no namespace: the
-limits, the job's uid, no new privileges, then a Landlock domain (landlock())
-in which it may read and execute only /usr, the libraries and `ro`, write
-only `rw` and /dev/null, reach no TCP port (ABI 4+) and no abstract socket or
-process outside the domain (ABI 6+); every other file, /autograder's
-included, is refused whatever its modes.
+SPEC_JSON's "landlock": true and "launcher" (the compiled launch.cc) run the
+command instead with no namespace: the limits and the umask here, then the
+launcher, which drops to the job's uid with no new privileges and enters a
+Landlock domain in which the command may read and execute only /usr, the
+libraries and `ro`, write only `rw` and /dev/null, reach no TCP port (ABI 4+)
+and no abstract socket or process outside the domain (ABI 6+); every other
+file, /autograder's included, is refused whatever its modes. (The learner's
+own process is started by the launcher directly: learner_jail.py.)
 
 Only the standard library (ctypes for the system calls Python 3.11 lacks).
 """
@@ -72,14 +74,9 @@ def _bind(mnt, path, readonly):
     _mount(None, target, None, flags)
 
 
-# Landlock (linux/landlock.h): syscalls 444-446, the rights of ABI 1-5.
-SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
+# Landlock's first system call, to ask the kernel's ABI (launch.cc does the rest).
+SYS_LANDLOCK_CREATE_RULESET = 444
 LANDLOCK_CREATE_RULESET_VERSION = 1
-LANDLOCK_RULE_PATH_BENEATH, LANDLOCK_RULE_NET_PORT = 1, 2
-FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1, 2, 4, 8
-FS_TRUNCATE, FS_IOCTL_DEV = 1 << 14, 1 << 15
-NET_BIND_TCP, NET_CONNECT_TCP = 1, 2
-SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1, 2
 _syscall = _libc.syscall
 _syscall.restype = ctypes.c_long
 
@@ -92,96 +89,35 @@ def landlock_abi():
     return v if v > 0 else 0
 
 
-def _fs_rights(abi):
-    """Every file-system right of `abi`: all handled, so all refused unless granted."""
-    rights = (1 << 13) - 1                   # ABI 1: execute .. make_sym
-    if abi >= 2:
-        rights |= 1 << 13                    # refer
-    if abi >= 3:
-        rights |= FS_TRUNCATE
-    if abi >= 5:
-        rights |= FS_IOCTL_DEV
-    return rights
-
-
-class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
-
-
-class _PathBeneath(ctypes.Structure):
-    _pack_ = 1
-    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
-
-
-def landlock(read, write):
-    """Restricts this process and what it starts, for good: read and execute
-    beneath `read`, everything beneath `write`; no TCP; no abstract socket or
-    signal out of the domain. Raises OSError when the kernel refuses."""
-    abi = landlock_abi()
-    if abi < 1:
-        raise OSError(38, "Landlock is not available")
-    fs = _fs_rights(abi)
-    attr = _RulesetAttr(fs, NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0,
-                        SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0)
-    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
-    fd = _syscall(ctypes.c_long(SYS_LANDLOCK_CREATE_RULESET), ctypes.byref(attr),
-                  ctypes.c_size_t(size), ctypes.c_uint32(0))
-    if fd < 0:
-        _check(-1, "landlock_create_ruleset")
-    file_rights = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | (fs & (FS_TRUNCATE | FS_IOCTL_DEV))
-    try:
-        for paths, rights in ((read, FS_EXECUTE | FS_READ_FILE | FS_READ_DIR), (write, fs)):
-            for p in paths:
-                try:
-                    pfd = os.open(p, os.O_PATH | os.O_CLOEXEC)
-                except OSError:
-                    continue                 # not on this machine: nothing to allow
-                try:
-                    allowed = rights if os.path.isdir(p) else rights & file_rights
-                    rule = _PathBeneath(allowed, pfd)
-                    if _syscall(ctypes.c_long(SYS_LANDLOCK_ADD_RULE), ctypes.c_int(fd),
-                                ctypes.c_int(LANDLOCK_RULE_PATH_BENEATH), ctypes.byref(rule),
-                                ctypes.c_uint32(0)) != 0:
-                        _check(-1, "landlock_add_rule %s" % p)
-                finally:
-                    os.close(pfd)
-        _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-        if _syscall(ctypes.c_long(SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_int(fd),
-                    ctypes.c_uint32(0)) != 0:
-            _check(-1, "landlock_restrict_self")
-    finally:
-        os.close(fd)
-
-
 SYSTEM_READ = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
                "/etc/ld.so.cache", "/etc/alternatives"]
 
 
 def _landlocked_child(spec):
-    """The command with no namespace: limits, the job's uid, then Landlock."""
+    """The command with no namespace: its directory, limits and umask here,
+    then the launcher (launch.cc): the job's uid, no new privileges, Landlock."""
     os.chdir(spec["cwd"])
     for name, value in spec["rlimits"].items():
         resource.setrlimit(getattr(resource, "RLIMIT_" + name), (value, value))
-    uid = spec["uid"]
-    os.setgroups([])
-    os.setresgid(uid, uid, uid)
-    os.setresuid(uid, uid, uid)
-    landlock(SYSTEM_READ + list(spec["ro"]), list(spec["rw"]) + ["/dev/null"])
     os.umask(0o077)
-    _exec(spec)
+    argv = [spec["launcher"], "uid=%d" % spec["uid"], "landlock=1"]
+    argv += ["read=" + p for p in SYSTEM_READ + list(spec["ro"])]
+    argv += ["write=" + p for p in list(spec["rw"]) + ["/dev/null"]]
+    os.execve(spec["launcher"], argv + ["--", _resolve(spec)] + spec["argv"][1:], spec["env"])
+
+
+def _resolve(spec):
+    """The command's program, looked up in the spec's PATH when it has no '/'."""
+    exe = spec["argv"][0]
+    if "/" not in exe:
+        for d in spec["env"].get("PATH", "/usr/bin:/bin").split(":"):
+            if os.access(os.path.join(d, exe), os.X_OK):
+                return os.path.join(d, exe)
+    return exe
 
 
 def _exec(spec):
-    env = spec["env"]
-    argv = spec["argv"]
-    exe = argv[0]
-    if "/" not in exe:
-        for d in env.get("PATH", "/usr/bin:/bin").split(":"):
-            if os.access(os.path.join(d, exe), os.X_OK):
-                exe = os.path.join(d, exe)
-                break
-    os.execve(exe, argv, env)
+    os.execve(_resolve(spec), spec["argv"], spec["env"])
 
 
 def _child(spec):

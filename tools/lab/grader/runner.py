@@ -15,7 +15,7 @@ import shutil
 from reports import feedback
 import limits
 from reports import messages
-from grader import sandbox
+from grader import learner_jail
 
 
 class TestResult:
@@ -59,7 +59,7 @@ def run_tests(lab, kind, server, job, workspace, isolation, suite, run_limits, s
     os.makedirs(work, mode=0o755)
     os.chmod(work, 0o755)           # whatever the umask: the jail's path, read-only to the job
     jail = os.path.join(work, "jail")
-    sandbox.make_jail(suite.libroot, server, jail)
+    learner_jail.make_jail(suite.libroot, server, jail)
     private = workspace.run_dir(job.slot)
     shutil.rmtree(private, ignore_errors=True)
     os.makedirs(private, mode=0o700)
@@ -72,7 +72,7 @@ def run_tests(lab, kind, server, job, workspace, isolation, suite, run_limits, s
         # limited like the learner's process. Its binary is execute-only
         # (0711): the job's user may run it, not read it, nor trace it.
         ref_jail = os.path.join(work, "reference")
-        sandbox.make_jail(suite.libroot, a.reference, ref_jail)
+        learner_jail.make_jail(suite.libroot, a.reference, ref_jail)
         os.chmod(os.path.join(ref_jail, "server"), 0o711)
         reference_argv = isolation.learner_argv(ref_jail, job, run_limits["memory_mb"])
     env = {

@@ -44,20 +44,20 @@ you, under limits only, and the report says "isolation: limits only".
 Every tool used here is Debian's: prlimit, setpriv and unshare (util-linux),
 chroot and env (coreutils), /usr/bin/python3 for jail.py.
 """
-import ctypes
 import json
 import os
 import shutil
 import signal
-import subprocess
 import tempfile
 import time
 
 import limits
 from grader import cgroups
+from grader import ipc
+from grader import learner_jail
 from grader import privacy
 from grader import process
-from grader.uids import as_user, claim_uid, processes_of, uid_busy, uid_range
+from grader.uids import as_user, claim_uid, processes_of
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -66,7 +66,8 @@ class Isolation:
     follows from it: every command of a job goes through these methods."""
 
     def __init__(self, root, setuid, chroot, namespaces, pidns=False, jail=False, cgroup=None,
-                 missing=None, probe_uid=None, landlock=False):
+                 missing=None, probe_uid=None, landlock=False, learner_landlock=0,
+                 launcher=None):
         self.root = root
         self.setuid = setuid
         self.chroot = chroot
@@ -77,6 +78,10 @@ class Isolation:
         self.cgroup = cgroup          # the grader's cgroup v2 directory, or None
         self.missing = missing or {}  # layer: why it is missing
         self.probe_uid = probe_uid    # a one-off uid for the self-checks (runs no learner code)
+        # The Landlock ABI the learner's (and the reference) process runs
+        # under (learner_jail.py), 0 for none; 4 and later refuse TCP too.
+        self.learner_landlock = learner_landlock
+        self.launcher = launcher      # launch.cc, compiled (learner_jail.build_launcher)
 
     def describe(self):
         if not self.setuid:
@@ -93,12 +98,15 @@ class Isolation:
         parts.append("jailed compiler" if self.jail else
                      "compiler jailed by Landlock (no mount namespace)" if self.landlock else
                      "compiler unjailed (file modes only)")
+        parts.append("learner process under Landlock (no TCP)" if self.learner_landlock >= 4
+                     else "learner process under Landlock" if self.learner_landlock else
+                     "learner process without Landlock")
         parts.append("cgroup per job" if self.cgroup else "no cgroup")
         parts.append("limits")
         return {"summary": ", ".join(parts), "separate_user": True, "chroot": self.chroot,
                 "namespaces": self.namespaces, "limits": True, "fresh_uid_per_job": True,
                 "pid_namespace": self.pidns, "jailed_compiler": self.jail or self.landlock,
-                "compiler_wall": self.build_wall(),
+                "compiler_wall": self.build_wall(), "learner_landlock": self.learner_landlock,
                 "cgroup": bool(self.cgroup), "missing": dict(self.missing)}
 
 
@@ -145,8 +153,9 @@ class Isolation:
         return res
 
     def learner_argv(self, jail, job, memory_mb):
-        """argv that starts a learner's process (see learner_argv)."""
-        return learner_argv(jail, self, job, memory_mb)
+        """argv that starts a learner's process (learner_jail.learner_argv)."""
+        return learner_jail.learner_argv(jail, self, job, memory_mb, (
+            limits.RUN_CPU_SECONDS, limits.RUN_PROCESSES, limits.RUN_OPEN_FILES))
 
     def protect(self, paths, log):
         """Makes `paths` unreadable to the job users (privacy.protect); the paths changed."""
@@ -169,20 +178,32 @@ def probe(scratch):
     if not root:
         return Isolation(False, False, False, False)
     missing = {}
+    launcher = learner_jail.build_launcher(scratch)
     uid = claim_uid()
     setuid = process.quiet(as_user(uid) + ["true"])
     jail = os.path.join(scratch, "probe-jail")
     shutil.rmtree(jail, ignore_errors=True)
     os.makedirs(jail)
     chroot_ok = False
+    learner_ll = 0
     if setuid:
         # chroot needs no binary inside to report the chroot call's own failure.
         true_bin = shutil.which("true")
-        libroot = prepare_libroot(jail, [true_bin])
+        libroot = learner_jail.prepare_libroot(jail, [true_bin])
         shutil.copy(true_bin, os.path.join(libroot, "probe"))
         chroot_ok = process.quiet(chroot_as_user(uid, libroot) + ["/probe"])
         if not chroot_ok:
             missing["chroot"] = "chroot was refused (no CAP_SYS_CHROOT?)"
+        learner_ll = learner_jail.probe_landlock(launcher, uid, libroot, chroot_ok)
+        if not learner_ll:
+            missing["learner landlock"] = (
+                "no Landlock (Linux 5.13+, not refused by seccomp; MHA_SANDBOX_NO_LANDLOCK "
+                "unset): the learner's process is walled by its chroot and uid alone, and "
+                "reaches the network where no namespace holds it")
+        elif learner_ll < 4:
+            missing["learner tcp"] = ("Landlock ABI %d has no network rules (4+): the "
+                                      "learner's process reaches TCP where no namespace holds "
+                                      "it" % learner_ll)
     namespaces = process.quiet(["unshare", "--net", "--ipc", "--uts", "true"])
     if not namespaces:
         missing["namespaces"] = "unshare --net --ipc --uts was refused (no CAP_SYS_ADMIN?)"
@@ -198,10 +219,14 @@ def probe(scratch):
         os.makedirs(work, exist_ok=True)
         os.chown(work, uid, uid)
         os.chmod(work, 0o700)
+        # A file beside the jail's own folders that the jail must not show.
+        sentinel = os.path.join(scratch, "probe-sentinel")
+        with open(sentinel, "w") as f:
+            f.write("x\n")
         spec = {"mnt": mnt, "ro": [], "rw": [work], "uid": uid, "cwd": work,
                 "env": {"PATH": "/usr/bin:/bin"}, "rlimits": {}, "cgroup": "",
-                "argv": ["sh", "-c", "test -x /usr/bin/g++ && ! test -e %s" % scratch.rstrip("/")
-                         + "/seed_secret && touch ok"]}
+                "argv": ["sh", "-c", "test -x /usr/bin/g++ && ! test -e %s && touch ok"
+                         % sentinel]}
         jail_ok = process.quiet([process.system_python(), "-I", "-S",
                                  os.path.join(_HERE, "jail.py"), json.dumps(spec)]
                                 ) and os.path.exists(os.path.join(work, "ok"))
@@ -209,26 +234,28 @@ def probe(scratch):
             # No mount namespace: a Landlock domain instead, where the kernel has one.
             # MHA_SANDBOX_NO_LANDLOCK=1: as a kernel without it (to try file modes alone).
             landlock_ok = (not os.environ.get("MHA_SANDBOX_NO_LANDLOCK")
-                           and _probe_landlock(uid, os.path.dirname(scratch.rstrip("/"))))
+                           and _probe_landlock(launcher, uid,
+                                               os.path.dirname(scratch.rstrip("/"))))
             missing["mount namespace"] = ("unshare --mount was refused (no CAP_SYS_ADMIN?)")
             if not landlock_ok:
                 missing["jailed compiler"] = (
                     "no mount namespace and no Landlock (Linux 5.13+, not refused by seccomp): "
                     "the compiler sees the file system, guarded by its modes alone")
         shutil.rmtree(work, ignore_errors=True)
+        os.unlink(sentinel)
     if setuid:
         # What jobs of an earlier grading left in this IPC namespace (a crash,
         # a grader from before jobs' objects were removed) answers no job.
-        remove_stale_ipc()
+        ipc.remove_stale()
     cg, why = cgroups.probe_cgroup(scratch)
     if not cg:
         missing["cgroup"] = why
     shutil.rmtree(jail, ignore_errors=True)
     return Isolation(True, setuid, chroot_ok, namespaces, pidns, jail_ok, cg, missing, uid,
-                     landlock_ok)
+                     landlock_ok, learner_ll, launcher)
 
 
-def _probe_landlock(uid, where):
+def _probe_landlock(launcher, uid, where):
     """Whether jail.py's Landlock domain works here: as `uid`, it must run g++
     and must not read a file that the modes let every user read. `where`: a
     folder others may enter (the work root), to try it in."""
@@ -242,7 +269,8 @@ def _probe_landlock(uid, where):
         work = os.path.join(d, "work")
         os.mkdir(work, 0o700)
         os.chown(work, uid, uid)
-        spec = {"landlock": True, "mnt": "", "ro": [], "rw": [work], "uid": uid, "cwd": work,
+        spec = {"landlock": True, "launcher": launcher, "mnt": "", "ro": [], "rw": [work],
+                "uid": uid, "cwd": work,
                 "env": {"PATH": "/usr/bin:/bin"}, "rlimits": {}, "cgroup": "",
                 "argv": ["sh", "-c", "test -x /usr/bin/g++ && ! cat %s 2>/dev/null && touch ok"
                          % secret]}
@@ -255,15 +283,6 @@ def _probe_landlock(uid, where):
 
 # ---------------------------------------------------------------------------
 # Running a command as a slot user, with limits.
-
-def _prlimit(memory_mb, cpu_s, file_mb, nproc, nofile):
-    # --msgqueue=0: the uid may create no POSIX message queue, which would
-    # outlive the job where no IPC namespace holds it (the queues have no
-    # file to remove unless /dev/mqueue is mounted).
-    return ["prlimit", "--as=%d" % (memory_mb << 20), "--cpu=%d" % cpu_s,
-            "--fsize=%d" % (file_mb << 20), "--nproc=%d" % nproc, "--nofile=%d" % nofile,
-            "--core=0", "--msgqueue=0", "--"]
-
 
 class Job:
     """One job's identity: a one-off uid, the slot (work directory) it runs in,
@@ -316,7 +335,8 @@ def build_argv(argv, iso, job, env, ro=(), rw=()):
     if iso.setuid and (iso.jail or iso.landlock):
         spec = {"mnt": job.mnt, "ro": list(ro), "rw": list(rw), "uid": uid,
                 "cwd": rw[0] if rw else "/", "env": env, "rlimits": rl,
-                "cgroup": job.procs(), "argv": list(argv), "landlock": not iso.jail}
+                "cgroup": job.procs(), "argv": list(argv), "landlock": not iso.jail,
+                "launcher": iso.launcher}
         return [process.system_python(), "-I", "-S", os.path.join(_HERE, "jail.py"),
                 json.dumps(spec)]
     out = in_cgroup(job)
@@ -324,36 +344,12 @@ def build_argv(argv, iso, job, env, ro=(), rw=()):
         out += ["unshare", "--net", "--ipc", "--uts"]
         if iso.pidns:
             out += ["--pid", "--fork", "--kill-child"]
-    out += _prlimit(limits.COMPILE_MEMORY_MB, limits.COMPILE_CPU_SECONDS,
-                    limits.COMPILE_FILE_MB, limits.COMPILE_PROCESSES, 256)
+    out += learner_jail.prlimit(limits.COMPILE_MEMORY_MB, limits.COMPILE_CPU_SECONDS,
+                                limits.COMPILE_FILE_MB, limits.COMPILE_PROCESSES, 256)
     if iso.setuid:
         out += as_user(uid)
     out += ["env", "-i"] + ["%s=%s" % kv for kv in sorted(env.items())] + list(argv)
     return out
-
-
-def learner_argv(jail, iso, job, memory_mb):
-    """argv that starts a learner's process (the binary /server inside `jail`).
-    The trusted test process runs it (MHA_REMOTE_ARGV) for each fresh process:
-    its own pid namespace, so that its end kills whatever it forked."""
-    env = ["OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", "PATH=/"]
-    out = []
-    if iso.namespaces:
-        out += [shutil.which("unshare"), "--net", "--ipc", "--uts"]
-        if iso.pidns:
-            out += ["--pid", "--fork", "--kill-child"]
-    out += [shutil.which("prlimit")] + _prlimit(memory_mb, limits.RUN_CPU_SECONDS, 0,
-                                                limits.RUN_PROCESSES, limits.RUN_OPEN_FILES)[1:]
-    out += [shutil.which("env"), "-i"] + env
-    if iso.setuid and iso.chroot:
-        out += chroot_as_user(job.uid, jail, shutil.which("chroot")) + ["/server"]
-    elif iso.setuid:
-        out += as_user(job.uid, shutil.which("setpriv")) + [
-            os.path.join(jail, "server")]
-    else:
-        out += [os.path.join(jail, "server")]
-    return out
-
 
 
 def kill_job(iso, job, final=False):
@@ -380,7 +376,8 @@ def kill_job(iso, job, final=False):
     if final:
         cgroups.kill_cgroup(job.cgroup)
         job.cgroup = None
-    remove_ipc_of(uid)
+    # As the job's uid, checked gone; IpcCleanupError stops the grading.
+    ipc.remove_job_objects(uid)
     for tmp in ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue"):
         try:
             entries = os.listdir(tmp)
@@ -398,119 +395,9 @@ def kill_job(iso, job, final=False):
                 pass
 
 
-_IPC_RMID = 0
-
-
-def _sysvipc_objects(sysvipc):
-    """(kind, id, cuid, uid) of every System V shared memory segment, message
-    queue and semaphore set of this IPC namespace, read from /proc/sysvipc."""
-    for kind in ("shm", "msg", "sem"):
-        try:
-            with open(os.path.join(sysvipc, kind)) as f:
-                lines = f.read().splitlines()
-        except OSError:
-            continue
-        if not lines:
-            continue
-        head = lines[0].split()
-        try:
-            at_id = head.index({"shm": "shmid", "msg": "msqid", "sem": "semid"}[kind])
-            at_uid, at_cuid = head.index("uid"), head.index("cuid")
-        except ValueError:
-            continue
-        for line in lines[1:]:
-            cols = line.split()
-            try:
-                yield kind, int(cols[at_id]), int(cols[at_cuid]), int(cols[at_uid])
-            except (IndexError, ValueError):
-                continue
-
-
-def ipc_objects_of(uid, sysvipc="/proc/sysvipc"):
-    """[(kind, id)] of the System V shared memory segments, message queues and
-    semaphore sets of this IPC namespace that `uid` created or owns (the owner
-    may be handed on with IPC_SET; the creator may not)."""
-    return [(kind, ident) for kind, ident, cuid, owner in _sysvipc_objects(sysvipc)
-            if uid in (owner, cuid)]
-
-
-def ipc_objects_in_range(first, count, sysvipc="/proc/sysvipc"):
-    """[(kind, id, uid)] of the System V IPC objects that a one-off uid of
-    first..first+count-1 created or owns: what a job of an earlier grading
-    left (one that crashed, or a grader from before jobs' objects were removed)."""
-    found = []
-    for kind, ident, cuid, owner in _sysvipc_objects(sysvipc):
-        for u in (cuid, owner):
-            if first <= u < first + count:
-                found.append((kind, ident, u))
-                break
-    return found
-
-
-def remove_ipc_of(uid):
-    """Removes every System V IPC object of `uid` (ipc_objects_of): where no
-    IPC namespace ends with the job, a segment it made would outlive it and
-    answer a later job. Returns how many it removed."""
-    return _remove_ipc(ipc_objects_of(uid))
-
-
-def remove_stale_ipc():
-    """Removes the System V IPC objects of every one-off uid (uids.uid_range)
-    whose job is over: no process runs as its uid. Returns how many."""
-    first, count = uid_range()
-    stale = [(kind, ident) for kind, ident, u in ipc_objects_in_range(first, count)
-             if not uid_busy(u)]
-    return _remove_ipc(stale)
-
-
-def _remove_ipc(objects):
-    libc = ctypes.CDLL(None, use_errno=True)
-    removed = 0
-    for kind, ident in objects:
-        if kind == "shm":
-            rc = libc.shmctl(ident, _IPC_RMID, None)
-        elif kind == "msg":
-            rc = libc.msgctl(ident, _IPC_RMID, None)
-        else:
-            rc = libc.semctl(ident, 0, _IPC_RMID)
-        removed += rc == 0
-    return removed
-
-
 def give_to_job(path, iso, job):
     """A directory only the job's user may use (for its build outputs)."""
     os.makedirs(path, mode=0o700, exist_ok=True)
     if iso.setuid:
         os.chown(path, job.uid, job.uid)
     os.chmod(path, 0o700)
-
-
-def prepare_libroot(directory, binaries):
-    """Copies the shared libraries `binaries` need (per ldd) into directory/libroot,
-    under their usual paths: the read-only part of a learner's jail."""
-    libroot = os.path.join(directory, "libroot")
-    os.makedirs(libroot, exist_ok=True)
-    for b in binaries:
-        out = subprocess.run(["ldd", b], capture_output=True, text=True).stdout
-        for line in out.splitlines():
-            for token in line.split():
-                if token.startswith("/") and os.path.exists(token):
-                    dest = os.path.join(libroot, token.lstrip("/"))
-                    if not os.path.exists(dest):
-                        os.makedirs(os.path.dirname(dest), exist_ok=True)
-                        shutil.copy2(os.path.realpath(token), dest)
-    for dirpath, dirnames, filenames in os.walk(libroot):
-        os.chmod(dirpath, 0o755)
-        for f in filenames:
-            os.chmod(os.path.join(dirpath, f), 0o755)
-    return libroot
-
-
-def make_jail(libroot, server, jail):
-    """A learner's jail: hard links to the libraries, a copy of its binary, all
-    owned by root and read-only to the learner."""
-    shutil.rmtree(jail, ignore_errors=True)
-    shutil.copytree(libroot, jail, copy_function=os.link)
-    shutil.copy(server, os.path.join(jail, "server"))
-    os.chmod(os.path.join(jail, "server"), 0o755)
-    os.chmod(jail, 0o755)

@@ -9,12 +9,14 @@ the compute nodes share. submit():
 
   1. builds the trusted suite with Bazel as a local grading does, and freezes
      it into OUT/.slurm/suite/ (Suite.freeze: the test binaries with their
-     goldens, the runtime archives), with this machine's seed secret, so that
-     every task grades with the same binaries and draws the same fresh inputs
-     as this machine would: the gradebook is the one a local grading writes;
-  2. lists the submissions that have no finished report yet
-     (OUT/<name>/report.json, which a task writes atomically once a submission
-     is graded) and cuts them into blocks of N;
+     goldens, the runtime archives), with a copy of the course key
+     (course_key.py), so that every task grades with the same binaries and
+     draws the same fresh inputs as any machine with that key: the gradebook
+     is the one a local grading writes;
+  2. lists the submissions, by identity (roster.py: each folder's exact
+     name), that have no finished report yet (OUT/<folder>/report.json, which
+     a task writes atomically once a submission is graded, naming its
+     identity) and cuts them into blocks of N;
   3. submits one job array, a task per block and at most K at once, and a
      merge job that runs after the array whatever became of it
      (--dependency=afterany), then prints both ids and how to follow them.
@@ -39,6 +41,7 @@ import sys
 import time
 
 from grader import grade
+from grader import roster
 from grader import submission
 from grader.workspace import make_private_dir
 from labs import ROOT, load_labs
@@ -59,10 +62,26 @@ def _log(msg):
 
 
 def report_path(out, folder):
-    """A submission's report, in its output folder (instructor.folder_names:
-    one distinct folder per name over the whole roster, as a local grading
+    """A submission's report, in its output folder (roster.folder_names: one
+    distinct folder per identity over the whole roster, as a local grading
     names them)."""
     return os.path.join(out, folder, "report.json")
+
+
+def _reported(out, entry):
+    """Whether `entry` has its finished report: the report in its folder,
+    naming its identity (a report of another name there is not its)."""
+    rep = _read_json(report_path(out, entry.folder))
+    return isinstance(rep, dict) and rep.get("submission_id") == entry.shown_id
+
+
+def _planned(plan):
+    """The roster's entries as the plan recorded them (identities in hex), or
+    SystemExit for a plan of an older grader."""
+    if "ids" not in plan:
+        raise SystemExit("lab: %s was planned by an older grader; grade into another --out"
+                         % plan.get("roster"))
+    return roster.entries(plan["roster"], [roster.from_hex(h) for h in plan["ids"]])
 
 
 def _write_json_atomic(data, path):
@@ -129,15 +148,17 @@ def _max_array_size():
     return 1001   # Slurm's default
 
 
-def _plan_of(args, mode, only, names):
+def _plan_of(args, mode, only, entries, grading):
     return {"roster": os.path.abspath(args.roster), "checkout": ROOT, "mode": mode,
-            "labs": only, "names": names, "similarity_threshold": args.similarity_threshold,
+            "labs": only, "ids": [e.hex_id for e in entries],
+            "course_key": grading.course_key.fingerprint, "suite": grading.suite_hash,
+            "similarity_threshold": args.similarity_threshold,
             "csv": os.path.abspath(args.csv) if args.csv else None,
             "json": os.path.abspath(args.json) if args.json else None,
             "gradescope": os.path.abspath(args.gradescope) if args.gradescope else None}
 
 
-def submit(args, out, mode, labs, only, folder_names, secrets):
+def submit(args, out, mode, labs, only, secrets, course_key=None):
     """./lab grade --roster DIR --slurm: builds and freezes the suite, submits
     the array and the merge job for the submissions without a report."""
     state = state_dir(out)
@@ -150,23 +171,31 @@ def submit(args, out, mode, labs, only, folder_names, secrets):
             "grade --roster %s --out %s --slurm --status) or cancel them (scancel %s), then "
             "run this again" % (", ".join(sorted(active)), args.roster, out,
                                 " ".join(sorted(active))))
-    subs, _ = submission.roster(args.roster)
-    names = [n for n, _ in subs]
-    folders = folder_names(names)
-    plan = _plan_of(args, mode, only, names)
+    # Refused here, before anything is built or graded, when two entries
+    # cannot be told apart.
+    entries, _ = roster.read(args.roster)
     old = _read_json(os.path.join(state, "plan.json"))
     if old and {k: old.get(k) for k in ("roster", "mode", "labs")} != \
-            {k: plan[k] for k in ("roster", "mode", "labs")}:
+            {"roster": os.path.abspath(args.roster), "mode": mode, "labs": only}:
         raise SystemExit("lab: %s already holds a grading of %s (%s mode, labs %s); grade this "
                          "one into another --out" % (out, old["roster"], old["mode"],
                                                      old["labs"] or "all"))
     t0 = time.time()
     grading = grade.open_grading(labs, _log, grade.Options(mode=mode, jobs=args.jobs),
-                                 secrets=secrets, only=only)
+                                 secrets=secrets, only=only, course_key=course_key)
+    plan = _plan_of(args, mode, only, entries, grading)
     suite_dir = os.path.join(state, "suite")
     stamp = os.path.join(suite_dir, "FINGERPRINT")
     frozen = open(stamp).read().strip() if os.path.exists(stamp) else None
-    done = [n for n in names if os.path.exists(report_path(out, folders[n]))]
+    done = [e for e in entries if _reported(out, e)]
+    if done and old and (old.get("course_key"), old.get("suite")) != \
+            (plan["course_key"], plan["suite"]):
+        raise SystemExit(
+            "lab: %d of these submissions were graded into %s with course key %s and suite %s; "
+            "this grading has course key %s and suite %s, and grades from two keys or suites "
+            "must not mix: grade into another --out, or with the same key (--course-key)" % (
+                len(done), out, old.get("course_key"), old.get("suite"), plan["course_key"],
+                plan["suite"]))
     if frozen != grading.suite.fingerprint:
         if done and frozen is not None:
             raise SystemExit(
@@ -181,12 +210,13 @@ def submit(args, out, mode, labs, only, folder_names, secrets):
             f.write(grading.suite.fingerprint + "\n")
     else:
         _log("grade: reusing the frozen suite in %s" % suite_dir)
-    fd = os.open(os.path.join(state, "seed_secret"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+    # The course key, for the tasks (OUT/.slurm is private, like the frozen suite).
+    fd = os.open(os.path.join(state, "course.key"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
                  0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(grading.workspace.seed_secret())
+    with os.fdopen(fd, "w") as f:
+        f.write(grading.course_key.text())
     _write_json_atomic(plan, os.path.join(state, "plan.json"))
-    pending = [n for n in names if n not in set(done)]
+    pending = [e.hex_id for e in entries if e not in done]
     logs = os.path.join(state, "logs")
     make_private_dir(logs)
     common = ["--chdir=" + ROOT, "--export=ALL"]
@@ -198,7 +228,7 @@ def submit(args, out, mode, labs, only, folder_names, secrets):
     merge_cmd = "%s tools/lab/main.py grade --slurm-merge %s" % (PYTHON, _quote(state))
     if not pending:
         print("every submission of %s has its report (%d); submitting the merge job only"
-              % (args.roster, len(names)))
+              % (args.roster, len(entries)))
         merge = _run(["sbatch", "--parsable", "--job-name=mha-merge",
                       "--output=%s/merge_%%j.log" % logs] + common + ["--wrap", merge_cmd])
         merge = merge.strip().split(";")[0]
@@ -237,7 +267,7 @@ def submit(args, out, mode, labs, only, folder_names, secrets):
           "submissions (%d already graded); merge job %s runs after it (prepared in %.0f s)"
           % (array_id, n_tasks, block,
              ", at most %d at once" % args.max_parallel if args.max_parallel else "",
-             len(pending), len(names), len(done), merge, time.time() - t0))
+             len(pending), len(entries), len(done), merge, time.time() - t0))
     print("follow it: ./lab grade --roster %s --out %s --slurm --status   (or: squeue -j %s,%s)"
           % (args.roster, out, array_id, merge))
     print("logs: %s" % logs)
@@ -249,16 +279,15 @@ def _quote(path):
     return shlex.quote(path)
 
 
-def status(args, out, folder_names):
+def status(args, out):
     """graded / running / waiting / failed counts of a Slurm grading."""
     state = state_dir(out)
     plan = _read_json(os.path.join(state, "plan.json"))
     if not plan:
         raise SystemExit("lab: %s holds no Slurm grading (no %s/plan.json)" % (out, state))
     jobs = _read_json(os.path.join(state, "jobs.json"), [])
-    names = plan["names"]
-    folders = folder_names(names)
-    graded = {n for n in names if os.path.exists(report_path(out, folders[n]))}
+    entries = _planned(plan)
+    graded = {e.hex_id for e in entries if _reported(out, e)}
     states = _job_states([j for r in jobs for j in (r["array"], r["merge"]) if j])
     last = jobs[-1] if jobs else None
     running = waiting = 0
@@ -270,20 +299,21 @@ def status(args, out, folder_names):
                 continue
             block = _read_json(os.path.join(state, "round%d" % last["round"],
                                             "block%d.json" % i), [])
-            left = len([n for n in block if n not in graded])
+            left = len([h for h in block if h not in graded])
             if listed[i] == "RUNNING":
                 running += left
             else:
                 waiting += left
-    failed = len(names) - len(graded) - running - waiting
+    failed = len(entries) - len(graded) - running - waiting
     merge_state = "none"
     if last:
         merge_state = states.get(last["merge"], ["finished"])[0].lower()
     failed = max(0, failed)
     print("%s: %d submissions: %d graded, %d running, %d waiting, %d failed%s" % (
-        plan["roster"], len(names), len(graded), running, waiting, failed,
+        plan["roster"], len(entries), len(graded), running, waiting, failed,
         " (no report: their task ended first, see %s; run the same command again to grade "
         "them)" % os.path.join(state, "logs") if failed else ""))
+    print("course key %s, suite %s" % (plan.get("course_key"), plan.get("suite")))
     print("merge job %s: %s%s" % (last["merge"] if last else "-", merge_state,
                                   "; gradebook: %s" % os.path.join(out, "gradebook.csv")
                                   if os.path.exists(os.path.join(out, "gradebook.csv"))
@@ -312,17 +342,22 @@ def _listed_tasks(array_id):
     return tasks
 
 
-def run_task(state, round_no, folder_names, write_submission):
+def run_task(state, round_no, write_submission):
     """One array task: grades its block's submissions that have no report."""
     plan = _read_json(os.path.join(state, "plan.json"))
     index = int(os.environ.get("SLURM_ARRAY_TASK_ID", "0"))
-    names = _read_json(os.path.join(state, "round%d" % round_no, "block%d.json" % index))
-    if plan is None or names is None:
+    block = _read_json(os.path.join(state, "round%d" % round_no, "block%d.json" % index))
+    if plan is None or block is None:
         raise SystemExit("lab: no plan or block %d in %s" % (index, state))
     out = os.path.dirname(state)
-    folders = folder_names(plan["names"])
-    todo = [n for n in names if not os.path.exists(report_path(out, folders[n]))]
-    print("task %d: %d submission(s), %d to grade" % (index, len(names), len(todo)))
+    by_hex = {e.hex_id: e for e in _planned(plan)}
+    todo = [by_hex[h] for h in block if not _reported(out, by_hex[h])]
+    gone = [e for e in todo if not os.path.isdir(e.path)]
+    for e in gone:     # no report: the merge names it, never a zero for a vanished folder
+        print("task %d: %s: its folder is no longer in %s; not graded" % (
+            index, e.label, plan["roster"]))
+    todo = [e for e in todo if e not in gone]
+    print("task %d: %d submission(s), %d to grade" % (index, len(block), len(todo)))
     sys.stdout.flush()
     if not todo:
         return 0
@@ -332,28 +367,27 @@ def run_task(state, round_no, folder_names, write_submission):
     os.environ["MHA_GRADE_DIR"] = "%s-slurm-%s_%d" % (
         os.environ.get("MHA_GRADE_DIR", "/var/tmp/mha-grade").rstrip("/"),
         os.environ.get("SLURM_ARRAY_JOB_ID", os.getpid()), index)
-    with open(os.path.join(state, "seed_secret"), "rb") as f:
-        secret = f.read()
     labs = load_labs()
     jobs = int(os.environ.get("SLURM_CPUS_PER_TASK") or 0) or None
     secrets = [plan["roster"], out] + [p for p in (plan.get("gradescope"),) if p]
     grading = grade.open_grading(labs, _log, grade.Options(mode=plan["mode"], jobs=jobs),
                                  secrets=secrets, only=plan["labs"],
-                                 frozen_suite=os.path.join(state, "suite"), seed_secret=secret)
+                                 frozen_suite=os.path.join(state, "suite"),
+                                 course_key=os.path.join(state, "course.key"))
+    if grading.suite_hash != plan.get("suite"):
+        raise SystemExit("lab: the suite in %s (hash %s) is not the one this grading was "
+                         "planned with (%s): the checkout changed since; grade into another "
+                         "--out" % (ROOT, grading.suite_hash, plan.get("suite")))
     _log("grade: isolation: " + grading.isolation.describe()["summary"])
-    by_name = dict(submission.roster(plan["roster"])[0])
-    subs = []
-    for name in todo:
-        files, ign, notes = submission.collect(by_name[name], grading.labs)
-        subs.append(grade.Submission(name, files, ign, notes))
+    subs = submission.of_roster(todo, grading.labs)
     count = [0]
 
-    def progress(rep):
+    def progress(rep, sub):
         count[0] += 1
-        write_submission(rep, grading.rubric, plan.get("gradescope"), folders[rep["submission"]])
-        _write_json_atomic(report.deterministic(rep),
-                           report_path(out, folders[rep["submission"]]))
-        print("[%d/%d] %-30s %s/%s points" % (count[0], len(subs), rep["submission"],
+        entry = by_hex[roster.hex_id(sub.ident)]
+        write_submission(rep, grading.rubric, plan.get("gradescope"), entry.folder)
+        _write_json_atomic(report.deterministic(rep), report_path(out, entry.folder))
+        print("[%d/%d] %-30s %s/%s points" % (count[0], len(subs), sub.name,
                                              report.fmt_points(rep["points"]),
                                              report.fmt_points(rep["max_points"])))
         sys.stdout.flush()
@@ -372,27 +406,27 @@ class _Described:
         return self._describe
 
 
-def run_merge(state, folder_names, write_outputs):
+def run_merge(state, write_outputs):
     """The merge job: the whole class's outputs once every submission has its report."""
     plan = _read_json(os.path.join(state, "plan.json"))
     out = os.path.dirname(state)
-    names = plan["names"]
-    folders = folder_names(names)
-    missing = [n for n in names if not os.path.exists(report_path(out, folders[n]))]
+    entries = _planned(plan)
+    missing = [e for e in entries if not _reported(out, e)]
     missing_file = os.path.join(state, "missing.json")
     if missing:
-        _write_json_atomic(missing, missing_file)
+        _write_json_atomic([e.shown_id for e in missing], missing_file)
         print("merge: %d of %d submissions have no report (%s%s): their tasks did not finish "
               "(time limit, node failure, scancel) or the grader failed; no gradebook is "
               "written from a partial class. Run the same ./lab grade --slurm command again: "
-              "it grades only these." % (len(missing), len(names), ", ".join(missing[:5]),
+              "it grades only these." % (len(missing), len(entries),
+                                         ", ".join(e.label for e in missing[:5]),
                                          ", ..." if len(missing) > 5 else ""))
         return 1
     if os.path.exists(missing_file):
         os.remove(missing_file)
     labs = load_labs()
     graded_labs = [l for l in labs if plan["labs"] is None or l.number in plan["labs"]]
-    reports = [_read_json(report_path(out, folders[n])) for n in names]
+    reports = [_read_json(report_path(out, e.folder)) for e in entries]
     # The rubric, from the frozen binaries' test names, as open_grading reads it.
     from grader import suite as suite_mod
     tests = {}
@@ -400,11 +434,8 @@ def run_merge(state, folder_names, write_outputs):
         a = suite_mod.LabArtefacts(lab, os.path.join(state, "suite", "bin"))
         tests[lab.dir] = suite_mod._list_tests(a.hidden)
     rubric = rubric_mod.load(labs, tests, rubric_mod.PATH)
-    by_name = dict(submission.roster(plan["roster"])[0])
-    subs, ignored = [], submission.roster(plan["roster"])[1]
-    for name in names:
-        files, ign, notes = submission.collect(by_name[name], labs)
-        subs.append(grade.Submission(name, files, ign, notes))
+    subs = submission.of_roster(entries, labs)
+    _, ignored = roster.read(plan["roster"])
 
     class Args:
         roster = plan["roster"]
@@ -414,7 +445,9 @@ def run_merge(state, folder_names, write_outputs):
     csv_path, json_path, lines = write_outputs(
         Args, out, reports, subs, ignored, labs, graded_labs, rubric,
         _Described(reports[0]["isolation"]), plan["mode"])
-    print("merged %d submissions; gradebook: %s; report: %s" % (len(names), csv_path, json_path))
+    print("merged %d submissions; gradebook: %s; report: %s" % (len(entries), csv_path,
+                                                               json_path))
     for line in lines:
         print(line)
     return 0
+

@@ -1,4 +1,4 @@
-"""Reading a submission directory (or a roster of them), taking only learner files.
+"""Reading a submission directory, taking only learner files (a roster of them: roster.py).
 
 A submission is the learner files named in the registry (labs/labs.json),
 any subset of them. Each may sit at its repository path
@@ -19,6 +19,7 @@ import os
 import stat
 
 import limits
+from grader import grade
 from reports import messages
 
 
@@ -118,24 +119,11 @@ def collect(path, labs):
     return files, ignored, notes
 
 
-def roster(path):
-    """(sorted [(name, directory)], ignored [str]) for a directory of submissions.
-    Names are shown printable; the directory path is used as it is."""
-    subs, ignored = [], []
-    for name in sorted(os.listdir(path)):
-        full = os.path.join(path, name)
-        shown = _shown(name)
-        if os.path.islink(full):
-            ignored.append(shown + " (symlink)")
-        elif os.path.isdir(full):
-            subs.append((shown, full))
-        else:
-            ignored.append(shown + " (not a directory)")
-    # Two odd names may print the same: keep every submission, distinctly named.
-    seen = {}
-    out = []
-    for shown, full in subs:
-        n = seen.get(shown, 0)
-        seen[shown] = n + 1
-        out.append((shown if n == 0 else "%s (%d)" % (shown, n + 1), full))
-    return out, ignored
+def of_roster(entries, labs):
+    """[grade.Submission] of a roster's entries (roster.read), each labelled
+    and identified as its entry, its files read now."""
+    subs = []
+    for e in entries:
+        files, ignored, notes = collect(e.path, labs)
+        subs.append(grade.Submission(e.label, files, ignored, notes, ident=e.id))
+    return subs

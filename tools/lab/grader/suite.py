@@ -26,7 +26,7 @@ import os
 import shutil
 import subprocess
 
-from grader import sandbox
+from grader import learner_jail
 from labs import ROOT, bin_path
 from progress import BAZEL_UI_FLAGS, run_bazel, ticking
 
@@ -116,6 +116,44 @@ class LabArtefacts:
 
     def test_names(self, kind):
         return self.hidden_test_names if kind == "hidden" else self.public_test_names
+
+
+# What the suite's hash covers (source_hash): everything a Gradescope bundle
+# carries that decides a grade (grader/instructor.py's bundle_files), but
+# the learner files (a checkout's own work; the registry holds the stubs'
+# hashes), the lessons and hints, and the grader's own unit tests.
+SOURCE_TOP = ["WORKSPACE", "BUILD", ".bazelrc", ".bazelignore"]
+SOURCE_DIRS = ["common", "labs", "solutions", "tests", "third_party", os.path.join("tools", "lab")]
+_NOT_SOURCE_DIRS = {"mutants", "hostile", "__pycache__", os.path.join("tools", "lab", "tests")}
+
+
+def source_hash(root=ROOT, labs=None):
+    """The suite's hash: 16 hexadecimal digits of the sha256 of every file
+    that decides a grade (SOURCE_TOP, SOURCE_DIRS) and of the compiler's
+    version, the same on every machine that holds the same suite. Reports
+    name it beside the course key's fingerprint."""
+    from labs import load_labs
+    learner = {lab.learner_file for lab in (labs or load_labs())}
+    digest = hashlib.sha256()
+    paths = [os.path.join(root, p) for p in SOURCE_TOP]
+    for d in SOURCE_DIRS:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, d)):
+            rel_dir = os.path.relpath(dirpath, root)
+            dirnames[:] = sorted(x for x in dirnames if not x.startswith((".", "bazel-")) and
+                                 x not in _NOT_SOURCE_DIRS and
+                                 os.path.join(rel_dir, x) not in _NOT_SOURCE_DIRS)
+            for fn in sorted(filenames):
+                rel = os.path.join(rel_dir, fn)
+                if (rel in learner or fn.endswith((".md", ".pyc")) or fn == "quiz.json" or
+                        fn.startswith("hints")):
+                    continue
+                paths.append(os.path.join(root, rel))
+    for path in paths:
+        if os.path.isfile(path) and not os.path.islink(path):
+            with open(path, "rb") as f:
+                digest.update(os.path.relpath(path, root).encode() + b"\0" + f.read() + b"\0")
+    digest.update(subprocess.run(["g++", "--version"], capture_output=True).stdout)
+    return digest.hexdigest()[:16]
 
 
 def code_digest(tools):
@@ -290,7 +328,7 @@ class Suite:
         shutil.rmtree(os.path.join(self.stage, "libroot"), ignore_errors=True)
         # The reference processes run in the same kind of jail: their libraries too.
         refs = [a.reference for a in self.artefacts.values() if os.path.exists(a.reference)]
-        self.libroot = sandbox.prepare_libroot(self.stage, [exe] + refs)
+        self.libroot = learner_jail.prepare_libroot(self.stage, [exe] + refs)
         return self.libroot
 
     def _precompile(self):

@@ -1,11 +1,11 @@
 """Where a grading run's files live: the work root and its four folders.
 
     ws = Workspace.create()                 # $MHA_GRADE_DIR, else a default
-    ws.private_dir                          # root only: caches, results, the seed secret
+    ws.private_dir                          # root only: caches, results
 
   <root>/            0711  traversable, not listable
     private/         0700  root only: cache/ (objects, linked programs), the
-                           jail roots (mnt/), the runs' result streams, seed_secret
+                           jail roots (mnt/), the runs' result streams
     jobs/            0711  the job users' own directories (slotN/compile, link, run)
     stage/           0755  what the job users must read: headers, runtime, libraries
 
@@ -13,7 +13,6 @@ Everything the grader creates is private from birth (the grading run sets
 umask 077); what the job users must read is opened on purpose.
 """
 import fcntl
-import hashlib
 import os
 import time
 
@@ -92,12 +91,12 @@ class Workspace:
         self.mnt = os.path.join(self.private_dir, "mnt")    # jail.py's root, one per namespace
         self.jobs_dir = os.path.join(self.root, "jobs")
         self.stage_dir = os.path.join(self.root, "stage")
-        self._seed_secret = None
 
     @classmethod
     def create(cls, root=None):
         """The workspace at `root` (default: work_root()), its folders made with
-        their modes and the machine's seed secret in place."""
+        their modes. (The fresh inputs' secret is the course key, course_key.py,
+        not anything of the work root: the same grade on every machine.)"""
         ws = cls(root or work_root())
         os.makedirs(ws.root, exist_ok=True)
         os.chmod(ws.root, 0o711)
@@ -106,7 +105,6 @@ class Workspace:
                         (ws.jobs_dir, 0o711), (ws.stage_dir, 0o755), (ws.mnt, 0o700)):
             os.makedirs(d, exist_ok=True)
             os.chmod(d, mode)
-        ws._seed_secret = ws._load_seed_secret()
         return ws
 
     def claim(self, log, poll=10.0):
@@ -157,37 +155,3 @@ class Workspace:
     def cache_path(self, kind, name):
         """A file of the cache: kind "obj" (compiled objects) or "bin" (linked programs)."""
         return os.path.join(self.cache_dir, kind, name)
-
-    def fresh_seed(self, what):
-        """The seed of the hidden tests' fresh random inputs for `what` (a
-        learner program's key): unpredictable without this machine's secret,
-        yet the same each time the same program is graded, so that grades are
-        deterministic. The secret lives in the private directory."""
-        if self._seed_secret is None:
-            self._seed_secret = self._load_seed_secret()
-        return int.from_bytes(hashlib.sha256(self._seed_secret + what.encode()).digest()[:8],
-                              "little")
-
-    def seed_secret(self):
-        """The secret behind fresh_seed() (to share with the Slurm tasks)."""
-        if self._seed_secret is None:
-            self._seed_secret = self._load_seed_secret()
-        return self._seed_secret
-
-    def set_seed_secret(self, secret):
-        """Grades with another machine's secret: a Slurm task takes the login
-        node's, so that every node draws the fresh inputs that machine would."""
-        path = os.path.join(self.private_dir, "seed_secret")
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(secret)
-        self._seed_secret = secret
-
-    def _load_seed_secret(self):
-        path = os.path.join(self.private_dir, "seed_secret")
-        if not os.path.exists(path):
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as f:
-                f.write(os.urandom(32))
-        with open(path, "rb") as f:
-            return f.read()

@@ -35,6 +35,15 @@ def pad(text, width):
     return text + " " * max(0, width - display_width(text))
 
 
+def after(head, tail, latin=" ", wide=""):
+    """`head` then `tail`, joined as the script `head` ends in joins them: by
+    `latin` after a Latin character ("Right. because", "failing: 3/9"), by
+    `wide` after a wide one, whose full-width punctuation carries its own space
+    ("答对了。因为", and a full-width colon: "未通过：3/9")."""
+    ends_wide = bool(head) and display_width(head[-1]) == 2
+    return head + (wide if ends_wide else latin) + tail
+
+
 # A place a line may break: after spaces, or before and after a wide
 # character (Chinese and Japanese break between any two characters), but
 # never before closing punctuation such as "，" "。" "）" (a line must not

@@ -29,7 +29,7 @@ import os
 import random
 
 from labs import ROOT, load_labs
-from learner.console import FAILED, OK, USAGE, err, lab_arg
+from learner.console import FAILED, OK, USAGE, after, err, lab_arg
 from learner.i18n import _
 
 STAGES = ("before", "check", "after")
@@ -51,6 +51,15 @@ UI = {
     "stopped": "stopped: {answered} of {count} answered, {first} right at the first try",
     "done": "done: {first} of {count} right at the first try",
 }
+
+
+def said(words, option):
+    """The verdict on one option and its explanation, as the learner reads them
+    after choosing it ("Right. because ..." / "答对了。因为……": no space after a
+    full-width full stop). words: labels() of the quiz's language. The terminal
+    and the reader's page both show this."""
+    verdict = words["right"] if option["correct"] else words["wrong"]
+    return after(verdict, option["why"])
 
 
 def ui_messages():
@@ -206,7 +215,7 @@ def run_quiz(lab, data, read=input, write=print, words=None, title=None):
                 return first_try, answered
             tries += 1
             o = q["options"][k]
-            write("  %s %s" % (words["right"] if o["correct"] else words["wrong"], o["why"]))
+            write("  " + said(words, o))
             if o["correct"]:
                 break
         answered += 1

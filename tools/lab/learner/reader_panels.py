@@ -106,8 +106,12 @@ def quiz_payload(lab, page, root=ROOT):
         return None
     # The page's language: its questions, options, explanations and the quiz's
     # own words from the quiz catalogue (po/quiz/), English where it has none.
-    return {"key": lab.dir, "questions": quiz.translated(data, page, root)["questions"],
-            "labels": quiz.labels(page, root)}
+    # Each option carries what the learner reads once it is chosen (quiz.said:
+    # the verdict and its explanation, spaced as the page's language spaces them).
+    words = quiz.labels(page, root)
+    questions = [dict(q, options=[dict(o, said=quiz.said(words, o)) for o in q["options"]])
+                 for q in quiz.translated(data, page, root)["questions"]]
+    return {"key": lab.dir, "questions": questions, "labels": words}
 
 
 def views(root=ROOT, extra_views=None):

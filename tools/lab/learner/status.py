@@ -8,7 +8,7 @@ from labs import load_labs
 from learner import files
 from learner import i18n
 from learner.bazel import Bazel
-from learner.console import OK, WIDTH, display_width, err, pad, wrap
+from learner.console import OK, WIDTH, after, display_width, err, pad, wrap
 from learner.i18n import N_, _, ngettext
 from learner.public_tests import lab_states, next_lab
 from learner.results import count_text, shown
@@ -28,7 +28,7 @@ def status_lines(states, labs, width=WIDTH):
         head = "%s %-2d  %s  %s" % (_("lab"), lab.number, pad(i18n.title(lab), tw),
                                     _(STATES[state]))
         if r is not None and state == "failing" and count_text(r) and not r.error:
-            head += ": " + count_text(r)
+            head = after(head, count_text(r), ": ", "：")
         lines.append(head.rstrip())
         indent = " " * 8
         if r is not None and state == "passing":

@@ -74,6 +74,9 @@ def scoreboard(report):
           (" ..." if len(report["ignored_files"]) > 20 else ""))
     for n in report.get("notes", []):
         w("note: %s\n" % n)
+    if report.get("course_key"):
+        w("graded with course key %s, suite %s\n" % (report["course_key"],
+                                                      report.get("suite") or "?"))
     return out.getvalue()
 
 
@@ -83,6 +86,11 @@ def write_roster_json(reports, isolation, rubric, roster_name, mode, ignored, pa
     data = {"roster": roster_name, "mode": mode, "ignored": ignored,
             "isolation": isolation.describe(), "rubric_errors": rubric.errors,
             "submissions": [deterministic(r) for r in reports]}
+    # Which course key and suite graded the class (every report names its own).
+    for field in ("course_key", "suite"):
+        values = sorted({r.get(field) for r in reports if r.get(field)})
+        if values:
+            data[field] = values[0] if len(values) == 1 else values
     if klass is not None:
         data["class"] = klass
     with open(path, "w") as f:
@@ -154,7 +162,7 @@ def gradescope(report, rubric=None):
         for i, t in enumerate(r["tests"], 1):
             policy = rubric.feedback(r["dir"], t["name"]) if rubric else "full"
             out = (feedback.shown(t["message"], policy, r["status"], t.get("mistake"))
-                   if not t["passed"] else "")
+                   if not t["passed"] else t.get("withheld", ""))
             tests.append({"name": "Lab %d: %s" % (r["lab"], t["name"]),
                           "number": "%d.%d" % (r["lab"], i),
                           "score": t["points"], "max_score": t["max_points"],

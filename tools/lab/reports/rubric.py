@@ -4,13 +4,28 @@
       "default_points": 1,                  # every hidden test not listed below
       "limits": {"test_seconds": 10, "lab_seconds": 60, "memory_mb": 2048},
       "gradescope": {"visibility": "visible"},
+      "argument_checks": ["*Arguments.*", "*.Reject*"],
       "labs": {
         "03_output_projection": {
           "points": {"MultiHeadAttention.MatchesTorchMultiheadAttention": 3},
+          "weight_draws": ["MultiHeadAttentionWeights.*"],
           "limits": {"lab_seconds": 120}
         }
       }
     }
+
+Argument checks earn their points only beside a passing computation: a
+test whose "Suite.Name" matches a pattern of "argument_checks" (fnmatch,
+case-sensitive) scores only when another test of its lab passes that is
+neither an argument check nor a weight draw. A file that computes nothing
+but checks its arguments as the header says earns nothing (score(); the
+reports say why). "weight_draws" (per lab, patterns too) names the tests
+that reward drawing the seeded weights: real work that scores on its own,
+but is no computation of the lab's function; the degenerate catalogue
+(checks/degenerate.py) allows them and nothing else. Both lists apply to
+the public tests' names as well (a public suite ends in "Public"), which
+the degenerate catalogue reads; a weight_draws pattern must match a hidden
+test of its lab unless its suite ends in "Public".
 
 A test named in "points" that the lab does not have (a typo, a renamed
 test) is an error: the grader reports it on the scoreboard and in every
@@ -24,6 +39,7 @@ per lab ("visibility", "feedback") and per test ("tests": {name:
 class report's similarity check (class_report.DEFAULTS). Every value is
 checked; a bad one is an error like a misnamed test, and its default is used.
 """
+import fnmatch
 import json
 import os
 
@@ -38,8 +54,14 @@ FEEDBACK = feedback.POLICIES          # full, misconception, points
 # The class report's similarity check; the defaults live in class_report.DEFAULTS.
 SIMILARITY = {"threshold": (0, 100), "min_tokens": (0, None), "max_copies": (1, None),
               "min_run": (2, None)}
-_TOP_KEYS = {"about", "default_points", "limits", "gradescope", "similarity", "labs"}
-_LAB_KEYS = {"about", "points", "limits", "visibility", "feedback", "tests"}
+_TOP_KEYS = {"about", "default_points", "limits", "gradescope", "similarity", "argument_checks",
+             "labs"}
+_LAB_KEYS = {"about", "points", "limits", "visibility", "feedback", "tests", "weight_draws"}
+# When the rubric names none: a suite of argument checks, and a test that
+# says it rejects or throws.
+DEFAULT_ARGUMENT_CHECKS = ["*Arguments.*", "*.Reject*", "*Rejected", "*Throws*"]
+WITHHELD = ("passed, but an argument check earns its points only beside a passing "
+            "computation: no other test of this lab passed")
 _TEST_KEYS = {"visibility", "feedback"}
 
 
@@ -54,6 +76,22 @@ class Rubric:
     def points(self, lab_dir, test):
         return float(self.lab(lab_dir).get("points", {}).get(
             test, self.data.get("default_points", 1)))
+
+    def is_argument_check(self, lab_dir, test):
+        return _matches(test, self.data.get("argument_checks", DEFAULT_ARGUMENT_CHECKS))
+
+    def is_weight_draw(self, lab_dir, test):
+        return _matches(test, self.lab(lab_dir).get("weight_draws", []))
+
+    def score(self, lab_dir, results):
+        """{test: points} for one lab's {test: passed}: the rubric's points for
+        every passed test, except that argument checks score only when a test
+        that is neither an argument check nor a weight draw passed too."""
+        computes = any(ok and not self.is_argument_check(lab_dir, t) and
+                       not self.is_weight_draw(lab_dir, t) for t, ok in results.items())
+        return {t: self.points(lab_dir, t) if ok and (computes or
+                                                       not self.is_argument_check(lab_dir, t))
+                else 0.0 for t, ok in results.items()}
 
     def limits(self, lab_dir):
         out = dict(DEFAULT_LIMITS)
@@ -119,6 +157,7 @@ def load(labs, tests, path=PATH):
         errors.append("gradescope.%s is not a setting (known: feedback, visibility)" % k)
         del gs[k]
     _similarity(_object(data, "similarity", "similarity", errors), errors)
+    _patterns(data, "argument_checks", "rubric", errors)
     known = {lab.dir: lab for lab in labs}
     for lab_dir, entry in sorted(_object(data, "labs", "labs", errors).items()):
         if lab_dir not in known:
@@ -132,6 +171,21 @@ def load(labs, tests, path=PATH):
         _lab(entry, lab_dir, known[lab_dir],
              set(tests[lab_dir]) if lab_dir in tests else None, data, errors)
     return Rubric(data, errors)
+
+
+def _matches(test, patterns):
+    return any(fnmatch.fnmatchcase(test, p) for p in patterns)
+
+
+def _patterns(obj, key, where, errors):
+    """obj[key] as a list of strings (an error, and the entry dropped, otherwise)."""
+    if key not in obj:
+        return
+    v = obj[key]
+    if not isinstance(v, list) or not all(isinstance(p, str) and p for p in v):
+        errors.append("%s.%s must be a list of test-name patterns such as \"*Arguments.*\", "
+                      "not %r" % (where, key, v))
+        del obj[key]
 
 
 def _number(v):
@@ -196,6 +250,14 @@ def _lab(entry, lab_dir, lab, known_tests, data, errors):
         elif known_tests is not None and test not in known_tests:
             errors.append("rubric lists %s for lab %d, which has no such hidden test"
                           % (test, lab.number))
+    _patterns(entry, "weight_draws", "labs.%s" % lab_dir, errors)
+    for p in entry.get("weight_draws", []):
+        # A pattern for public tests only ("SuitePublic.*") has no hidden test to match.
+        if p.split(".", 1)[0].endswith("Public"):
+            continue
+        if known_tests is not None and not any(fnmatch.fnmatchcase(t, p) for t in known_tests):
+            errors.append("labs.%s.weight_draws: %r matches no hidden test of lab %d"
+                          % (lab_dir, p, lab.number))
     entry["limits"] = _limits(entry.get("limits", {}), "%s: limits" % lab_dir, errors)
     _choice(entry, "visibility", VISIBILITIES, "labs.%s" % lab_dir, errors)
     _choice(entry, "feedback", FEEDBACK, "labs.%s" % lab_dir, errors)

@@ -168,3 +168,29 @@ def test_the_submission_report_says_how_it_was_graded(g):
 def test_an_unknown_mode_is_refused_by_name(g):
     with pytest.raises(ValueError, match="'partial'"):
         grade_one(g, {1: passing_source(1)}, mode="partial")
+
+
+def test_an_argument_check_scores_nothing_when_no_computation_passes(workdir):
+    g = make_grading(workdir, rubric={"argument_checks": ["*.Edge"]})
+    rep = grade_one(g, {2: b"PASS B.Edge\n"}, labs=g.labs[1:])
+    two = lab_report(rep, 2)
+    edge = [t for t in two["tests"] if t["name"] == "B.Edge"][0]
+    assert edge["passed"] and edge["points"] == 0 and edge["max_points"] == 1
+    assert "only beside a passing computation" in edge["withheld"]
+    assert two["points"] == 0 and two["passed"] == 1
+    assert any("1 argument check passed but scores nothing" in n for n in two["notes"])
+
+
+def test_an_argument_check_scores_beside_a_passing_computation(workdir):
+    g = make_grading(workdir, rubric={"argument_checks": ["*.Edge"]})
+    rep = grade_one(g, {2: b"PASS B.Edge\nPASS B.Values\n"}, labs=g.labs[1:])
+    two = lab_report(rep, 2)
+    assert two["points"] == 2 and not any("withheld" in t for t in two["tests"])
+
+
+def test_a_weight_draw_alone_does_not_unlock_the_argument_checks(workdir):
+    g = make_grading(workdir, rubric={"argument_checks": ["*.Edge"],
+                                      "labs": {"02_beta": {"weight_draws": ["B.Shape"]}}})
+    rep = grade_one(g, {2: b"PASS B.Edge\nPASS B.Shape\n"}, labs=g.labs[1:])
+    points = {t["name"]: t["points"] for t in lab_report(rep, 2)["tests"]}
+    assert points == {"B.Shape": 1, "B.Values": 0, "B.Edge": 0}

@@ -1,9 +1,9 @@
-"""hostile.assemble: the one learner file a hostile case submits, made from its trick."""
+"""hostile_cases.assemble: the one learner file a hostile case submits, made from its trick."""
 import os
 
 import pytest
 
-from checks import hostile
+from checks import hostile_cases as hostile
 from labs import load_labs
 
 LABS = load_labs()
@@ -22,6 +22,8 @@ def case(corpus, trick, expect=None):
 
 def test_every_case_of_the_corpus_assembles_into_one_file_without_directives():
     for c in hostile.load_cases(LABS):
+        if c.kind == "roster":          # a whole roster: its folders take other files
+            continue
         text = hostile.assemble(c)
         assert "//@" not in text, c.name
         assert '#include "labs/%s/%s.h"' % (c.lab.dir, c.lab.target) in text, c.name

@@ -2,7 +2,6 @@
 deliverable 5): the host's secret places made private, Landlock for the
 compiler, a job's System V IPC objects removed with it, and a compile cache
 that never serves an object built behind a weaker wall."""
-import ctypes
 import json
 import os
 import subprocess
@@ -10,7 +9,9 @@ import subprocess
 import pytest
 
 from grader import grade
+from grader import ipc
 from grader import jail
+from grader import learner_jail
 from grader import sandbox
 from grading_fakes import make_grading, passing_source
 
@@ -47,31 +48,66 @@ def test_the_ipc_objects_of_a_uid_are_those_it_created_or_owns(workdir):
     for kind, text in (("shm", SHM), ("msg", MSG), ("sem", SEM)):
         (workdir / kind).write_text(text)
     # Segment 8 was handed to root with IPC_SET: its creator is still the job's uid.
-    assert sandbox.ipc_objects_of(1500, str(workdir)) == [("shm", 7), ("shm", 8), ("msg", 3)]
-    assert sandbox.ipc_objects_of(7, str(workdir)) == [("sem", 4)]
+    assert ipc.objects_of(1500, str(workdir)) == [("shm", 7), ("shm", 8), ("msg", 3)]
+    assert ipc.objects_of(7, str(workdir)) == [("sem", 4)]
+
+
+MAKE_SEGMENT = """
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+ident = libc.shmget(0, 4096, 0o1666)          # IPC_PRIVATE, IPC_CREAT | 0666
+buf = (ctypes.c_byte * 256)()                 # struct shmid64_ds, uid at offset 4 (ipc64_perm)
+libc.shmctl(ident, 2, buf)                    # IPC_STAT
+ctypes.c_uint32.from_buffer(buf, 4).value = int(sys.argv[1])
+assert libc.shmctl(ident, 1, buf) == 0        # IPC_SET: the owner is now sys.argv[1]
+print(ident)
+"""
+
+
+def segment_given_away(uid, to=65534):
+    """A segment `uid` made and handed to `to` (its creator stays `uid`)."""
+    out = subprocess.run(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups",
+                          "/usr/bin/python3", "-I", "-S", "-c", MAKE_SEGMENT, str(to)],
+                         capture_output=True, text=True, check=True).stdout
+    return int(out)
 
 
 @ROOT_ONLY
-def test_a_segment_a_job_made_and_gave_away_is_removed_with_the_job():
+def test_a_segment_a_job_gave_away_is_removed_as_its_uid_even_without_cap_sys_admin():
     from grader.uids import claim_uid
     uid = claim_uid()
-    made = """
-import ctypes, os
-libc = ctypes.CDLL(None, use_errno=True)
-ident = libc.shmget(0, 4096, 0o1666)          # IPC_PRIVATE, IPC_CREAT | 0666
-print(ident)
-"""
-    out = subprocess.run(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups",
-                          "/usr/bin/python3", "-I", "-S", "-c", made],
-                         capture_output=True, text=True, check=True).stdout
-    ident = int(out)
-    assert ident >= 0 and ("shm", ident) in sandbox.ipc_objects_of(uid)
-    assert sandbox.remove_ipc_of(uid) == 1
-    assert sandbox.ipc_objects_of(uid) == []
+    ident = segment_given_away(uid)
+    assert ("shm", ident) in ipc.objects_of(uid)
+    # Root without CAP_SYS_ADMIN (Docker's, Gradescope's) may not remove it
+    # itself: the removal runs as the job's uid, its creator.
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = ("import sys; sys.path.insert(0, %r)\nfrom grader import ipc\n"
+            "print(ipc.remove_job_objects(%d))" % (here, uid))
+    p = subprocess.run(["capsh", "--drop=cap_sys_admin", "--", "-c",
+                        "/usr/bin/python3 -c '%s'" % code.replace("'", "'\\''")],
+                       capture_output=True, text=True)
+    assert p.stdout.strip() == "1", p.stderr
+    assert ipc.objects_of(uid) == []
+
+
+@ROOT_ONLY
+def test_a_clean_up_that_fails_stops_the_grading_naming_the_object(monkeypatch):
+    from grader.uids import claim_uid
+    uid = claim_uid()
+    ident = segment_given_away(uid)
+    try:
+        monkeypatch.setattr(ipc.process, "run", lambda *a, **k: ipc.process.Result(
+            1, "ipcrm: permission denied", False, 0.0))      # as if ipcrm failed
+        with pytest.raises(ipc.IpcCleanupError, match="shared memory segment %d" % ident):
+            ipc.remove_job_objects(uid)
+    finally:
+        monkeypatch.undo()
+        ipc.remove_job_objects(uid)
+    assert ipc.objects_of(uid) == []
 
 
 def test_a_posix_message_queue_cannot_be_made_by_a_learners_process():
-    argv = sandbox._prlimit(256, 5, 1, 16, 32)
+    argv = learner_jail.prlimit(256, 5, 1, 16, 32)
     assert "--msgqueue=0" in argv
 
 
@@ -113,7 +149,8 @@ def test_landlock_lets_the_compiler_work_and_refuses_a_file_every_user_may_read(
     (work / "a.cc").write_text('asm(".section .rodata\\n.incbin \\"%s\\"\\n.previous");\n'
                                "int main() { return 0; }\n" % secret)
     os.chmod(work / "a.cc", 0o644)
-    spec = {"landlock": True, "mnt": "", "ro": [], "rw": [str(work)], "uid": uid,
+    spec = {"landlock": True, "launcher": learner_jail.build_launcher(str(workdir)),
+            "mnt": "", "ro": [], "rw": [str(work)], "uid": uid,
             "cwd": str(work), "env": {"PATH": "/usr/bin:/bin", "TMPDIR": str(work)},
             "rlimits": {}, "cgroup": "", "argv": ["sh", "-c", "g++ -c a.cc -o a.o; "
                                                   "g++ -x c++ -c /dev/null -o b.o && echo built"]}
@@ -128,6 +165,51 @@ def test_landlock_lets_the_compiler_work_and_refuses_a_file_every_user_may_read(
 def test_the_objects_an_earlier_grading_left_are_found_by_the_uid_range(workdir):
     for kind, text in (("shm", SHM), ("msg", MSG), ("sem", SEM)):
         (workdir / kind).write_text(text)
-    assert sandbox.ipc_objects_in_range(1000, 1000, str(workdir)) == [
+    assert ipc.objects_in_range(1000, 1000, str(workdir)) == [
         ("shm", 7, 1500), ("shm", 8, 1500), ("msg", 3, 1500)]
-    assert sandbox.ipc_objects_in_range(2000, 10, str(workdir)) == []
+    assert ipc.objects_in_range(2000, 10, str(workdir)) == []
+
+
+LEARNER_TRIES = """
+import socket, sys
+port, secret = int(sys.argv[1]), sys.argv[2]
+for what, act in (("connect", lambda s: s.connect(("127.0.0.1", port))),
+                  ("bind", lambda s: s.bind(("127.0.0.1", 0)))):
+    s = socket.socket()
+    try:
+        act(s)
+        print(what, "ok")
+    except OSError as e:
+        print(what, "refused", e.errno)
+try:
+    print("read", open(secret).read().strip())
+except OSError as e:
+    print("read refused", e.errno)
+"""
+
+
+@LANDLOCK
+def test_a_learner_process_in_its_domain_reaches_no_tcp_port_and_reads_nothing_outside(workdir):
+    import socket
+    from grader.uids import claim_uid
+    if jail.landlock_abi() < 4:
+        pytest.skip("Landlock ABI %d has no network rules" % jail.landlock_abi())
+    os.chmod(workdir, 0o711)
+    secret = workdir / "notes.txt"
+    secret.write_text("MHA-READABLE-SECRET\n")
+    os.chmod(secret, 0o644)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    launcher = learner_jail.build_launcher(str(workdir))
+    seen = {}
+    for landlock in (True, False):          # without the domain, the same tries succeed
+        argv = learner_jail.launch(launcher, str(workdir / "jail"), claim_uid(), False, landlock, [
+            "/usr/bin/python3", "-I", "-S", "-c", LEARNER_TRIES, str(port), str(secret)])
+        seen[landlock] = subprocess.run(argv, capture_output=True, text=True).stdout
+    assert "connect refused" in seen[True] and "bind refused" in seen[True], seen[True]
+    assert "read refused" in seen[True] and "MHA-READABLE-SECRET" not in seen[True]
+    assert "connect ok" in seen[False] and "MHA-READABLE-SECRET" in seen[False]
+    listener.close()

@@ -247,3 +247,16 @@ def test_imports_follow_the_branch_a_kit_takes():
               "def f():\n    from reports import messages\n")
     assert kit.imported_names(source) == ["os", "learner", "learner.cli", "kit_only",
                                           "reports", "reports.messages"]
+
+
+def test_a_kit_that_holds_the_course_key_is_refused(workdir, monkeypatch):
+    from grader import course_key
+    key = course_key.new(str(workdir / "course.key"))
+    monkeypatch.setattr(course_key, "DEFAULT", key.path)
+    kit_dir = workdir / "kit"
+    (kit_dir / "notes").mkdir(parents=True)
+    (kit_dir / "notes" / "keep.txt").write_text("mine: " + key.secret.hex() + "\n")
+    (kit_dir / "course.key").write_text(key.text())
+    problems = kit.leaks(str(kit_dir))
+    assert any("notes/keep.txt holds the course key" in p for p in problems)
+    assert any("course.key holds the course key" in p for p in problems)

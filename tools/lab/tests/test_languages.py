@@ -129,6 +129,25 @@ def test_status_lines_stay_aligned_with_chinese_titles(monkeypatch):
     assert len(columns) == 1
 
 
+def test_a_chinese_state_takes_a_full_width_colon_before_its_count(monkeypatch):
+    from labs import load_labs
+    from learner import results, status
+    lab = load_labs()[0]
+    r = results.LabResult(lab)
+    r.passed, r.total = 5, 8
+    monkeypatch.setattr(status, "_", lambda s: {"failing": "未通过"}.get(s, s))
+    monkeypatch.setattr(status, "count_text", lambda r: "5/8 个公开测试通过")
+    head = status.status_lines([(lab, "failing", r)], [lab])[0]
+    assert head.endswith("未通过：5/8 个公开测试通过")
+
+
+def test_after_joins_as_the_script_of_the_first_part_does():
+    assert console.after("Not quite.", "why") == "Not quite. why"
+    assert console.after("不太对。", "没有") == "不太对。没有"
+    assert console.after("failing", "3/9", ": ", "：") == "failing: 3/9"
+    assert console.after("未通过", "3/9", ": ", "：") == "未通过：3/9"
+
+
 def test_the_provisional_scoreboard_stays_aligned_with_chinese_titles(monkeypatch):
     from labs import load_labs
     from learner import provisional

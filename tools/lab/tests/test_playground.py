@@ -235,7 +235,7 @@ def test_a_failing_lab_is_told_in_the_pages_language():
               "detail": "T.X: lab 15: gpt_loss_and_grads is not implemented yet, see "
                         "docs/15_mini_gpt.md"}
     es = reader_server.translated(status, "es")
-    assert "todavía no está implementado" in es["detail"]
+    assert "todavía no está implementada" in es["detail"]
     assert reader_server.translated(status, "xx")["detail"] == status["detail"]
 
 

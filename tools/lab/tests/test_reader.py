@@ -220,6 +220,25 @@ def test_a_translated_page_asks_its_quiz_in_its_language(site):
     assert [q["id"] for q in es["questions"]] == [q["id"] for q in en["questions"]]
 
 
+def test_a_verdict_ending_in_a_full_width_stop_is_followed_by_its_explanation_directly():
+    options = _question()["options"]
+    chinese = {"right": "答对了。", "wrong": "不太对。"}
+    assert quiz.said(chinese, options[0]) == "答对了。because 0"
+    assert quiz.said(chinese, options[1]) == "不太对。because 1"
+    assert quiz.said(quiz.labels(None), options[1]) == "Not quite. because 1"
+
+
+def test_the_page_quiz_joins_each_verdict_and_explanation_as_its_language_writes_them(site):
+    zh = _quiz_of(_read(site, "zh-CN/02_batched_attention.html"))
+    wrong, right = zh["questions"][0]["options"][0], zh["questions"][0]["options"][2]
+    assert zh["labels"]["wrong"] == "不太对。" and not wrong["correct"]
+    assert wrong["said"] == "不太对。" + wrong["why"] and not wrong["why"].startswith(" ")
+    assert right["said"] == "答对了。" + right["why"]
+    en = _quiz_of(_read(site, "en/02_batched_attention.html"))
+    assert en["questions"][0]["options"][0]["said"] == \
+        "Not quite. " + en["questions"][0]["options"][0]["why"]
+
+
 def test_a_string_the_catalogue_lacks_is_shown_in_english():
     q = _quiz()
     q["questions"][0]["question"] = "A model has d_model = 512 and 8 heads. By what number " \
@@ -348,7 +367,7 @@ def test_the_last_runs_failure_is_shown_in_the_pages_language():
     assert state == "failing" and nxt == "./lab watch 2"
     assert "0/9 tests públicos pasan" in lines
     failure = [l for l in lines if l.startswith("primer fallo: ")]
-    assert failure and "todavía no está implementado" in failure[0]
+    assert failure and "todavía no está implementada" in failure[0]
     assert "docs/es/02_batched_attention.md" in failure[0]
     with speaking("en"):
         assert "0/9 public tests pass" in reader_panels.status_of(labs[1], labs, runs)[1]

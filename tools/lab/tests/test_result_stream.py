@@ -5,6 +5,7 @@ import types
 
 from grader import grade
 from grader import runner
+from reports import rubric as rubric_mod
 
 DOC = "docs/02_batched_attention.md"
 NO_SCALE = {"name": "no_scale", "words": "scores not scaled by 1/sqrt(d_head)", "doc": DOC,
@@ -42,7 +43,7 @@ def test_lines_that_are_not_verdicts_are_skipped():
 
 
 def _rubric():
-    return types.SimpleNamespace(points=lambda d, n: 1.0)
+    return rubric_mod.Rubric({"default_points": 1}, [])  # every test 1 point
 
 
 LAB = types.SimpleNamespace(number=2, dir="02_batched_attention", title="Attention")

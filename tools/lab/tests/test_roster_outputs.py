@@ -7,7 +7,10 @@ import csv
 import json
 import os
 
+import pytest
+
 from grader import instructor
+from grader import roster
 from grading_fakes import TESTS, make_grading, passing_source
 from reports import class_report
 from reports import report
@@ -38,16 +41,22 @@ def grade_roster(workdir, folders):
         return status, out, json.load(f)
 
 
-def test_names_that_clean_to_one_folder_get_distinct_folders_and_keep_their_marks(workdir):
-    status, out, data = grade_roster(workdir, {b"bob smith": passing_source(1),
-                                               b"bob_smith": b"// nothing\n"})
-    assert status == 0
-    seen = {}
+def folders_by(out, field):
+    """{the report's `field`: its output folder} over a graded roster's folders."""
+    found = {}
     for folder in os.listdir(out):
         path = os.path.join(out, folder, "report.json")
         if os.path.exists(path):
             with open(path) as f:
-                seen[json.load(f)["submission"]] = folder
+                found[json.load(f)[field]] = folder
+    return found
+
+
+def test_names_that_clean_to_one_folder_get_distinct_folders_and_keep_their_marks(workdir):
+    status, out, data = grade_roster(workdir, {b"bob smith": passing_source(1),
+                                               b"bob_smith": b"// nothing\n"})
+    assert status == 0
+    seen = folders_by(out, "submission")
     assert set(seen) == {"bob smith", "bob_smith"}
     assert seen["bob_smith"] == "bob_smith" and seen["bob smith"].startswith("bob_smith-")
     by = {s["submission"]: s["points"] for s in data["submissions"]}
@@ -55,10 +64,46 @@ def test_names_that_clean_to_one_folder_get_distinct_folders_and_keep_their_mark
 
 
 def test_folder_names_are_distinct_whatever_the_names():
-    names = ["bob smith", "bob_smith", "Bob_Smith", "bob?smith", "..", ".", "", "bob_smith-2"]
-    folders = instructor.folder_names(names)
+    names = ["bob smith", "bob_smith", "Bob_Smith", "bob?smith", "..", ".", "", "bob_smith-2",
+             "caf\udcff", "caf\udcfe"]
+    folders = roster.folder_names(names)
     assert len({f.lower() for f in folders.values()}) == len(names)
     assert all(f not in (".", "..") and "/" not in f for f in folders.values())
+
+
+def test_three_learners_whose_names_print_alike_get_three_rows_with_their_own_grades(workdir):
+    # The issue's roster: "alice", "alice " (a trailing space) and a third
+    # folder really named "alice (2)", the name the old grader gave the second.
+    status, out, data = grade_roster(workdir, {b"alice": passing_source(1),
+                                               b"alice ": b"PASS A.Shape\n",
+                                               b"alice (2)": b"// nothing\n"})
+    assert status == 0
+    by_id = {s["submission_id"]: s for s in data["submissions"]}
+    assert {k: v["points"] for k, v in by_id.items()} == {
+        "alice": 2 * len(TESTS[1]), "alice\\x20": 2, "alice (2)": 0}
+    labels = [s["submission"] for s in data["submissions"]]
+    assert len(set(labels)) == 3 and "alice (2)" in labels
+    twins = [l for l in labels if l != "alice (2)"]
+    assert all(l.startswith("alice [2 folders print alike") for l in twins)
+    with open(os.path.join(out, "gradebook.csv"), newline="") as f:
+        rows = list(csv.reader(f))[1:]
+    assert sorted(r[0] for r in rows) == sorted(labels)
+    folders = folders_by(out, "submission_id")
+    assert folders["alice"] == "alice" and folders["alice (2)"] != folders["alice\\x20"]
+    assert len(set(folders.values())) == 3
+
+
+def test_labels_stay_distinct_when_a_name_is_chosen_to_look_like_anothers_label():
+    forged = 'alice [2 folders print alike; this one is "alice\\x20"]'
+    ids = ["alice", "alice ", forged, "caf\udcff", "caf\udcfe"]
+    labels = roster.labels(ids)
+    assert len(set(labels.values())) == len(ids)
+    assert labels["caf\udcff"] != labels["caf\udcfe"] and "\\xff" in labels["caf\udcff"]
+
+
+def test_a_roster_whose_entries_cannot_be_told_apart_is_refused_naming_them(workdir):
+    with pytest.raises(roster.RosterError, match='"alice" and "alice"'):
+        roster.entries(str(workdir), ["alice", "alice"])
 
 
 def test_a_name_that_is_a_formula_is_text_in_the_gradebook(workdir):

@@ -11,7 +11,8 @@ from grader import uids
 
 
 def iso(**kw):
-    args = dict(root=True, setuid=True, chroot=True, namespaces=True, pidns=True)
+    args = dict(root=True, setuid=True, chroot=True, namespaces=True, pidns=True,
+                launcher="/private/launch")
     args.update(kw)
     return sandbox.Isolation(**args)
 
@@ -39,32 +40,59 @@ def claims(tmp_path, monkeypatch):
     return tmp_path / "claims"
 
 
+def learner_spec(argv):
+    """What the launcher (launch.cc) is told, at the end of a learner's argv."""
+    at = argv.index("/private/launch")
+    spec = {"read": []}
+    words = argv[at + 1:]
+    for i, word in enumerate(words):
+        if word == "--":
+            spec["argv"] = words[i + 1:]
+            break
+        key, _, value = word.partition("=")
+        if key == "read":
+            spec["read"].append(value)
+        else:
+            spec[key] = value
+    return spec
+
+
 def test_a_learner_process_runs_as_the_jobs_user_in_its_jail_without_network():
-    argv = sandbox.learner_argv("/jail", iso(), FakeJob(1500000123), 2048)
-    joined = " ".join(argv)
+    argv = iso().learner_argv("/jail", FakeJob(1500000123), 2048)
     assert "--net" in argv
     assert "--as=%d" % (2048 << 20) in argv
-    assert "--userspec=1500000123:1500000123" in joined
-    assert argv[-2:] == ["/jail", "/server"]
-    assert "env" in joined and "-i" in argv     # a clean environment
+    spec = learner_spec(argv)
+    assert spec["uid"] == "1500000123"
+    assert spec["root"] == "/jail" and spec["argv"] == ["/server"] and spec["read"] == ["/"]
+    assert "env" in " ".join(argv) and "-i" in argv     # a clean environment
+
+
+def test_where_the_kernel_has_landlock_the_learner_process_runs_in_a_domain():
+    assert learner_spec(iso(learner_landlock=7).learner_argv(
+        "/jail", FakeJob(7001), 64))["landlock"] == "1"
+    assert learner_spec(iso(learner_landlock=0).learner_argv(
+        "/jail", FakeJob(7001), 64))["landlock"] == "0"
+    summary = iso(namespaces=False, learner_landlock=7).describe()["summary"]
+    assert "learner process under Landlock (no TCP)" in summary
 
 
 def test_a_learner_process_gets_its_own_pid_namespace_so_its_orphans_die_with_it():
-    argv = sandbox.learner_argv("/jail", iso(), FakeJob(1500000123), 2048)
+    argv = iso().learner_argv("/jail", FakeJob(1500000123), 2048)
     assert "--pid" in argv and "--fork" in argv and "--kill-child" in argv
 
 
-def test_without_chroot_the_learner_process_still_changes_user():
-    argv = sandbox.learner_argv("/jail", iso(chroot=False, namespaces=False), FakeJob(5000), 100)
+def test_without_chroot_the_learner_process_still_changes_user_and_reads_its_jail():
+    argv = iso(chroot=False, namespaces=False).learner_argv("/jail", FakeJob(5000), 100)
     assert "--net" not in argv
-    assert any(a.startswith("--reuid=") for a in argv)
-    assert argv[-1] == "/jail/server"
+    spec = learner_spec(argv)
+    assert spec["uid"] == "5000" and spec["root"] == "" and spec["argv"] == ["/jail/server"]
+    assert "/jail" in spec["read"] and "/usr" in spec["read"]
 
 
 def test_without_root_only_limits_remain_and_the_report_says_so():
     i = sandbox.Isolation(False, False, False, False)
-    argv = sandbox.learner_argv("/jail", i, FakeJob(None), 100)
-    assert not any(a.startswith(("--reuid", "--userspec")) for a in argv)
+    argv = i.learner_argv("/jail", FakeJob(None), 100)
+    assert argv[-1] == "/jail/server" and "/private/launch" not in argv
     assert "limits only" in i.describe()["summary"]
 
 

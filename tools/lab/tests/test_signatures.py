@@ -58,6 +58,11 @@ def test_a_function_the_header_does_not_declare_is_named(tmp_path):
     assert "gone" in p and "does not declare" in p
 
 
+def test_an_explicit_constructor_is_a_constructor(tmp_path):
+    header = HEADER.replace("  Layer(int d_model", "  explicit Layer(int d_model")
+    assert signatures.problems(_lab(tmp_path, header, REMOTE), str(tmp_path)) == []
+
+
 def test_every_lab_of_the_repository_agrees_with_its_remote_interface():
     for lab in load_labs():
         assert signatures.problems(lab) == [], lab.dir

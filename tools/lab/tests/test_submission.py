@@ -1,9 +1,9 @@
-"""submission.collect and submission.roster: what a submission directory yields."""
+"""submission.collect and roster.read: what a submission directory yields."""
 import os
 import subprocess
 
 import limits
-from grader import submission
+from grader import roster, submission
 from labs import load_labs
 
 LABS = load_labs()
@@ -79,8 +79,8 @@ def test_shows_names_with_control_characters_escaped(tmp_path):
 def test_roster_keeps_two_submissions_whose_names_print_the_same(tmp_path):
     os.mkdir(str(tmp_path / "a\x07"))
     os.mkdir(str(tmp_path / "a\x08"))
-    subs, _ = submission.roster(str(tmp_path))
-    names = [n for n, _ in subs]
+    entries, _ = roster.read(str(tmp_path))
+    names = [e.label for e in entries]
     assert len(names) == 2 and len(set(names)) == 2
     assert all("\x07" not in n and "\x08" not in n for n in names)
 

@@ -1,4 +1,4 @@
-"""workspace: where a grading run's files live, and the seed of the fresh inputs."""
+"""workspace: where a grading run's files live."""
 import os
 import stat
 
@@ -14,20 +14,6 @@ def test_the_workspace_folders_get_their_modes(workdir):
     ws = Workspace.create(str(workdir / "w"))
     assert (mode(ws.root), mode(ws.private_dir), mode(ws.cache_dir), mode(ws.jobs_dir),
             mode(ws.stage_dir), mode(ws.mnt)) == (0o711, 0o700, 0o700, 0o711, 0o755, 0o700)
-
-
-def test_the_seed_secret_is_private_to_the_grader(workdir):
-    os.chmod(str(workdir), 0o711)
-    ws = Workspace.create(str(workdir / "w"))
-    assert mode(os.path.join(ws.private_dir, "seed_secret")) == 0o600
-
-
-def test_the_fresh_seed_is_the_same_for_a_program_across_runs_and_differs_between_programs(workdir):
-    os.chmod(str(workdir), 0o711)
-    first = Workspace.create(str(workdir / "w"))
-    again = Workspace.create(str(workdir / "w"))
-    assert first.fresh_seed("program-a") == again.fresh_seed("program-a")
-    assert first.fresh_seed("program-a") != first.fresh_seed("program-b")
 
 
 def test_a_work_folder_under_one_others_cannot_enter_is_refused_by_name(workdir):
