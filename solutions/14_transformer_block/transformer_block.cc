@@ -111,18 +111,20 @@ Tensor2 a_bt(const Tensor2& a, const Tensor2& b) {
 }
 
 // The statistics of a row of d values: its mean and 1 / sqrt(var + eps), and
-// the row minus its mean in `centred`. Two passes: the mean first, then the
-// mean of squared distances from it (sum_of and dot_of sum in vector lanes).
-// The one-pass E[x^2] - E[x]^2 subtracts two numbers of about mu^2 to get var:
-// on a row offset by 1e3, mu^2 = 1e6 and a float keeps 7 digits of it, so a
-// variance of 1 comes out with no correct digit (or negative: sqrt gives NaN).
+// the row minus its mean in `centred`. Two passes, each a plain sum in index
+// order (sum_of's vector lanes round differently from the lesson's runs): the
+// mean, then the mean of squared distances from it. The one-pass E[x^2] - E[x]^2
+// subtracts two numbers of about mu^2: on a row offset by 1e3, mu^2 = 1e6 and a
+// float keeps 7 digits of it, so a variance of 1 comes out with no correct digit.
 struct RowStats { float mu, rstd; };
 
 RowStats row_stats(const float* row, std::size_t d, float eps, float* centred) {
-  const float mu = sum_of(row, d) / static_cast<float>(d);
-  for (std::size_t i = 0; i < d; ++i) centred[i] = row[i] - mu;
+  float sum = 0.0f, squares = 0.0f;
+  for (std::size_t i = 0; i < d; ++i) sum += row[i];
+  const float mu = sum / static_cast<float>(d);
+  for (std::size_t i = 0; i < d; ++i) centred[i] = row[i] - mu, squares += centred[i] * centred[i];
   // Divide by d, not d - 1: the biased variance, as torch.nn.LayerNorm.
-  const float var = dot_of(centred, centred, d) / static_cast<float>(d);
+  const float var = squares / static_cast<float>(d);
   return {mu, 1.0f / std::sqrt(var + eps)};
 }
 
@@ -319,15 +321,16 @@ LayerNormGrads layer_norm_backward(const Tensor2& x, const Tensor1& gamma, float
   for (std::size_t t = 0; t < T; ++t) {
     const RowStats s = row_stats(&x(t, 0), d, eps, xhat.data());  // recomputed: no state kept
     const float* dy_t = &dy(t, 0);
+    float sum_g = 0.0f, sum_gx = 0.0f;
     for (std::size_t i = 0; i < d; ++i) {
       xhat[i] *= s.rstd;
       g[i] = dy_t[i] * gamma.data()[i];  // the gradient of xhat
       // gamma and beta act on every row: their gradients sum over rows.
       dgamma[i] += dy_t[i] * xhat[i];
       dbeta[i] += dy_t[i];
+      sum_g += g[i], sum_gx += g[i] * xhat[i];
     }
-    const float mean_g = sum_of(g.data(), d) / static_cast<float>(d);
-    const float mean_gx = dot_of(g.data(), xhat.data(), d) / static_cast<float>(d);
+    const float mean_g = sum_g / static_cast<float>(d), mean_gx = sum_gx / static_cast<float>(d);
     // xhat = (x - mu) * rstd, and mu and rstd depend on every x of the row:
     // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)). The mean(g) term
     // is the path through mu (shifting the whole row changes nothing), the
