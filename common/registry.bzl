@@ -11,12 +11,15 @@ labs.json re-runs the rule.
 
 def _units(text):
     """The qualified names a tests/NN_name/remote.cc declares (as tools/lab/surface.py
-    reads them): MHA_REMOTE_FUNCTION(Ret, name, ...) -> name, MHA_REMOTE_CONSTRUCTOR(T, ...)
-    -> T::T, MHA_REMOTE_[CONST_]METHOD(T, Ret, name, ...) -> T::name, and hand-written
-    registrations "T::name(...)"."""
+    reads them): MHA_REMOTE_FUNCTION(Ret, name, ...) -> name,
+    MHA_REMOTE_[POINTER_]CONSTRUCTOR(T, ...) -> T::T,
+    MHA_REMOTE_[CONST_|REFERENCE_]METHOD(T, Ret, name, ...) -> T::name, and
+    hand-written registrations "T::name(...)"."""
     names = []
     for macro, kind in [("MHA_REMOTE_FUNCTION(", "f"), ("MHA_REMOTE_CONSTRUCTOR(", "c"),
-                        ("MHA_REMOTE_CONST_METHOD(", "m"), ("MHA_REMOTE_METHOD(", "m")]:
+                        ("MHA_REMOTE_POINTER_CONSTRUCTOR(", "c"),
+                        ("MHA_REMOTE_CONST_METHOD(", "m"), ("MHA_REMOTE_METHOD(", "m"),
+                        ("MHA_REMOTE_REFERENCE_METHOD(", "m")]:
         for rest in text.split(macro)[1:]:
             args = [a.strip() for a in rest.split(",")[:3]]
             if kind == "f" and len(args) >= 2:

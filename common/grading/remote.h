@@ -37,20 +37,32 @@
 // call sends the state, the server rebuilds the object from it, calls the
 // method, and a non-const method sends the new state back.
 //
+// Two kinds of member keep something of the caller's, which a copy in another
+// process cannot: a constructor that keeps a pointer to one of its arguments
+// (a decoder's layer) and a const method that returns a reference to a member
+// (a decoder's cache). Their own macros make the client do what a direct call
+// would: point the member at the caller's argument, and refresh the client's
+// own member from the answer and return a reference to it.
+//
+//   MHA_REMOTE_POINTER_CONSTRUCTOR(GqaDecoder,
+//                                  (const GroupedQueryAttention& layer, int capacity),
+//                                  (layer, capacity), layer_, layer)
+//   MHA_REMOTE_REFERENCE_METHOD(GqaDecoder, const KVCache&, cache, (), (), cache_)
+//
 // The wire format is deliberately strict: every message has a fixed header
 // with its kind and payload size (at most kMaxMessageBytes), every value is
 // preceded by a type tag, tensor shapes are checked against the bytes that
 // remain, and anything unexpected is a ProtocolError, never a crash.
 //
-// The wire format, the calls and the handlers these macros expand to are in
-// remote_codec.h (internal).
+// The calls and the handlers these macros expand to are in remote_calls.h,
+// the wire format under them in remote_codec.h (both internal).
 #ifndef MHA_COMMON_REMOTE_H_
 #define MHA_COMMON_REMOTE_H_
 
 #include <tuple>
 #include <type_traits>
 
-#include "common/grading/remote_codec.h"
+#include "common/grading/remote_calls.h"
 
 // ---------------------------------------------------------------------------
 // The declaration macros, used at namespace mha scope in tests/NN_name/remote.cc
@@ -115,6 +127,17 @@
     return ::mha::remote::CallMutating<Ret>(#Type "::" #name #params,                       \
                                             *this MHA_REMOTE_ARGS_TAIL args);               \
   }
+#define MHA_REMOTE_POINTER_CONSTRUCTOR(Type, params, args, member, arg)                     \
+  Type::Type params                                                                         \
+      : Type(::mha::remote::Construct<Type>(#Type "::" #Type #params MHA_REMOTE_ARGS_TAIL args)) { \
+    member = &arg;                                                                          \
+  }
+#define MHA_REMOTE_REFERENCE_METHOD(Type, Ret, name, params, args, member)                  \
+  Ret Type::name params const {                                                             \
+    const_cast<Type*>(this)->member = ::mha::remote::CallConst<std::decay_t<Ret>>(          \
+        #Type "::" #name #params, *this MHA_REMOTE_ARGS_TAIL args);                         \
+    return member;                                                                          \
+  }
 
 #elif defined(MHA_REMOTE_SERVER)
 
@@ -133,6 +156,10 @@
   static const bool MHA_REMOTE_UNIQUE(mha_remote_registered_) =        \
       ::mha::remote::RegisterMethod(#Type "::" #name #params,          \
                                     static_cast<Ret (Type::*) params>(&Type::name));
+#define MHA_REMOTE_POINTER_CONSTRUCTOR(Type, params, args, member, arg) \
+  MHA_REMOTE_CONSTRUCTOR(Type, params, args)
+#define MHA_REMOTE_REFERENCE_METHOD(Type, Ret, name, params, args, member) \
+  MHA_REMOTE_CONST_METHOD(Type, Ret, name, params, args)
 
 #endif
 

@@ -45,7 +45,7 @@ TEST(SplitHeadsPublic, HeadOneOwnsTheSecondBlockOfColumns) {
   Tensor3 heads = split_heads(x, 2);                               // (2, 3, 2)
   Tensor2 head1 = xt::view(heads, 1, xt::all(), xt::all());
   Tensor2 expected = {{2, 3}, {12, 13}, {22, 23}};
-  EXPECT_TRUE(AllClose(head1, expected, kExact, {"query", "column"}));
+  EXPECT_TRUE(AllClose(head1, expected, kExact, {"token", "column"}));
 }
 
 TEST(SplitHeadsPublic, RejectsDModelNotDivisibleByNHeads) {

@@ -91,12 +91,7 @@ TEST(ApplyRopePublic, OnePairIsTheTwoDimensionalRotationByPRadians) {
 
 TEST(ApplyRopePublic, KeepsTheNormOfEveryHalfSplitPair) {
   const Tensor3 x = LoadGolden<3>(kGolden + "rope_x.npy");
-  EXPECT_TRUE(AllClose(testing::PairNorms(apply_rope(x, 3)), testing::PairNorms(x), kRowOp,
-                       {"head", "position", "pair"}))
-      << "a rotation keeps the length of each pair (feature i, feature i + d_head/2); "
-         "if it does not, the pairs may be "
-      << kRopeMistakes.Message("adjacent_pairs");
-  EXPECT_TRUE(testing::Rotates(x, 3)) << "x passed back unchanged keeps every norm too";
+  testing::ExpectApplyRopeKeepsPairNorms(x, 3);
 }
 
 TEST(ApplyRopePublic, PositionsNearAMillionMatchADoubleReference) {

@@ -211,6 +211,17 @@ inline ::testing::AssertionResult Rotates(const Tensor3& x, int start) {
             "pair turns by p * theta_i";
 }
 
+// apply_rope(x, start) keeps the length of every half-split pair (feature i,
+// feature i + d_head/2), and rotates: the identity keeps every norm too.
+inline void ExpectApplyRopeKeepsPairNorms(const Tensor3& x, int start) {
+  EXPECT_TRUE(AllClose(PairNorms(apply_rope(x, start)), PairNorms(x), kRowOp,
+                       {"head", "position", "pair"}))
+      << "a rotation keeps the length of each pair (feature i, feature i + d_head/2); "
+         "if it does not, the pairs may be "
+      << kRopeMistakes.Message("adjacent_pairs");
+  EXPECT_TRUE(Rotates(x, start)) << "x passed back unchanged keeps every norm too";
+}
+
 // A decoder of capacity T fed the case's x with `schedule` returns, row for
 // row, the full causal forward.
 inline void ExpectDecodes(const RotaryCase& c, const std::string& schedule) {

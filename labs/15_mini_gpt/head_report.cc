@@ -88,7 +88,7 @@ void print_heads(const HeadReport& r) {
   for (std::size_t l = 0; l < r.profiles.size(); ++l) {
     for (std::size_t h = 0; h < r.profiles[l].size(); ++h) {
       const HeadProfile& p = r.profiles[l][h];
-      std::printf("  %-5zu %-4zu %7.2f %8.2f %6.2f %5.2f %6.2f  %-15s", l, h, p.entropy,
+      std::printf("  %-5zu %-4zu %7.2f %8.2f %6.2f %5.2f %6.2f  %-15s", l + 1, h, p.entropy,
                   p.mean_distance, p.previous_token, p.self, p.first_token,
                   r.labels[l][h].c_str());
       for (std::size_t q = 0; q < r.probes.size(); ++q) {
@@ -112,7 +112,8 @@ Json heads_chart(const HeadReport& r, const std::string& subtitle) {
     for (std::size_t h = 0; h < r.weights[l].shape(0); ++h) {
       const Tensor2 head = xt::view(r.weights[l], h, xt::all(), xt::all());  // (T, T)
       char title[96];
-      std::snprintf(title, sizeof title, "block %zu, head %zu: %s", l, h, r.labels[l][h].c_str());
+      std::snprintf(title, sizeof title, "block %zu, head %zu: %s", l + 1, h,
+                    r.labels[l][h].c_str());
       panels.Add(HeatmapPanel(title, head.data(), T, T)
                      .Set("row_labels", r.tokens)
                      .Set("col_labels", r.tokens)
@@ -143,7 +144,7 @@ Json heads_view(const HeadReport& r, const std::string& title) {
                                        .Set("self", p.self)
                                        .Set("first token", p.first_token)));
     }
-    layers.Add(Json::Object().Set("name", "block " + std::to_string(l)).Set("heads", heads));
+    layers.Add(Json::Object().Set("name", "block " + std::to_string(l + 1)).Set("heads", heads));
   }
   return Json::Object()
       .Set("kind", "heads_view")

@@ -33,7 +33,9 @@ struct HeadReport {
 // stem and the first Spanish ending or form (those present).
 HeadReport report_heads(const MiniGpt& model, const std::vector<int>& ids);
 
-// Prints the table: one line per head.
+// Prints the table: one line per head. Blocks are numbered from 1 and heads
+// from 0 here, in the charts and in the viewer, as the reader's playground and
+// lab 13's program number them.
 void print_heads(const HeadReport& r);
 
 // Every head's map, tokens on both axes: one panel per head, a row per block.

@@ -317,12 +317,19 @@ int run(const Options& o) {
   std::vector<std::filesystem::path> written;
   std::vector<std::pair<std::filesystem::path, mha::Json>> charts;
   char subtitle[240];
-  std::snprintf(subtitle, sizeof subtitle,
-                "MiniGpt d_model %d, %d heads, %d blocks, seed %llu; --score %s%s; %d steps of %d "
-                "sentences",
-                o.d_model, o.heads, o.layers, static_cast<unsigned long long>(seed),
-                o.score.c_str(), o.train.attention ? "" : ", no attention", o.train.steps,
-                o.train.batch);
+  if (o.checkpoint.empty()) {
+    std::snprintf(subtitle, sizeof subtitle,
+                  "MiniGpt d_model %d, %d heads, %d blocks, seed %llu; --score %s%s; %d steps of "
+                  "%d sentences",
+                  o.d_model, o.heads, o.layers, static_cast<unsigned long long>(seed),
+                  o.score.c_str(), o.train.attention ? "" : ", no attention", o.train.steps,
+                  o.train.batch);
+  } else {  // the checkpoint keeps the seed, not how it was trained: say only what is known
+    std::snprintf(subtitle, sizeof subtitle,
+                  "MiniGpt d_model %d, %d heads, %d blocks, seed %llu; loaded from %s", o.d_model,
+                  o.heads, o.layers, static_cast<unsigned long long>(seed),
+                  std::filesystem::path(o.checkpoint).filename().c_str());
+  }
   if (o.checkpoint.empty()) {
     const auto csv_path = dir / "loss.csv";
     std::ofstream csv(csv_path);

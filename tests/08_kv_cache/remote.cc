@@ -3,10 +3,11 @@
 // functions as forwarding stubs) and as the server (handlers that call the
 // real ones) by lab_remote() in BUILD.
 //
-// Two members need a hand-written client: a decoder's constructor keeps a
-// pointer to *our* layer (the learner's process gets a copy of it at every
-// call), and cache() returns a reference, so the client refreshes its own
-// copy of the cache from the learner's answer and returns that.
+// Two members of each decoder keep something of the caller's: the constructor
+// keeps a pointer to *our* layer (the learner's process gets a copy of it at
+// every call), and cache() returns a reference, so the client refreshes its
+// own copy of the cache from the learner's answer and returns that
+// (MHA_REMOTE_POINTER_CONSTRUCTOR and MHA_REMOTE_REFERENCE_METHOD).
 #include "tests/08_kv_cache/remote.h"
 
 namespace mha {
@@ -32,47 +33,12 @@ MHA_REMOTE_METHOD(LatentCache, void, clear, (), ())
 MHA_REMOTE_METHOD(GqaDecoder, Tensor2, step, (const Tensor2& x_new), (x_new))
 MHA_REMOTE_METHOD(MlaDecoder, Tensor2, step, (const Tensor2& x_new), (x_new))
 
-#if defined(MHA_REMOTE_CLIENT)
+MHA_REMOTE_POINTER_CONSTRUCTOR(GqaDecoder, (const GroupedQueryAttention& layer, int capacity),
+                               (layer, capacity), layer_, layer)
+MHA_REMOTE_REFERENCE_METHOD(GqaDecoder, const KVCache&, cache, (), (), cache_)
 
-GqaDecoder::GqaDecoder(const GroupedQueryAttention& layer, int capacity)
-    : GqaDecoder(remote::Construct<GqaDecoder>(
-          "GqaDecoder::GqaDecoder(const GroupedQueryAttention& layer, int capacity)", layer,
-          capacity)) {
-  layer_ = &layer;
-}
-
-const KVCache& GqaDecoder::cache() const {
-  const_cast<GqaDecoder*>(this)->cache_ =
-      remote::CallConst<KVCache>("GqaDecoder::cache()", *this);
-  return cache_;
-}
-
-MlaDecoder::MlaDecoder(const MultiHeadLatentAttention& layer, int capacity)
-    : MlaDecoder(remote::Construct<MlaDecoder>(
-          "MlaDecoder::MlaDecoder(const MultiHeadLatentAttention& layer, int capacity)", layer,
-          capacity)) {
-  layer_ = &layer;
-}
-
-const LatentCache& MlaDecoder::cache() const {
-  const_cast<MlaDecoder*>(this)->cache_ =
-      remote::CallConst<LatentCache>("MlaDecoder::cache()", *this);
-  return cache_;
-}
-
-#elif defined(MHA_REMOTE_SERVER)
-
-static const bool gqa_constructor = remote::RegisterConstructor<GqaDecoder>(
-    "GqaDecoder::GqaDecoder(const GroupedQueryAttention& layer, int capacity)",
-    static_cast<void (*)(const GroupedQueryAttention&, int)>(nullptr));
-static const bool gqa_cache =
-    remote::RegisterConstMethod("GqaDecoder::cache()", &GqaDecoder::cache);
-static const bool mla_constructor = remote::RegisterConstructor<MlaDecoder>(
-    "MlaDecoder::MlaDecoder(const MultiHeadLatentAttention& layer, int capacity)",
-    static_cast<void (*)(const MultiHeadLatentAttention&, int)>(nullptr));
-static const bool mla_cache =
-    remote::RegisterConstMethod("MlaDecoder::cache()", &MlaDecoder::cache);
-
-#endif
+MHA_REMOTE_POINTER_CONSTRUCTOR(MlaDecoder, (const MultiHeadLatentAttention& layer, int capacity),
+                               (layer, capacity), layer_, layer)
+MHA_REMOTE_REFERENCE_METHOD(MlaDecoder, const LatentCache&, cache, (), (), cache_)
 
 }  // namespace mha

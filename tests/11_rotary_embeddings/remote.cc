@@ -3,11 +3,10 @@
 // functions as forwarding stubs) and as the server (handlers that call the
 // real ones) by lab_remote() in BUILD.
 //
-// As in lab 8 (tests/08_kv_cache/remote.cc), two members need a hand-written
-// client: the decoder's constructor keeps a pointer to *our* layer (the
-// learner's process gets a copy of it at every call), and cache() returns a
-// reference, so the client refreshes its own copy of the cache from the
-// learner's answer and returns that.
+// As in lab 8 (tests/08_kv_cache/remote.cc), the decoder's constructor keeps a
+// pointer to *our* layer (the learner's process gets a copy of it at every
+// call), and cache() returns a reference, so the client refreshes its own copy
+// of the cache from the learner's answer and returns that.
 #include "tests/11_rotary_embeddings/remote.h"
 
 namespace mha {
@@ -27,28 +26,8 @@ MHA_REMOTE_CONST_METHOD(RotaryAttention, std::size_t, parameter_count, (), ())
 
 MHA_REMOTE_METHOD(RotaryDecoder, Tensor2, step, (const Tensor2& x_new), (x_new))
 
-#if defined(MHA_REMOTE_CLIENT)
-
-RotaryDecoder::RotaryDecoder(const RotaryAttention& layer, int capacity)
-    : RotaryDecoder(remote::Construct<RotaryDecoder>(
-          "RotaryDecoder::RotaryDecoder(const RotaryAttention& layer, int capacity)", layer, capacity)) {
-  layer_ = &layer;
-}
-
-const KVCache& RotaryDecoder::cache() const {
-  const_cast<RotaryDecoder*>(this)->cache_ =
-      remote::CallConst<KVCache>("RotaryDecoder::cache()", *this);
-  return cache_;
-}
-
-#elif defined(MHA_REMOTE_SERVER)
-
-static const bool rotary_decoder_constructor = remote::RegisterConstructor<RotaryDecoder>(
-    "RotaryDecoder::RotaryDecoder(const RotaryAttention& layer, int capacity)",
-    static_cast<void (*)(const RotaryAttention&, int)>(nullptr));
-static const bool rotary_decoder_cache =
-    remote::RegisterConstMethod("RotaryDecoder::cache()", &RotaryDecoder::cache);
-
-#endif
+MHA_REMOTE_POINTER_CONSTRUCTOR(RotaryDecoder, (const RotaryAttention& layer, int capacity),
+                               (layer, capacity), layer_, layer)
+MHA_REMOTE_REFERENCE_METHOD(RotaryDecoder, const KVCache&, cache, (), (), cache_)
 
 }  // namespace mha

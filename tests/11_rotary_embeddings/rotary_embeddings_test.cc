@@ -128,12 +128,7 @@ TEST(ApplyRope, OnePairIsTheTwoDimensionalRotationByPRadians) {
 
 TEST(ApplyRope, KeepsTheNormOfEveryHalfSplitPair) {
   const Tensor3 x = testing::RandomTensor3(3, 6, 10, /*seed=*/1122, 3.0f);
-  EXPECT_TRUE(AllClose(testing::PairNorms(apply_rope(x, 250)), testing::PairNorms(x), kRowOp,
-                       {"head", "position", "pair"}))
-      << "a rotation keeps the length of each pair (feature i, feature i + d_head/2); if "
-         "it does not, the pairs may be "
-      << kRopeMistakes.Message("adjacent_pairs");
-  EXPECT_TRUE(testing::Rotates(x, 250)) << "x passed back unchanged keeps every norm too";
+  testing::ExpectApplyRopeKeepsPairNorms(x, 250);
 }
 
 TEST(ApplyRope, PositionsNearTwoToTheTwentyMatchADoubleReference) {

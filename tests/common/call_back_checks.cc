@@ -73,14 +73,19 @@ using Sizes3 = Tensor3::shape_type;
 
 std::size_t U(int v) { return static_cast<std::size_t>(v); }
 
-// Lab 3's layer and lab 11's: n_heads heads of d_head making d_model, and
-// four (d_model, d_model) weights.
+// Every attention layer's geometry: n_heads heads of d_head making d_model.
 template <class Layer>
-void CheckHeadsAndSquareWeights(const std::string& who, const Layer& l) {
+void CheckHeads(const std::string& who, const Layer& l) {
   Positive(who, "d_model", l.d_model);
   Positive(who, "n_heads", l.n_heads);
   Positive(who, "d_head", l.d_head);
   Product(who, "n_heads", l.n_heads, "d_head", l.d_head, "d_model", l.d_model);
+}
+
+// Lab 3's layer and lab 11's: its heads, and four (d_model, d_model) weights.
+template <class Layer>
+void CheckHeadsAndSquareWeights(const std::string& who, const Layer& l) {
+  CheckHeads(who, l);
   const Sizes2 square = {U(l.d_model), U(l.d_model)};
   Shape(who, "W_Q", l.W_Q, square);
   Shape(who, "W_K", l.W_K, square);
@@ -137,11 +142,8 @@ void CheckBlock(const TransformerBlock& b) {
 
 void CheckGqa(const GroupedQueryAttention& l) {
   const std::string who = "the GroupedQueryAttention layer";
-  Positive(who, "d_model", l.d_model);
-  Positive(who, "n_heads", l.n_heads);
+  CheckHeads(who, l);
   Positive(who, "n_kv_heads", l.n_kv_heads);
-  Positive(who, "d_head", l.d_head);
-  Product(who, "n_heads", l.n_heads, "d_head", l.d_head, "d_model", l.d_model);
   if (l.n_heads % l.n_kv_heads != 0) {
     Fail(who, "has n_heads=" + std::to_string(l.n_heads) + " and n_kv_heads=" +
                   std::to_string(l.n_kv_heads) + ", expected n_kv_heads to divide n_heads");
@@ -156,11 +158,8 @@ void CheckGqa(const GroupedQueryAttention& l) {
 
 void CheckMla(const MultiHeadLatentAttention& l) {
   const std::string who = "the MultiHeadLatentAttention layer";
-  Positive(who, "d_model", l.d_model);
-  Positive(who, "n_heads", l.n_heads);
+  CheckHeads(who, l);
   Positive(who, "kv_rank", l.kv_rank);
-  Positive(who, "d_head", l.d_head);
-  Product(who, "n_heads", l.n_heads, "d_head", l.d_head, "d_model", l.d_model);
   const Sizes2 square = {U(l.d_model), U(l.d_model)};
   Shape(who, "W_Q", l.W_Q, square);
   Shape(who, "W_DKV", l.W_DKV, {U(l.d_model), U(l.kv_rank)});

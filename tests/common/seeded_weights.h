@@ -34,15 +34,22 @@
 namespace mha {
 namespace seeded {
 
+// What every attention layer's constructor sets besides its weights:
+// d_model, n_heads and d_head = d_model / n_heads.
+template <class Layer>
+void SetHeads(Layer& layer, int d_model, int n_heads) {
+  layer.d_model = d_model;
+  layer.n_heads = n_heads;
+  layer.d_head = d_model / n_heads;
+}
+
 // MultiHeadAttention(d_model, n_heads, seed) (lab 3; lab 11's RotaryAttention
 // draws the same): W_Q, W_K, W_V, W_O, each (d_model, d_model), fan-in d_model.
 template <class Layer>
 void InstallMha(Layer& layer, int d_model, int n_heads, std::uint64_t seed) {
   const std::size_t d = static_cast<std::size_t>(d_model);
   NumpyRng rng(seed);
-  layer.d_model = d_model;
-  layer.n_heads = n_heads;
-  layer.d_head = d_model / n_heads;
+  SetHeads(layer, d_model, n_heads);
   layer.W_Q = rng.normal_matrix(d, d, d);  // (d_model, d_model)
   layer.W_K = rng.normal_matrix(d, d, d);  // (d_model, d_model)
   layer.W_V = rng.normal_matrix(d, d, d);  // (d_model, d_model)
@@ -57,10 +64,8 @@ void InstallGqa(Layer& layer, int d_model, int n_heads, int n_kv_heads, std::uin
   const std::size_t d = static_cast<std::size_t>(d_model);
   const std::size_t kv = static_cast<std::size_t>(n_kv_heads * (d_model / n_heads));
   NumpyRng rng(seed);
-  layer.d_model = d_model;
-  layer.n_heads = n_heads;
+  SetHeads(layer, d_model, n_heads);
   layer.n_kv_heads = n_kv_heads;
-  layer.d_head = d_model / n_heads;
   layer.W_Q = rng.normal_matrix(d, d, d);   // (d_model, d_model)
   layer.W_K = rng.normal_matrix(d, kv, d);  // (d_model, n_kv_heads * d_head)
   layer.W_V = rng.normal_matrix(d, kv, d);  // (d_model, n_kv_heads * d_head)
@@ -74,10 +79,8 @@ void InstallMla(Layer& layer, int d_model, int n_heads, int kv_rank, std::uint64
   const std::size_t d = static_cast<std::size_t>(d_model);
   const std::size_t r = static_cast<std::size_t>(kv_rank);
   NumpyRng rng(seed);
-  layer.d_model = d_model;
-  layer.n_heads = n_heads;
+  SetHeads(layer, d_model, n_heads);
   layer.kv_rank = kv_rank;
-  layer.d_head = d_model / n_heads;
   layer.W_Q = rng.normal_matrix(d, d, d);    // (d_model, d_model)
   layer.W_DKV = rng.normal_matrix(d, r, d);  // (d_model, kv_rank)
   layer.W_UK = rng.normal_matrix(r, d, r);   // (kv_rank, d_model)

@@ -27,8 +27,9 @@ import re
 from labs import ROOT
 
 _MACRO_FUNCTION = re.compile(r"MHA_REMOTE_FUNCTION\(\s*[^,]+?,\s*(\w+)\s*,")
-_MACRO_CONSTRUCTOR = re.compile(r"MHA_REMOTE_CONSTRUCTOR\(\s*(\w+)\s*,")
-_MACRO_METHOD = re.compile(r"MHA_REMOTE_(?:CONST_)?METHOD\(\s*(\w+)\s*,\s*[^,]+?,\s*(\w+)\s*,")
+_MACRO_CONSTRUCTOR = re.compile(r"MHA_REMOTE_(?:POINTER_)?CONSTRUCTOR\(\s*(\w+)\s*,")
+_MACRO_METHOD = re.compile(
+    r"MHA_REMOTE_(?:CONST_|REFERENCE_)?METHOD\(\s*(\w+)\s*,\s*[^,]+?,\s*(\w+)\s*,")
 # Hand-written clients and handlers name the call in a string: "Type::name(...)".
 _WRITTEN = re.compile(r'"((?:\w+::)?\w+)\(')
 

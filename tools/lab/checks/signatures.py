@@ -9,8 +9,9 @@ function's name, instead of a template error deep in common/grading/remote.h.
 must match a declaration `Tensor3 split_heads(const Tensor2& x, int n_heads);`
 in labs/NN_name/*.h: the same return type and the same parameter types
 (names and default values aside); a CONST_METHOD must be declared `const`,
-a CONSTRUCTOR `Type(params)`. Hand-written clients (MHA_REMOTE_CLIENT) are
-not read: their signatures are C++ the compiler checks.
+a CONSTRUCTOR `Type(params)` (a POINTER_CONSTRUCTOR too; a REFERENCE_METHOD
+is a const method). Hand-written clients (MHA_REMOTE_CLIENT) are not read:
+their signatures are C++ the compiler checks.
 """
 import os
 import re
@@ -21,9 +22,13 @@ _MACROS = {
     # name: (index of the class, of the return type, of the function name, of the params)
     "MHA_REMOTE_FUNCTION": (None, 0, 1, 2),
     "MHA_REMOTE_CONSTRUCTOR": (0, None, None, 1),
+    "MHA_REMOTE_POINTER_CONSTRUCTOR": (0, None, None, 1),
     "MHA_REMOTE_CONST_METHOD": (0, 1, 2, 3),
+    "MHA_REMOTE_REFERENCE_METHOD": (0, 1, 2, 3),
     "MHA_REMOTE_METHOD": (0, 1, 2, 3),
 }
+_CONSTRUCTORS = ("MHA_REMOTE_CONSTRUCTOR", "MHA_REMOTE_POINTER_CONSTRUCTOR")
+_CONST_METHODS = ("MHA_REMOTE_CONST_METHOD", "MHA_REMOTE_REFERENCE_METHOD")
 _MACRO_START = re.compile(r"\b(%s)\s*\(" % "|".join(_MACROS))
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 # (A specifier may end the head: an `explicit` constructor's head is that word alone.)
@@ -158,15 +163,15 @@ def problems(lab, root=ROOT):
     for macro, cls, ret, name, params in units:
         qualified = "%s::%s" % (cls, name) if cls else name
         found = declarations(headers, name)
-        if macro == "MHA_REMOTE_CONSTRUCTOR":
+        if macro in _CONSTRUCTORS:
             found = [d for d in found if d[0] in (None, "")]
         if not found:
             out.append("lab %d: %s declares %s, which labs/%s/*.h does not declare"
                        % (lab.number, lab.remote_file, qualified, lab.dir))
             continue
-        want_const = macro == "MHA_REMOTE_CONST_METHOD"
+        want_const = macro in _CONST_METHODS
         if any(d[1] == params and (ret is None or d[0] == ret) and
-               (macro == "MHA_REMOTE_FUNCTION" or macro == "MHA_REMOTE_CONSTRUCTOR" or
+               (macro == "MHA_REMOTE_FUNCTION" or macro in _CONSTRUCTORS or
                 d[2] == want_const) for d in found):
             continue
         d = found[0]

@@ -318,8 +318,12 @@ def drop_guesses(path, before, wrap=True):
         e.previous_msgid = e.previous_msgid_plural = e.previous_msgctxt = None
     if guesses:
         po.save(path)
+    if guesses or not wrap:
         # polib's layout, made gettext's again (po4a's catalogues wrap; po/cli and
-        # po/quiz do not), so a merge changes only what it must.
+        # po/quiz do not), so a merge changes only what it must. Unwrapped
+        # catalogues pass through msgcat every time: one saved by polib (a
+        # translator's script) has its #: references on one line, and the
+        # layout flipped between runs and branches; gettext's is the one kept.
         run(["msgcat", "-o", path, path] + ([] if wrap else ["--no-wrap"]))
     return len(guesses)
 

@@ -291,7 +291,8 @@ def kit_readme(text, labs, lang, files, readmes=()):
             if translated in files:
                 lesson = translated
                 title = translated_pages.translated_title(
-                    lab, files.get(lab.lesson_file, b"").decode(), files[translated].decode())
+                    lab, files.get(lab.lesson_file, b"").decode(), files[translated].decode(),
+                    lang)
         rows.append("| %d | `%s` | [%s](%s) |" % (lab.number, lab.learner_file, title, lesson))
     others = language_lines.kit_lines(set(files) | set(readmes))
     return translated_pages.insert_rows(text, rows + ([""] + "\n\n".join(others).split("\n")

@@ -29,7 +29,7 @@ from course.catalogues import CLI_DIR, load_polib
 from course.po4a_config import CFG, KIT_README, english_of, pages
 from labs import ROOT, load_labs
 from learner.files import read_text
-from learner.i18n import N_, without_lab_number
+from learner.i18n import N_, capitalised, without_lab_number
 
 # The first line of a translated page (Markdown emphasis around it; a hints
 # file has it as a "# " comment line, which the hint reader skips).
@@ -199,13 +199,13 @@ def lesson_title(text):
     return None
 
 
-def translated_title(lab, english_text, translated_text):
+def translated_title(lab, english_text, translated_text, lang=None):
     """The lab's title on a translated page: its lesson's heading there once
-    that heading is translated (differs from the English), else the
-    registry's title."""
+    that heading is translated (differs from the English), starting with a
+    capital as the registry's titles do; else the registry's title."""
     heading = lesson_title(translated_text or "")
     if heading and heading != lesson_title(english_text or ""):
-        return heading
+        return capitalised(heading, lang)
     return lab.title
 
 
@@ -273,7 +273,8 @@ def generate(dest, root=ROOT):
                 words_of(lang, root)
             titles = {lab.number: translated_title(
                 lab, read_text(os.path.join(root, lab.lesson_file)),
-                read_text(os.path.join(out_dir, tmap.get(lab.lesson_file, "-")))) for lab in labs}
+                read_text(os.path.join(out_dir, tmap.get(lab.lesson_file, "-"))), lang)
+                for lab in labs}
             for page in all_pages:
                 if lang not in page.outputs:
                     continue

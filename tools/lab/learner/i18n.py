@@ -357,6 +357,20 @@ def without_lab_number(heading):
     return re.sub(r"^[^:：]*\d+\s*[:：]\s*", "", heading)
 
 
+def capitalised(title, lang):
+    """The title with its first letter a capital, as the language writes it
+    (Turkish: i becomes İ, ı becomes I; Chinese has no capitals): a lesson's
+    heading is lower case after "Lab N:", a table or a list starts it with a
+    capital as the registry's English titles do."""
+    for i, ch in enumerate(title):
+        if ch.isalpha():
+            if not ch.islower():
+                return title
+            turkish = {"i": "\u0130", "\u0131": "I"} if (lang or "").startswith("tr") else {}
+            return title[:i] + turkish.get(ch, ch.upper()) + title[i + 1:]
+    return title
+
+
 def _first_heading(path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -381,5 +395,5 @@ def title(lab):
         _TITLES[key] = lab.title
         if translated != lab.lesson_file and heading and \
                 heading != _first_heading(os.path.join(lab.root, lab.lesson_file)):
-            _TITLES[key] = without_lab_number(heading) or lab.title
+            _TITLES[key] = capitalised(without_lab_number(heading), _state["lang"]) or lab.title
     return _TITLES[key]

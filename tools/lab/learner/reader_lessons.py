@@ -167,17 +167,19 @@ def render(text, labs, images, base="docs", repo_title="in the repository: %s"):
 
 
 def sections(text):
-    """[(heading, plain text)] of a lesson, for the search index."""
-    out, head, buf = [], "", []
+    """[(heading, plain text)] of a lesson, for the search index. What comes
+    before the first heading (a translated page's translation note) is left
+    out: it is the same on every page and says nothing of the lesson."""
+    out, head, buf = [], None, []
     for line in text.splitlines():
         m = re.match(r"^#{1,4}\s+(.*)", line)
         if m:
-            if buf:
+            if head is not None and buf:
                 out.append((head, " ".join(" ".join(buf).split())))
             head, buf = m.group(1).strip(), []
         else:
             buf.append(line)
-    if buf:
+    if head is not None and buf:
         out.append((head, " ".join(" ".join(buf).split())))
     return out
 

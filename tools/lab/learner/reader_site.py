@@ -119,6 +119,17 @@ def _lesson_sources(lab, translations, root):
     return out
 
 
+def _index_lesson(index, lab, page, parts, lab_title):
+    """The search index's entries of one lesson page: its first part (under the
+    lesson's own title) points at the page and is named by the lab's title;
+    every later section by the lab's title and its heading, once each."""
+    for k, (heading, words) in enumerate(parts):
+        index.append({"lab": lab.number, "lang": page,
+                      "url": "%s/%s.html%s" % (page, lab.dir, "#" + slug(heading) if k else ""),
+                      "title": lab_title if k == 0 else "%s \u00b7 %s" % (lab_title, heading),
+                      "text": words})
+
+
 def _lesson_pages(site, runs, translations, index, all_images):
     labs, root = site.labs, site.root
     for i, lab in enumerate(labs):
@@ -135,14 +146,8 @@ def _lesson_pages(site, runs, translations, index, all_images):
                                     repo_title=t["repo_path"].replace("{path}", "%s"))
                 all_images |= images
                 if not in_english:
-                    for heading, words in sections(text):
-                        index.append({"lab": lab.number, "lang": page,
-                                      "url": "%s/%s.html%s" % (page, lab.dir,
-                                                               "#" + slug(heading) if heading
-                                                               else ""),
-                                      "title": t["lab_title"].format(
-                                          n=lab.number, title=heading or i18n.title(lab)),
-                                      "text": words})
+                    _index_lesson(index, lab, page, sections(text),
+                                  t["lab_title"].format(n=lab.number, title=i18n.title(lab)))
                 state, lines, nxt = panels.status_of(lab, labs, runs, root)
                 pics = panels.pictures(lab, images, root)
                 if pics and not pictures_copied:

@@ -273,7 +273,7 @@ def test_the_kit_readme_lists_every_lab_with_its_lesson_in_the_readme_language()
              "docs/01_split_heads.md": b"# Lab 1: split and combine heads\n"}
     text = kit.kit_readme("# Kit\n\n| lab | file | lesson |\n| --- | --- | --- |\n\nmore\n",
                           labs, "es", files)
-    assert "| 2 | `labs/02_batched_attention/attention.cc` | [atención por lotes]" \
+    assert "| 2 | `labs/02_batched_attention/attention.cc` | [Atención por lotes]" \
         "(docs/es/02_batched_attention.md) |" in text
     # A lesson whose heading is not translated yet keeps the registry's title.
     assert "[%s](docs/es/01_split_heads.md)" % labs[0].title in text
@@ -409,3 +409,13 @@ def test_the_terminal_quiz_asks_in_the_language_of_lab(tmp_path):
     assert "No exactamente. Cada cabeza recibe solo sus propias d_head = 4 columnas" in text
     assert "Correcto. d_head = d_model / H = 12 / 3 = 4" in text
     assert "detenido: 1 de 6 respondidas, 0 bien al primer intento" in text
+
+
+def test_a_title_starts_with_a_capital_as_its_language_writes_it():
+    assert i18n.capitalised("dividir y combinar cabezas", "es") == "Dividir y combinar cabezas"
+    assert i18n.capitalised("¿qué hacen las cabezas?", "es") == "¿Qué hacen las cabezas?"
+    assert i18n.capitalised("ileri besleme", "tr") == "İleri besleme"
+    assert i18n.capitalised("ılık", "tr") == "Ilık"
+    assert i18n.capitalised("ileri", "pt_BR") == "Ileri"
+    assert i18n.capitalised("因果掩码", "zh_CN") == "因果掩码"
+    assert i18n.capitalised("KV cache", "es") == "KV cache"

@@ -267,6 +267,15 @@ def test_the_search_index_covers_every_lesson_and_its_sections(site):
     assert all(re.match(r"^(%s)/\d\d_\w+\.html(#[\w-]+)?$" % langs, e["url"]) for e in index)
 
 
+def test_a_search_hit_names_its_lab_once_and_never_shows_the_translation_note(site):
+    text = _read(site, "assets/search_index.js")
+    index = json.loads(text[text.index("["):text.rindex("]") + 1])
+    for e in index:
+        assert len(re.findall(r"\b%d\b" % e["lab"], e["title"].split("\u00b7")[0])) == 1, e["title"]
+    spanish = [e for e in index if e["lang"] == "es"]
+    assert spanish and not any("Traducción:" in e["text"] for e in spanish)
+
+
 def test_a_chinese_heading_keeps_its_letters_in_its_anchor_and_the_index_points_at_it():
     text = "# 实验 4：因果掩码\n\n## 思路\n\ntext\n\n## Shapes\n\nmore\n"
     html, _ = reader_lessons.render(text, load_labs(), set())

@@ -63,6 +63,36 @@ def test_an_explicit_constructor_is_a_constructor(tmp_path):
     assert signatures.problems(_lab(tmp_path, header, REMOTE), str(tmp_path)) == []
 
 
+DECODER_HEADER = """
+namespace mha {
+class Decoder {
+ public:
+  Decoder(const Layer& layer, int capacity);
+  const Cache& cache() const;
+};
+}
+"""
+DECODER_REMOTE = """
+MHA_REMOTE_POINTER_CONSTRUCTOR(Decoder, (const Layer& layer, int capacity), (layer, capacity),
+                               layer_, layer)
+MHA_REMOTE_REFERENCE_METHOD(Decoder, const Cache&, cache, (), (), cache_)
+"""
+
+
+def test_a_pointer_constructor_and_a_reference_method_are_read_as_the_header_declares_them(
+        tmp_path):
+    assert signatures.problems(_lab(tmp_path, DECODER_HEADER, DECODER_REMOTE),
+                               str(tmp_path)) == []
+    lab = _lab(tmp_path, DECODER_HEADER.replace("const Cache& cache() const;",
+                                                "Cache cache() const;"), DECODER_REMOTE)
+    (p,) = signatures.problems(lab, str(tmp_path))
+    assert "Decoder::cache" in p and "const Cache&" in p
+    lab = _lab(tmp_path, DECODER_HEADER.replace("int capacity);", "long capacity);"),
+               DECODER_REMOTE)
+    (p,) = signatures.problems(lab, str(tmp_path))
+    assert "Decoder::Decoder" in p
+
+
 def test_every_lab_of_the_repository_agrees_with_its_remote_interface():
     for lab in load_labs():
         assert signatures.problems(lab) == [], lab.dir

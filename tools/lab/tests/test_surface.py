@@ -36,6 +36,11 @@ def test_the_remote_interfaces_name_constructors_as_class_colon_class():
     assert "MultiHeadAttention::MultiHeadAttention" in surface.units(BY[3])
 
 
+def test_pointer_constructors_and_reference_methods_are_units_of_their_interface():
+    for lab, cls in ((BY[8], "GqaDecoder"), (BY[8], "MlaDecoder"), (BY[11], "RotaryDecoder")):
+        assert {cls + "::" + cls, cls + "::cache"} <= set(surface.units(lab))
+
+
 def test_every_earlier_lab_reference_outside_the_surface_is_named_once():
     found = surface.violations(BY[9], LABS, NM_LAB9 + NM_LAB9)
     assert len(found) == 3

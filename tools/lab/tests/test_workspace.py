@@ -26,20 +26,28 @@ def test_a_work_folder_under_one_others_cannot_enter_is_refused_by_name(workdir)
         assert os.geteuid() != 0, "root must refuse a work folder its job users cannot reach"
 
 
-def test_a_second_grading_process_waits_for_the_root_and_says_so(workdir):
+def claim_then_claim_in_a_child(workdir, env=None):
+    """This process claims a fresh root, then a child Python claims it again
+    with `env` (default: this process's): the child exits 3 printing the
+    message it would wait with, or prints "claimed". Returns the root and the
+    child's run."""
+    import subprocess, sys
     os.chmod(str(workdir), 0o711)
     root = str(workdir / "w")
     Workspace.create(root).claim(lambda msg: None)
-    import subprocess, sys
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     code = ("import sys; sys.path.insert(0, %r)\n"
             "from grader.workspace import Workspace\n"
             "Workspace.create(%r).claim(lambda m: (print(m, flush=True), sys.exit(3)), poll=0.1)\n"
-            % (here, root))
+            "print('claimed')\n" % (here, root))
+    return root, subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                timeout=30, env=env)
+
+
+def test_a_second_grading_process_waits_for_the_root_and_says_so(workdir):
     # Another grading, not one this process started: no MHA_GRADE_HOLDER.
     env = {k: v for k, v in os.environ.items() if k != "MHA_GRADE_HOLDER"}
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30,
-                       env=env)
+    root, r = claim_then_claim_in_a_child(workdir, env)
     assert r.returncode == 3, r.stderr
     assert "another grading is using %s" % root in r.stdout
 
@@ -54,14 +62,5 @@ def test_one_process_claims_its_root_again_without_waiting(workdir):
 
 
 def test_a_grading_started_by_the_holder_shares_its_root(workdir):
-    os.chmod(str(workdir), 0o711)
-    root = str(workdir / "w")
-    Workspace.create(root).claim(lambda msg: None)
-    import subprocess, sys
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    code = ("import sys; sys.path.insert(0, %r)\n"
-            "from grader.workspace import Workspace\n"
-            "Workspace.create(%r).claim(lambda m: (print(m, flush=True), sys.exit(3)), poll=0.1)\n"
-            "print('claimed')\n" % (here, root))
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    _, r = claim_then_claim_in_a_child(workdir)
     assert r.returncode == 0 and "claimed" in r.stdout, r.stdout + r.stderr
