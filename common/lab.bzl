@@ -131,9 +131,14 @@ def lab_library(deps = [], name = None, **kwargs):
             "//conditions:default": [name + ".cc"],
         }),
         # Classic C++ slips in the learner's file (`d_model = d_model;` in a
-        # constructor) warn; -Wall is on already.
+        # constructor) warn; -Wall is on already. The reference solutions'
+        # plain loops (LayerNorm's rows, GELU's, AdamW's) are vectorised: at -O2
+        # GCC 12 vectorises only loops whose trip count is a known multiple of
+        # the vector width, where -O3's cost model takes any loop where it
+        # pays, and a loop that calls sqrt only when sqrt need not set errno
+        # (nothing here reads errno). Lab 15's training step, docs/PERFORMANCE.md.
         copts = select({
-            "//common:solutions": [],
+            "//common:solutions": ["-fvect-cost-model=dynamic", "-fno-math-errno"],
             "//conditions:default": ["-Wextra", "-Wshadow"],
         }),
         deps = [":" + name + "_header"] + deps + ["//common:tensor"],

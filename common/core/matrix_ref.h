@@ -43,9 +43,13 @@ struct MatrixRef {
 // std::invalid_argument rather than hand BLAS a pointer it would read or
 // write past: BLAS trusts its sizes, and a product of mismatched matrices
 // would otherwise touch whatever memory lies beyond them.
+// The message is built only when a check fails: gemm runs thousands of times
+// a training step, on matrices as small as 24 x 16, where formatting a
+// string on every call cost more than the product.
 namespace matrix_ref_internal {
-inline void Require(bool ok, const std::string& what) {
-  if (!ok) throw std::invalid_argument("gemm: " + what);
+template <class Message>
+void Require(bool ok, const Message& what) {
+  if (!ok) throw std::invalid_argument("gemm: " + what());
 }
 inline std::string Dims(int r, int c) {
   return "(" + std::to_string(r) + ", " + std::to_string(c) + ")";
@@ -60,8 +64,10 @@ inline MatrixRef whole(const Tensor2& m) {
 
 // Head h of an (H, rows, cols) tensor: the contiguous (rows, cols) block h.
 inline MatrixRef head_of(const Tensor3& t, std::size_t h) {
-  matrix_ref_internal::Require(h < t.shape(0), "head " + std::to_string(h) + " of a tensor of " +
-                                                   std::to_string(t.shape(0)) + " heads");
+  matrix_ref_internal::Require(h < t.shape(0), [&] {
+    return "head " + std::to_string(h) + " of a tensor of " + std::to_string(t.shape(0)) +
+           " heads";
+  });
   const int rows = static_cast<int>(t.shape(1)), cols = static_cast<int>(t.shape(2));
   return {const_cast<float*>(t.data()) + h * t.shape(1) * t.shape(2), rows, cols, cols};
 }
@@ -71,9 +77,11 @@ inline MatrixRef columns_of(const Tensor2& m, int h, int d_head) {
   matrix_ref_internal::Require(
       h >= 0 && d_head >= 0 &&
           static_cast<std::size_t>(h + 1) * static_cast<std::size_t>(d_head) <= m.shape(1),
-      "columns [" + std::to_string(static_cast<long long>(h) * d_head) + ", " +
-          std::to_string(static_cast<long long>(h + 1) * d_head) + ") of a matrix of " +
-          std::to_string(m.shape(1)) + " columns");
+      [&] {
+        return "columns [" + std::to_string(static_cast<long long>(h) * d_head) + ", " +
+               std::to_string(static_cast<long long>(h + 1) * d_head) + ") of a matrix of " +
+               std::to_string(m.shape(1)) + " columns";
+      });
   return {const_cast<float*>(m.data()) + h * d_head, static_cast<int>(m.shape(0)), d_head,
           static_cast<int>(m.shape(1))};
 }
@@ -88,15 +96,16 @@ inline void gemm(const MatrixRef& a, bool transpose_a, const MatrixRef& b, bool 
   const int a_rows = transpose_a ? a.cols : a.rows, inner = transpose_a ? a.rows : a.cols;
   const int b_rows = transpose_b ? b.cols : b.rows, b_cols = transpose_b ? b.rows : b.cols;
   for (const MatrixRef* m : {&a, &b, &c}) {
-    matrix_ref_internal::Require(m->rows >= 0 && m->cols >= 0 && m->stride >= m->cols,
-                                 "a view of " + Dims(m->rows, m->cols) + " with row stride " +
-                                     std::to_string(m->stride));
+    matrix_ref_internal::Require(m->rows >= 0 && m->cols >= 0 && m->stride >= m->cols, [&] {
+      return "a view of " + Dims(m->rows, m->cols) + " with row stride " +
+             std::to_string(m->stride);
+    });
   }
-  matrix_ref_internal::Require(a_rows == c.rows && b_rows == inner && b_cols == c.cols,
-                               "op(a) is " + Dims(a_rows, inner) + " and op(b) is " +
-                                   Dims(b_rows, b_cols) + ", expected (" +
-                                   std::to_string(c.rows) + ", k) and (k, " +
-                                   std::to_string(c.cols) + ") for c " + Dims(c.rows, c.cols));
+  matrix_ref_internal::Require(a_rows == c.rows && b_rows == inner && b_cols == c.cols, [&] {
+    return "op(a) is " + Dims(a_rows, inner) + " and op(b) is " + Dims(b_rows, b_cols) +
+           ", expected (" + std::to_string(c.rows) + ", k) and (k, " + std::to_string(c.cols) +
+           ") for c " + Dims(c.rows, c.cols);
+  });
   if (c.rows == 0 || c.cols == 0) return;  // nothing to compute
   if (inner == 0) {                         // an empty product: c = beta * c
     for (int r = 0; r < c.rows; ++r) {

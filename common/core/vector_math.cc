@@ -58,6 +58,7 @@ using vector_math_detail::best;
 
 float max_of(const float* x, std::size_t n) { return best().max_of(x, n); }
 float sum_of(const float* x, std::size_t n) { return best().sum_of(x, n); }
+float dot_of(const float* x, const float* y, std::size_t n) { return best().dot_of(x, y, n); }
 void exp_shifted(const float* x, float shift, float* out, std::size_t n) {
   best().exp_shifted(x, shift, out, n);
 }
@@ -66,6 +67,8 @@ float exp_shifted_sum(const float* x, float shift, float* out, std::size_t n) {
 }
 void scale_inplace(float* x, float factor, std::size_t n) { best().scale_inplace(x, factor, n); }
 void add_inplace(float* x, const float* y, std::size_t n) { best().add_inplace(x, y, n); }
+void erf_of(const double* x, double* out, std::size_t n) { best().erf_of(x, out, n); }
+void exp_of(const double* x, double* out, std::size_t n) { best().exp_of(x, out, n); }
 const char* vector_math_isa() { return best().isa; }
 
 }  // namespace mha

@@ -22,10 +22,13 @@ struct Kernels {
   const char* isa;  // "avx512", "avx2+fma", or "baseline" (the build's own flags)
   float (*max_of)(const float* x, std::size_t n);
   float (*sum_of)(const float* x, std::size_t n);
+  float (*dot_of)(const float* x, const float* y, std::size_t n);
   void (*exp_shifted)(const float* x, float shift, float* out, std::size_t n);
   float (*exp_shifted_sum)(const float* x, float shift, float* out, std::size_t n);
   void (*scale_inplace)(float* x, float factor, std::size_t n);
   void (*add_inplace)(float* x, const float* y, std::size_t n);
+  void (*erf_of)(const double* x, double* out, std::size_t n);
+  void (*exp_of)(const double* x, double* out, std::size_t n);
 };
 
 // Compiled with the build's own flags: runs on any CPU the build targets.

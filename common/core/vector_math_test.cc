@@ -72,6 +72,17 @@ TEST_P(VectorMath, SumOfMatchesADoubleSumAtEveryLength) {
   }
 }
 
+TEST_P(VectorMath, DotOfMatchesADoubleSumOfProductsAtEveryLength) {
+  for (std::size_t n : kLengths) {
+    std::vector<float> x = random_floats(n, 8), y = random_floats(n, 9);
+    double expected = 0;
+    for (std::size_t i = 0; i < n; ++i) expected += double(x[i]) * y[i];
+    EXPECT_NEAR(GetParam()->dot_of(x.data(), y.data(), n), expected,
+                1e-5 * (1 + std::abs(expected)) + 1e-2)
+        << "n=" << n;
+  }
+}
+
 TEST_P(VectorMath, ExpShiftedMatchesStdExpWithinAFewUlp) {
   for (std::size_t n : kLengths) {
     std::vector<float> x = random_floats(n, 3);
@@ -136,11 +147,80 @@ TEST_P(VectorMath, AddInplaceAddsElementwiseAndKeepsMinusInfinity) {
   }
 }
 
+// Distance in units in the last place between two finite doubles of one sign.
+double ulps(double a, double b) {
+  if (a == b) return 0.0;
+  return std::abs(a - b) / std::abs(std::nextafter(b, a) - b);
+}
+
+// Points from -lo to hi: a dense grid (every 1/64) and the tails, where erf is
+// near +-1 and exp near 0 or huge.
+std::vector<double> sweep(double lo, double hi) {
+  std::vector<double> x;
+  for (double v = -lo; v <= hi; v += 1.0 / 64) x.push_back(v);
+  for (double v : {0.0, -0.0, 1e-300, -1e-300, 1e-8, -1e-8, 0.6499999, 0.65, 2.2, -2.2}) {
+    x.push_back(v);
+  }
+  return x;
+}
+
+// xsimd's erf (boost.simd's rational approximations) is off by up to ~70
+// units in the last place near |x| = 2.2, where two of its pieces meet: 1e-14
+// relative, far below the float the result is rounded to.
+TEST_P(VectorMath, ErfOfMatchesStdErfToFourteenDigits) {
+  for (std::size_t n : kLengths) {  // every tail length
+    std::vector<double> x(n), out(n);
+    for (std::size_t i = 0; i < n; ++i) x[i] = 0.37 * static_cast<double>(i) - 3.0;
+    GetParam()->erf_of(x.data(), out.data(), n);
+    for (std::size_t i = 0; i < n; ++i) {
+      EXPECT_LE(ulps(out[i], std::erf(x[i])), 100.0) << "n=" << n << " x=" << x[i];
+    }
+  }
+  std::vector<double> x = sweep(7.0, 7.0), out(x.size());
+  GetParam()->erf_of(x.data(), out.data(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_LE(ulps(out[i], std::erf(x[i])), 100.0) << "x=" << x[i];
+  }
+}
+
+TEST_P(VectorMath, ErfOfIsPlusOrMinusOneAtInfinityAndExactlyOneFarOut) {
+  const double x[] = {-kInf, kInf, -30.0, 30.0, 0.0};
+  double out[5];
+  GetParam()->erf_of(x, out, 5);  // in a tail of 5
+  EXPECT_EQ(out[0], -1.0);
+  EXPECT_EQ(out[1], 1.0);
+  EXPECT_EQ(out[2], -1.0);
+  EXPECT_EQ(out[3], 1.0);
+  EXPECT_EQ(out[4], 0.0);
+}
+
+TEST_P(VectorMath, ExpOfMatchesStdExpWithinAFewUlp) {
+  std::vector<double> x = sweep(700.0, 700.0), out(x.size());
+  GetParam()->exp_of(x.data(), out.data(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_LE(ulps(out[i], std::exp(x[i])), 2.0) << "x=" << x[i];
+  }
+}
+
+TEST_P(VectorMath, ExpOfMinusInfinityIsZeroInPlace) {
+  std::vector<double> x = {-kInf, 0.0, -1.0};
+  GetParam()->exp_of(x.data(), x.data(), x.size());
+  EXPECT_EQ(x[0], 0.0);
+  EXPECT_EQ(x[1], 1.0);
+  EXPECT_NEAR(x[2], std::exp(-1.0), 1e-16);
+}
+
 // The public functions go through the fastest usable table.
 TEST(VectorMathDispatch, UsesTheFastestUsableInstructionSet) {
   EXPECT_STREQ(vector_math_isa(), usable_kernels().front()->isa);
   const float x[5] = {1.0f, -2.0f, 7.0f, 3.0f, 0.5f};
   EXPECT_EQ(max_of(x, 5), 7.0f);
+  const double d[2] = {0.0, 30.0};
+  double e[2];
+  erf_of(d, e, 2);
+  EXPECT_EQ(e[1], 1.0);
+  exp_of(d, e, 2);
+  EXPECT_EQ(e[0], 1.0);
 }
 
 TEST(VectorMathDispatch, ThisX86CpuGetsMoreThanTheBaselineWhenItHasAvx2) {

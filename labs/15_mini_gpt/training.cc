@@ -6,9 +6,12 @@
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <string>
 
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xview.hpp>
+
+#include "common/core/vector_math.h"
 
 namespace mha::gpt {
 namespace {
@@ -16,30 +19,20 @@ namespace {
 using grammar::Category;
 using grammar::Sentence;
 
-// sum += w * g, every parameter gradient (the dx fields are not needed).
-void add(GptGrads& sum, const GptGrads& g, float w) {
-  if (sum.blocks.empty()) {  // the first sentence of a batch
-    sum.d_embed = w * g.d_embed;
-    sum.d_lnf_gamma = w * g.d_lnf_gamma;
-    sum.d_lnf_beta = w * g.d_lnf_beta;
-    for (const BlockGrads& b : g.blocks) {
-      sum.blocks.push_back({w * b.dln1_gamma, w * b.dln1_beta, w * b.dW_Q, w * b.dW_K,
-                            w * b.dW_V, w * b.dW_O, w * b.dln2_gamma, w * b.dln2_beta,
-                            w * b.dW_1, w * b.db_1, w * b.dW_2, w * b.db_2, Tensor2()});
-    }
-    return;
+// Every parameter gradient of g, as (first float, count): the dx fields are
+// not parameters.
+std::vector<std::pair<float*, std::size_t>> parameter_gradients(GptGrads& g) {
+  std::vector<std::pair<float*, std::size_t>> out;
+  auto add = [&out](auto& t) { out.emplace_back(t.data(), t.size()); };
+  add(g.d_embed);
+  for (BlockGrads& b : g.blocks) {
+    for (Tensor1* v : {&b.dln1_gamma, &b.dln1_beta, &b.dln2_gamma, &b.dln2_beta, &b.db_1, &b.db_2})
+      add(*v);
+    for (Tensor2* m : {&b.dW_Q, &b.dW_K, &b.dW_V, &b.dW_O, &b.dW_1, &b.dW_2}) add(*m);
   }
-  sum.d_embed += w * g.d_embed;
-  sum.d_lnf_gamma += w * g.d_lnf_gamma;
-  sum.d_lnf_beta += w * g.d_lnf_beta;
-  for (std::size_t l = 0; l < g.blocks.size(); ++l) {
-    BlockGrads& s = sum.blocks[l];
-    const BlockGrads& b = g.blocks[l];
-    s.dln1_gamma += w * b.dln1_gamma, s.dln1_beta += w * b.dln1_beta;
-    s.dW_Q += w * b.dW_Q, s.dW_K += w * b.dW_K, s.dW_V += w * b.dW_V, s.dW_O += w * b.dW_O;
-    s.dln2_gamma += w * b.dln2_gamma, s.dln2_beta += w * b.dln2_beta;
-    s.dW_1 += w * b.dW_1, s.db_1 += w * b.db_1, s.dW_2 += w * b.dW_2, s.db_2 += w * b.db_2;
-  }
+  add(g.d_lnf_gamma);
+  add(g.d_lnf_beta);
+  return out;
 }
 
 std::vector<int> inputs_of(const Sentence& s) { return {s.ids.begin(), s.ids.end() - 1}; }
@@ -72,11 +65,29 @@ GptGrads mean_gradients(const MiniGpt& model, const std::vector<const Example*>&
                         double* loss) {
   GptGrads mean;
   *loss = 0.0;
-  const float w = 1.0f / static_cast<float>(batch.size());
-  for (const Example* e : batch) {
-    const GptLossAndGrads r = gpt_loss_and_grads(model, e->inputs, e->targets);  // your lab 15
+  for (std::size_t b = 0; b < batch.size(); ++b) {
+    const Example& e = *batch[b];
+    GptLossAndGrads r = gpt_loss_and_grads(model, e.inputs, e.targets);  // your lab 15
     *loss += r.loss / static_cast<double>(batch.size());
-    add(mean, r.grads, w);
+    if (b == 0) {
+      mean = std::move(r.grads);
+      continue;
+    }
+    // mean += r.grads, tensor by tensor, several floats at a time (vector_math.h).
+    const auto sum = parameter_gradients(mean), add = parameter_gradients(r.grads);
+    for (std::size_t i = 0; i < std::max(sum.size(), add.size()); ++i) {
+      if (i >= sum.size() || i >= add.size() || add[i].second != sum[i].second) {
+        throw std::invalid_argument(
+            "mean_gradients: gpt_loss_and_grads gave sentence " + std::to_string(b) +
+            " gradients unlike sentence 0's (tensor " + std::to_string(i) + " of " +
+            std::to_string(std::max(sum.size(), add.size())) + "): expected the model's shapes");
+      }
+      add_inplace(sum[i].first, add[i].first, sum[i].second);
+    }
+  }
+  // Then divided by the batch's size (exactly what adding each one divided gives for a power of 2).
+  for (const auto& [data, n] : parameter_gradients(mean)) {
+    scale_inplace(data, 1.0f / static_cast<float>(batch.size()), n);
   }
   return mean;
 }

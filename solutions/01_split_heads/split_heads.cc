@@ -2,12 +2,17 @@
 //
 // Both functions are pure data movement: a reshape (free, it only reinterprets
 // the same row-major memory) and a transpose (which really moves the numbers).
+// The transpose is written as a loop over (token, head) pieces: each piece is
+// d_head floats side by side in both layouts, so it is copied whole.
+// (xt::transpose(xt::reshape_view(x, {T, H, d_head}), {1, 0, 2}), the lesson's
+// form, gives the same tensor, but xtensor moves it one float at a time
+// through a generic index stepper: the later labs split and combine heads
+// thousands of times a training step, and that took a sixth of it.)
 #include "labs/01_split_heads/split_heads.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
-
-#include <xtensor/xmanipulation.hpp>
 
 namespace mha {
 
@@ -27,12 +32,19 @@ Tensor3 split_heads(const Tensor2& x, int n_heads) {
   const std::size_t d_head = d_model / H;
 
   // pass 1: row t of x is [head 0 | head 1 | ... | head H-1], so viewing it as
-  // (H, d_head) puts head h's columns [h*d_head, (h+1)*d_head) in row h.
-  auto per_token = xt::reshape_view(x, {T, H, d_head});  // (T, H, d_head)
+  // (H, d_head) puts head h's columns [h*d_head, (h+1)*d_head) in row h: as
+  // (T, H, d_head), piece (t, h) starts at float (t*H + h) * d_head.
   // pass 2: bring the head axis to the front so that each head is one
-  // contiguous (T, d_head) matrix. This is the step people forget: reshaping
+  // contiguous (T, d_head) matrix: piece (t, h) goes to row t of head h, at
+  // float (h*T + t) * d_head. This is the step people forget: reshaping
   // straight to (H, T, d_head) mixes tokens into heads.
-  Tensor3 heads = xt::transpose(per_token, {1, 0, 2});  // (H, T, d_head)
+  Tensor3 heads = Tensor3::from_shape({H, T, d_head});  // (H, T, d_head)
+  for (std::size_t t = 0; t < T; ++t) {
+    for (std::size_t h = 0; h < H; ++h) {
+      const float* piece = x.data() + (t * H + h) * d_head;  // (d_head,): x(t, h*d_head ...)
+      std::copy(piece, piece + d_head, heads.data() + (h * T + t) * d_head);
+    }
+  }
   return heads;
 }
 
@@ -47,11 +59,17 @@ Tensor2 combine_heads(const Tensor3& heads) {
                                 " and d_head=" + std::to_string(d_head) + " must both be positive");
   }
   // Undo split_heads' two passes in reverse order.
-  // pass 1: tokens first again; evaluated into a container so that its memory
-  // really is (T, H, d_head) in row-major order.
-  Tensor3 per_token = xt::transpose(heads, {1, 0, 2});  // (T, H, d_head)
-  // pass 2: glue each token's H slices side by side: [head 0 | head 1 | ...].
-  Tensor2 x = xt::reshape_view(per_token, {T, H * d_head});  // (T, d_model)
+  // pass 1: tokens first again: row t of head h becomes piece (t, h) of a
+  // (T, H, d_head) layout.
+  // pass 2: that layout already is (T, H*d_head) in row-major memory: each
+  // token's H slices side by side, [head 0 | head 1 | ...].
+  Tensor2 x = Tensor2::from_shape({T, H * d_head});  // (T, d_model)
+  for (std::size_t t = 0; t < T; ++t) {
+    for (std::size_t h = 0; h < H; ++h) {
+      const float* row = heads.data() + (h * T + t) * d_head;  // (d_head,): heads(h, t, :)
+      std::copy(row, row + d_head, x.data() + (t * H + h) * d_head);
+    }
+  }
   return x;
 }
 

@@ -25,17 +25,22 @@ namespace {
 // q (H, T, d_head); k, v (H, S, d_head); mask (T, S).
 void check_arguments(const Tensor3& q, const Tensor3& k, const Tensor3& v,
                      const std::optional<Tensor2>& mask) {
-  const std::string shapes = "q has shape " + shape_string(q.shape()) + ", k has shape " +
-                             shape_string(k.shape()) + ", v has shape " + shape_string(v.shape());
+  // The message names all three shapes; it is built only when a check fails (this runs on
+  // every call, thousands of times a training step in lab 15).
+  const auto shapes = [&] {
+    return "q has shape " + shape_string(q.shape()) + ", k has shape " + shape_string(k.shape()) +
+           ", v has shape " + shape_string(v.shape());
+  };
   if (k.shape(0) != q.shape(0) || v.shape(0) != q.shape(0)) {
-    throw std::invalid_argument("attention: " + shapes +
+    throw std::invalid_argument("attention: " + shapes() +
                                 "; q, k and v must have the same number of heads H");
   }
   if (k.shape(2) != q.shape(2) || v.shape(2) != q.shape(2)) {
-    throw std::invalid_argument("attention: " + shapes + "; q, k and v must have the same d_head");
+    throw std::invalid_argument("attention: " + shapes() +
+                                "; q, k and v must have the same d_head");
   }
   if (v.shape(1) != k.shape(1)) {
-    throw std::invalid_argument("attention: " + shapes +
+    throw std::invalid_argument("attention: " + shapes() +
                                 "; k and v must have the same number of keys S");
   }
   if (mask.has_value()) {
@@ -64,11 +69,11 @@ void softmax_rows_inplace(float* data, std::size_t rows, std::size_t cols) {
     // starts from the lowest float and would report -3.4e38. The check below
     // covers both.)
     if (row_max <= std::numeric_limits<float>::lowest()) row_max = 0.0f;
-    // pass 2: shifted exponentials; masked (-inf) entries become exactly 0.
-    exp_shifted(row, row_max, row, cols);
+    // pass 2: shifted exponentials, and their sum in the same pass; masked
+    // (-inf) entries become exactly 0.
+    const float row_sum = exp_shifted_sum(row, row_max, row, cols);
     // pass 3: normalise. The largest entry contributes exp(0) = 1, so a row
     // sum is >= 1 unless the row was all -inf; then it is 0 and the row stays 0.
-    const float row_sum = sum_of(row, cols);
     scale_inplace(row, row_sum > 0.0f ? 1.0f / row_sum : 0.0f, cols);
   }
 }

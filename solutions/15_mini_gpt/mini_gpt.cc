@@ -91,8 +91,7 @@ Tensor2 output_backward(const Tensor2& embed, const Tensor2& h, const Tensor2& d
 
 struct Forward {  // what the forward pass keeps for the backward
   std::vector<Tensor2> block_inputs;  // x_0 .. x_{L-1}, (T, d_model) each
-  Tensor2 x_last;                     // x_L, (T, d_model)
-  Tensor2 h;                          // layer_norm(x_L), (T, d_model)
+  Tensor2 x_last, h;                  // x_L and layer_norm(x_L), (T, d_model) each
 };
 
 Forward forward(const MiniGpt& model, const std::vector<int>& tokens) {
@@ -153,8 +152,7 @@ std::vector<Flat> parameters(const MiniGpt& m) {
   return p;
 }
 
-// The parameter gradients of `g`, in the same order (the dx fields are not
-// parameters: they are left out).
+// The parameter gradients of `g`, in the same order (the dx fields, not parameters, left out).
 std::vector<Flat> gradients(const GptGrads& g) {
   std::vector<Flat> p = {flat("embed", g.d_embed, true)};
   for (std::size_t l = 0; l < g.blocks.size(); ++l) {
@@ -382,6 +380,8 @@ void AdamW::step(MiniGpt& model, const GptGrads& grads, float lr) {
     const bool decayed = theta[p].decayed;
     for (std::size_t i = 0, n = elements(theta[p]); i < n; ++i) {
       if (decayed) w[i] *= decay;
+    }
+    for (std::size_t i = 0, n = elements(theta[p]); i < n; ++i) {  // then the Adam step
       mp[i] = config_.beta1 * mp[i] + one_minus_b1 * grad[i];
       vp[i] = config_.beta2 * vp[i] + one_minus_b2 * grad[i] * grad[i];
       const float denom = static_cast<float>(std::sqrt(vp[i]) / bc2_sqrt) + config_.eps;
