@@ -136,7 +136,8 @@ def lab_library(deps = [], name = None, **kwargs):
         # GCC 12 vectorises only loops whose trip count is a known multiple of
         # the vector width, where -O3's cost model takes any loop where it
         # pays, and a loop that calls sqrt only when sqrt need not set errno
-        # (nothing here reads errno). Lab 15's training step, docs/PERFORMANCE.md.
+        # (nothing here reads errno). Lab 15's training step, docs/PERFORMANCE.md
+        # (instructors' repository).
         copts = select({
             "//common:solutions": ["-fvect-cost-model=dynamic", "-fno-math-errno"],
             "//conditions:default": ["-Wextra", "-Wshadow"],

@@ -45,7 +45,8 @@ void add_inplace(float* x, const float* y, std::size_t n);
 // place near |x| = 2.2). Rounded to float they are std's float but for a few
 // in a billion: GELU computed with this erf differs from GELU with std::erf
 // on 196 of the 2.2e9 floats in [-10, 10], each by one float ulp (measured
-// by bench/erf_accuracy.cc). erf(+-inf) = +-1, exp(-inf) = 0. out may be x.
+// by bench/erf_accuracy.cc, in the instructors' repository). erf(+-inf) = +-1,
+// exp(-inf) = 0. out may be x.
 // Half as many lanes as the float loops.
 void erf_of(const double* x, double* out, std::size_t n);
 void exp_of(const double* x, double* out, std::size_t n);

@@ -1,8 +1,8 @@
 // Internal to the grading boundary (remote.cc): starting and stopping the
 // processes the trusted side talks to (the learner's process, the reference
 // process). Who may run them, as which user and under which limits, is the
-// grader's runner's business (tools/lab/grader/); this only forks, execs,
-// and reaps.
+// grader's runner's business (tools/lab/grader/, in the instructors'
+// repository); this only forks, execs, and reaps.
 #ifndef MHA_COMMON_GRADING_REMOTE_PROCESS_H_
 #define MHA_COMMON_GRADING_REMOTE_PROCESS_H_
 
