@@ -193,12 +193,14 @@ def _remote_variant(lab, name, srcs, deps, data, own):
         tags = ["manual", "mha_remote"],
     )
 
-def _lab_test(lab, name, deps, data, size, lib, main = "@system//:gtest_main", **kwargs):
-    """The test <name> of <name>.cc, with the lab's library `lib` and test
+def _lab_test(lab, name, deps, data, size, lib, main = "@system//:gtest_main", more_srcs = [],
+              **kwargs):
+    """The test <name> of <name>.cc (and `more_srcs`, the rest of a test file
+    split by concern, run after it), with the lab's library `lib` and test
     helpers, and (in the instructors' repository) its <name>_remote variant,
     in which a client of the learner's process replaces `lib`. `main` is the
     test's main() (the remote variant keeps GoogleTest's)."""
-    srcs = [name + ".cc"]
+    srcs = [name + ".cc"] + more_srcs
     if data == None:
         data = native.glob(["golden/*.npy"])
     own = [lib, _lib(lab) + "_test_util"]
@@ -226,8 +228,9 @@ def lab_test(deps = [], data = None, size = "small", **kwargs):
               lib = ":" + lab.target, main = "//common/testing:test_main", **kwargs)
 
 def graded_test(deps = [], data = None, size = "small", reference = False, reference_deps = [],
-                remote_hdrs = None, **kwargs):
-    """<target>_test (<target>_test.cc), the hidden (grading) test of the lab,
+                remote_hdrs = None, more_srcs = [], **kwargs):
+    """<target>_test (<target>_test.cc, then `more_srcs`: a test file too long
+    for one module, split by concern), the hidden (grading) test of the lab,
     and the lab's remote interface (lab_remote). Like lab_test, it links the
     lab's library and test helpers; `deps` are the others. With `reference`,
     also :reference (reference.h, reference.cc): the independent reference the
@@ -248,7 +251,7 @@ def graded_test(deps = [], data = None, size = "small", reference = False, refer
         )
         deps = [":reference"] + deps
     _lab_test(lab, lab.target + "_test", deps, data, size,
-              lib = _lib(lab), **kwargs)
+              lib = _lib(lab), more_srcs = more_srcs, **kwargs)
     lab_remote(hdrs = remote_hdrs)
 
 def _optimised_transition_impl(settings, attr):
