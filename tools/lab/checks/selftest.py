@@ -12,8 +12,8 @@ import sys
 import time
 import traceback
 
-from checks import browser, consistency, formulas, hostile, hostile_roster, kit_check, \
-    mutants, newlab_check, quiz_numbers, slurm_check, tolerances
+from checks import browser, consistency, degenerate, formulas, hostile, hostile_roster, \
+    kit_check, mutants, newlab_check, quiz_numbers, slurm_check, tolerances
 from course import i18n
 from grader import grade, instructor
 from labs import ROOT, load_labs
@@ -200,6 +200,38 @@ def check_mutants(state):
     return checks
 
 
+def check_degenerate(state):
+    """The degenerate catalogue (checks/degenerate.py): no do-nothing file
+    earns a hidden point beyond a weight draw, or passes a public test beyond
+    an argument check or a weight draw."""
+    ctx = _context(state)
+    catalogue = degenerate.load(ctx.labs)
+    verdicts = degenerate.grade(catalogue, ctx)
+    checks = []
+    for lab in ctx.labs:
+        mine = [v for v in catalogue if v.lab.number == lab.number]
+        c = Check("the %d degenerate files of lab %d (zeros, ones, uniform, -inf, arguments "
+                  "passed back, ...) earn no hidden point beyond weight draws and pass no public "
+                  "test beyond argument checks" % (len(mine), lab.number))
+        for v in mine:
+            if v.source is None or v.label not in verdicts:
+                c.fail("%s: %s" % (v.label, v.error or "not graded"))
+                continue
+            h, p = verdicts[v.label]["hidden"], verdicts[v.label]["public"]
+            if h.unearned:
+                c.fail("%s earns %s" % (v.label, ", ".join(h.unearned)))
+            if p.unearned:
+                c.fail("%s passes the public %s" % (v.label, ", ".join(p.unearned)))
+        checks.append(c)
+    lines, ok = degenerate.summary(catalogue, verdicts, ctx.labs)
+    s = Check(lines[-1])
+    if not ok:
+        s.fail("a test that a do-nothing answer passes needs an anchor: a golden, or a fact no "
+               "trivial answer has (docs/AUTHORING.md, \"Degenerate files\")")
+    checks.append(s)
+    return checks
+
+
 def check_tolerances(state):
     return tolerances.selftest_checks(state["labs"], Check)
 
@@ -304,7 +336,7 @@ def check_new_lab(state):
 
 CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_translations,
           check_formulas, check_bazel, check_fuzz, check_solutions, check_stubs, check_cumulative,
-          check_mutants, check_hostile, check_reports, check_quizzes, check_reader_browser,
+          check_mutants, check_degenerate, check_hostile, check_reports, check_quizzes, check_reader_browser,
           check_slurm, check_kit, check_new_lab]
 
 
