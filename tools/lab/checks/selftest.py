@@ -336,8 +336,8 @@ def check_new_lab(state):
 
 CHECKS = [check_unit_tests, check_consistency, check_tolerances, check_translations,
           check_formulas, check_bazel, check_fuzz, check_solutions, check_stubs, check_cumulative,
-          check_mutants, check_degenerate, check_hostile, check_reports, check_quizzes, check_reader_browser,
-          check_slurm, check_kit, check_new_lab]
+          check_mutants, check_degenerate, check_hostile, check_reports, check_quizzes,
+          check_reader_browser, check_slurm, check_kit, check_new_lab]
 
 
 def main(args):
