@@ -32,14 +32,17 @@
   // ------------------------------------------------------------------ search
   // Every section of every lesson in every language (assets/search_index.js).
   // Text is compared folded: lower case, accents removed ("induccion" finds
-  // "inducción"). A query word of Latin letters must occur in the section; one
-  // in Chinese (no spaces between words) matches as a substring, or else by
-  // its character pairs (most of them present). Hits in the page's language
-  // come first, then by how often the words occur, headings first.
+  // "inducción"), and Turkish dotless ı read as i, the one Turkish letter
+  // without a decomposition: "isi haritasi" typed on any keyboard finds "ısı
+  // haritası", and "Işın" (capital I, dotless) finds "ışın". A query word of
+  // Latin letters must occur in the section; one in Chinese (no spaces
+  // between words) matches as a substring, or else by its character pairs
+  // (most of them present). Hits in the page's language come first, then by
+  // how often the words occur, headings first.
   const CJK = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]/;
 
   function fold(s) {
-    return s.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+    return s.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/ı/g, "i");
   }
 
   function count(text, w) {

@@ -6,9 +6,10 @@ opens the Spanish contents, every label Spanish), lab 2's page in Spanish (its
 quiz too), the switch to Portuguese, the front door again (it opens the
 Portuguese the learner chose), searches on a Spanish page ("induccion" finds
 "inducción", Spanish hits first, a Chinese section found by substring and by
-character pairs), a search for "RoPE" and its first hit, a quiz question
-answered wrongly then rightly with both explanations shown, a reload that keeps
-the progress, the head viewer on a small committed data file
+character pairs), a search on a Turkish page typed without Turkish letters
+("isi haritasi" finds "ısı haritası"), a search for "RoPE" and its first hit,
+a quiz question answered wrongly then rightly with both explanations shown, a
+reload that keeps the progress, the head viewer on a small committed data file
 (tools/reader/testdata/) with a token hovered, and the Mini-GPT playground on
 a model the reference solutions train for a short run (browser_playground.py:
 probabilities for a held-out prompt, a head switched off, the Spanish page, a
@@ -214,6 +215,18 @@ def run(check):
             hits = search_hits(driver, wait, query)
             step("a Chinese search (%s) does not find the Chinese section" % query,
                  any(h.get_attribute("lang") == "zh-CN" for h in hits))
+        search_hits(driver, wait, "")
+
+        # Turkish: the dotless ı folds to i, so a query typed on any keyboard
+        # (or capitalised: "Isı") finds lesson 7's Turkish sections, which say
+        # "ısı haritası" (unfolded, neither query matches a word of them).
+        driver.get(base + "tr/07_head_analysis.html")
+        for query in ("isi haritasi", "Isı haritası"):
+            hits = search_hits(driver, wait, query)
+            step("a search for %r on a Turkish page does not find lesson 7's Turkish page "
+                 "(ısı haritası) first: %s" % (query, [h.get_attribute("href") for h in hits]),
+                 hits and hits[0].get_attribute("lang") == "tr" and
+                 "/tr/07_head_analysis.html" in hits[0].get_attribute("href"))
         search_hits(driver, wait, "")
 
         # Search "RoPE" and follow the first hit.

@@ -284,12 +284,12 @@ def check_reader_browser(state):
     """./lab read's site in headless Chromium (tools/lab/checks/browser.py)."""
     c = Check("the course reader in headless Chromium: the front door in the browser's "
               "language, then in the one chosen last; lab 2 in Spanish (every label) then "
-              "Portuguese; searches that fold accents, put the page's language first and find "
-              "Chinese; a quiz answered wrongly then rightly and kept over a reload; the head "
-              "viewer; the Mini-GPT playground on a model the reference solutions trained "
-              "(probabilities of a held-out prompt, a head switched off, in Spanish, a request "
-              "without the session's token refused); no console error, no request beyond "
-              "127.0.0.1")
+              "Portuguese; searches that fold accents and Turkish dotless ı, put the page's "
+              "language first and find Chinese; a quiz answered wrongly then rightly and kept "
+              "over a reload; the head viewer; the Mini-GPT playground on a model the "
+              "reference solutions trained (probabilities of a held-out prompt, a head switched "
+              "off, in Spanish, a request without the session's token refused); no console "
+              "error, no request beyond 127.0.0.1")
     t0 = time.time()
     try:
         browser.run(c)
