@@ -266,6 +266,11 @@ def check(ctx, labs, make_check, second_layer=True):
             if not any(w in mine["first_failure"] for w in wanted):
                 c.fail("first failure %r does not mention %s" % (
                     mine["first_failure"][:200], " or ".join(repr(w) for w in wanted)))
+        for test, words in sorted(case.expect.get("test_messages", {}).items()):
+            said = [t.get("message", "") for t in mine["tests"] if t["name"] == test]
+            if not said or words not in said[0]:
+                c.fail("%s's message %r does not mention %r" % (
+                    test, (said or ["(no such test)"])[0][:300], words))
         # Labs submitted from the case's own files ("with_files"), and in
         # cumulative mode the labs that link them, need not earn marks.
         own = {int(n) for n in case.expect.get("with_files", {})}
