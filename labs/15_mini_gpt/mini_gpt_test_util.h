@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <fstream>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -173,6 +174,10 @@ inline GptGrads GradsFromFlat(const MiniGpt& model, const Tensor1& flat) {
     typename T::shape_type shape;
     std::copy(shapes[i].begin(), shapes[i].end(), shape.begin());
     t = T::from_shape(shape);
+    if (at + t.size() > flat.size()) {  // a model larger than the numbers given
+      throw std::invalid_argument("GradsFromFlat: the model has more parameters than the " +
+                                  std::to_string(flat.size()) + " numbers given");
+    }
     std::copy(flat.begin() + at, flat.begin() + at + t.size(), t.begin());
     at += t.size();
     ++i;

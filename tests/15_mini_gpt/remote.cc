@@ -6,9 +6,12 @@
 // Five calls need a hand-written client and handler, because they change an
 // argument or keep a pointer, which the macros do not carry back:
 //   cross_entropy    writes *d_logits: the answer carries it;
-//   clip_grad_norm   scales the gradients in place: the answer carries them;
+//   clip_grad_norm   scales the gradients in place: the answer carries them,
+//                    shaped as they were sent (remote_layout.h);
 //   AdamW::step      changes the model as well as the optimiser: both come
-//                    back, after a throw too (the API says nothing changes);
+//                    back, after a throw too (the API says nothing changes),
+//                    the model shaped as it was sent: the test lays gradients
+//                    out over it and runs the double reference on it;
 //   GptDecoder       points at *our* model (the learner's process gets a copy
 //                    at every call), and so does each of its RotaryDecoders,
 //                    at a block's attention: the client sets those pointers
@@ -17,10 +20,13 @@
 //                    its own RotaryDecoder of that block, as lab 11's does.
 #include "tests/15_mini_gpt/remote.h"
 
+#include "common/grading/remote_layout.h"
+
 #include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace mha {
 
@@ -108,12 +114,14 @@ double cross_entropy(const Tensor2& logits, const std::vector<int>& targets, Ten
 
 double clip_grad_norm(GptGrads& grads, double max_norm) {
   ClipAnswer answer = remote::Call<ClipAnswer>(kClip, grads, max_norm);
+  remote::RequireLayout(remote::Layout(grads), answer.grads, "clip_grad_norm", "the gradients");
   grads = std::move(answer.grads);
   return answer.norm;
 }
 
 void AdamW::step(MiniGpt& model, const GptGrads& grads, float lr) {
   // The optimiser's new state, then the model's, as the learner's step left them.
+  const std::vector<std::string> sent = remote::Layout(model);
   auto take_state = [&](remote::Reader& r) {
     remote::CurrentDecodeMode() = remote::DecodeMode::kUpdate;
     AdamW optimiser = *this;
@@ -121,6 +129,7 @@ void AdamW::step(MiniGpt& model, const GptGrads& grads, float lr) {
     remote::Decode(r, optimiser);
     remote::Decode(r, updated);
     if (!r.AtEnd()) throw remote::LearnerProcessError("the answer to AdamW::step has extra bytes");
+    remote::RequireLayout(sent, updated, "AdamW::step", "the model");
     *this = std::move(optimiser);
     model = std::move(updated);
   };

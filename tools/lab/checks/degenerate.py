@@ -25,8 +25,9 @@ The variants of a lab (names as `./lab degenerate N` prints them):
                            every number 0 (each quoted word of the lab's
                            header: lab 7's head labels)
     inert                  where a class has methods that change it (a cache,
-                           a decoder): they check their arguments and then
-                           leave the object as it was, and its other methods
+                           a decoder, an optimiser): they check their
+                           arguments and then leave the object, and every
+                           argument they may write, as it was; its other methods
                            tell the truth about that unchanged object (a
                            cache that ignores every append); every other
                            number 0
@@ -37,7 +38,8 @@ by `./lab test`): no variant earns a hidden point, apart from the tests the
 rubric names under "weight_draws" (drawing the seeded weights is real work);
 argument checks earn nothing without a passing computation (the rubric's
 "argument_checks", reports/rubric.py); and no public test passes, argument
-checks and weight draws aside.
+checks and weight draws aside. Every variant must build and run: a file
+that does not compile scores 0 and proves nothing.
 """
 import os
 import re
@@ -45,20 +47,11 @@ import sys
 
 import surface
 from checks import cxx_outline
+from checks.degenerate_source import DegenerateError, TENSOR, element, write
 from grader import grade as grade_mod
 from labs import ROOT, labs_and_chosen, load_labs
 
-PRELUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "degenerate_prelude.h.in")
-_TENSOR = re.compile(r"^(?:Tensor[123]|xt::xtensor<float,\s*\d>)$")
-# Sizes and counts: what a do-nothing answer knows from its arguments (kept in
-# a struct or an object; a function that returns one alone returns 0 or 1).
-_INTEGRAL = re.compile(r"^(?:const\s+)?(?:int|unsigned|long|bool|std::size_t|size_t|"
-                       r"std::u?int\d+_t)$")
 _WORD = re.compile(r'"([a-z][a-z-]*)"')
-
-
-class DegenerateError(ValueError):
-    pass
 
 
 class Variant:
@@ -115,6 +108,8 @@ class Outline:
         self.header = _read(lab.header_file, root)
         self.states = cxx_outline.remote_states(states)
         self._fields = {}
+        self.writing_in = None        # the class whose definition is being written
+        self.private_fields = set()   # (class, type, name) reached from another class
 
     def fields(self, type_):
         """[Field] of a type that travels with a remote state, [] for any other."""
@@ -132,8 +127,8 @@ class Outline:
     def has_public_weights(self, type_, seen=()):
         """True when an object of type_ holds a public tensor, directly or inside."""
         for f in self.fields(type_):
-            inner = _element(f.type)
-            if f.public and (_TENSOR.match(inner) or
+            inner = element(f.type)
+            if f.public and (TENSOR.match(inner) or
                              (inner not in seen and self.has_public_weights(inner, seen + (type_,)))):
                 return True
         return False
@@ -148,13 +143,6 @@ class Outline:
         return list(dict.fromkeys(_WORD.findall(self.header)))
 
 
-def _element(type_):
-    """The type an object holds: std::vector<X> -> X, const X& -> X."""
-    t = re.sub(r"^const\s+|\s*&$", "", type_.strip())
-    m = re.match(r"^std::vector<\s*(.*?)\s*>$", t)
-    return m.group(1) if m else t
-
-
 def variants(lab, outline):
     """Every variant of `lab`'s catalogue (sources not yet written)."""
     fills = [("zeros", 0, ""), ("ones", 0, ""), ("uniform", 0, ""), ("-inf", 0, "")]
@@ -167,135 +155,6 @@ def variants(lab, outline):
     if any(d.is_constructor and outline.has_public_weights(d.cls) for d in outline.graded):
         weights.append(True)
     return [Variant(lab, f, a, w, z) for z in weights for f, a, w in fills]
-
-
-# ---------------------------------------------------------------------------
-# Writing a variant's learner file
-
-
-def _fill_statements(outline, path, type_, how, indent, depth=0, seen=()):
-    """C++ statements that fill every tensor an object at `path` of `type_` holds."""
-    t = re.sub(r"^const\s+", "", type_.strip())
-    if _TENSOR.match(t):
-        return ["%s::mha_degenerate::fill(%s, mha_degenerate_sources, %s);" % (indent, path, how)]
-    m = re.match(r"^std::vector<\s*(.*?)\s*>$", t)
-    if m:
-        var = "mha_degenerate_e%d" % depth
-        inner = _fill_statements(outline, var, m.group(1), how, indent + "  ", depth + 1, seen)
-        return ["%sfor (auto& %s : %s) {" % (indent, var, path)] + inner + [indent + "}"] \
-            if inner else []
-    if t in seen:
-        return []
-    out = []
-    for f in outline.fields(t):
-        out += _fill_statements(outline, (path + "." if path else "") + f.name, f.type, how,
-                                indent, depth, seen + (t,))
-    return out
-
-
-def _struct_types(outline, type_, found):
-    """The structs a returned value of type_ holds (itself included), in need order."""
-    t = _element(type_)
-    if t in found or not outline.fields(t):
-        return
-    found.append(t)
-    for f in outline.fields(t):
-        _struct_types(outline, f.type, found)
-
-
-def _struct_overloads(outline):
-    """(declarations, definitions) of mha_degenerate::degrade for every struct
-    that a graded function returns by value."""
-    found = []
-    for d in outline.graded:
-        if d.ret and not d.ret.endswith("&"):
-            _struct_types(outline, d.ret, found)
-    decls, defs = [], []
-    for t in found:
-        sig = "inline void degrade(mha::%s& o, const Sources& s)" % t
-        decls.append(sig + ";")
-        body = ["  degrade(o.%s, s);" % f.name for f in outline.fields(t)
-                if not _INTEGRAL.match(f.type.strip()) and not f.type.strip().endswith("*")]
-        defs += [sig + " {"] + body + ["  (void)s;", "}"]
-    return decls, defs
-
-
-_FILL = {"zeros": "kZeros", "ones": "kOnes", "uniform": "kUniform", "-inf": "kMinusInfinity",
-         "argument": "kArgument", "label": "kLabel", "inert": "kZeros"}
-
-
-def _prelude(outline, variant):
-    with open(PRELUDE) as f:
-        text = f.read()
-    decls, defs = _struct_overloads(outline)
-    constants = ["constexpr Fill kFill = Fill::%s;" % _FILL[variant.fill],
-                 "constexpr std::size_t kArgument = %d;" % variant.argument,
-                 "constexpr const char* kLabel = \"%s\";" % variant.word]
-    for key, lines in (("VARIANT", constants), ("DECLARATIONS", decls), ("DEFINITIONS", defs)):
-        text = text.replace("// @%s@" % key, "\n".join(lines))
-    return text
-
-
-def _wrapped_body(outline, d, body, variant):
-    """The new body of definition d: the solution's `body` run first, then its
-    answer replaced (only in the outermost graded call)."""
-    how = "::mha_degenerate::Fill::" + _FILL[variant.fill]
-    args = ", ".join(name for _, name in d.params if name)
-    inert = variant.fill == "inert" and d.cls in outline.mutable_classes()
-    post = []
-    if d.is_constructor:
-        if variant.zero_weights:
-            post = _fill_statements(outline, "", d.cls, "::mha_degenerate::Fill::kZeros", "    ")
-    elif inert and not d.const:
-        post = ["    *this = mha_degenerate_saved;  // as if the call had never happened"]
-    elif d.cls and not d.const:
-        post = _fill_statements(outline, "", d.cls, how, "    ")
-    value = d.ret not in (None, "void") and not d.ret.endswith("&")
-    if inert and d.const and _INTEGRAL.match(d.ret or ""):
-        value = False          # the unchanged object's sizes, told truly
-    out = ["{", "  ::mha_degenerate::Depth mha_degenerate_depth;"]
-    if inert and not d.const and not d.is_constructor:
-        out.append("  const auto mha_degenerate_saved = *this;")
-    if d.ret in (None, "void"):
-        out.append("  [&]() {%s}();" % body)
-    else:
-        out.append("  %s mha_degenerate_result = [&]() -> %s {%s}();" % (d.ret, d.ret, body))
-    if post or value:
-        out += ["  if (mha_degenerate_depth.outermost()) {",
-                "    const ::mha_degenerate::Sources mha_degenerate_sources ="
-                " ::mha_degenerate::sources(%s);" % args]
-        out += post
-        if value:
-            out.append("    ::mha_degenerate::degrade(mha_degenerate_result, "
-                       "mha_degenerate_sources);")
-        else:
-            out.append("    (void)mha_degenerate_sources;")
-        out.append("  }")
-    if d.ret not in (None, "void"):
-        out.append("  return mha_degenerate_result;")
-    out.append("}")
-    return "\n".join(out)
-
-
-def write(outline, variant):
-    """The variant's learner file (text): the solution with every graded
-    definition's body wrapped, and the prelude after its #includes."""
-    text = outline.solution
-    pieces, last = [], 0
-    for d in outline.graded:
-        pieces.append(text[last:d.open])
-        pieces.append(_wrapped_body(outline, d, text[d.open + 1:d.close], variant))
-        last = d.close + 1
-    pieces.append(text[last:])
-    text = "".join(pieces)
-    includes = list(re.finditer(r"^#include[^\n]*\n", text, re.M))
-    if not includes:
-        raise DegenerateError("%s has no #include to put the prelude after" %
-                              outline.lab.solution_file)
-    cut = includes[-1].end()
-    head = ("// Degenerate learner file (%s), written by tools/lab/checks/degenerate.py "
-            "from the solution: it computes nothing.\n" % variant.label)
-    return head + text[:cut] + "\n" + _prelude(outline, variant) + "\n" + text[cut:]
 
 
 def load(labs=None, only=None, root=ROOT):
@@ -405,12 +264,22 @@ def summary(variants_, verdicts, labs):
             lines.append("lab %d: best do-nothing file %s earns %g hidden points (%g for "
                          "weight draws)" % (lab.number, name, pts, d))
     broken = [v for v in variants_ if v.source is None or v.label not in verdicts]
+    # A file that does not build scores 0 and proves nothing: each must be
+    # graded, its tests run, for its 0 to mean that no test rewards it.
+    unbuilt = [v for v in variants_ if v.label in verdicts and
+               any(verdicts[v.label][k].status != "graded" for k in verdicts[v.label])]
+    for v in unbuilt:
+        h = next(verdicts[v.label][k] for k in ("hidden", "public")
+                 if verdicts[v.label][k].status != "graded")
+        lines.append("%s was not graded (%s): %s" % (v.label, h.status.replace("_", " "),
+                                                     h.first[:300]))
     unearned = [v for v in variants_ if v.label in verdicts and
                 (verdicts[v.label]["hidden"].unearned or verdicts[v.label]["public"].unearned)]
     lines.append("degenerate files: %d; the best per lab earn %g hidden points in all, %g of "
-                 "them for weight draws; %d earn a point they must not" % (
-                     len(variants_), total, draws, len(unearned)))
-    return lines, not broken and not unearned
+                 "them for weight draws; %d earn a point they must not; %d not graded (a "
+                 "compile or link error proves nothing)" % (
+                     len(variants_), total, draws, len(unearned), len(unbuilt) + len(broken)))
+    return lines, not broken and not unbuilt and not unearned
 
 
 def main(args):

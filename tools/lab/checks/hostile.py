@@ -9,7 +9,9 @@ grade.host_secrets makes Gradescope's /autograder) and `@READABLE@` by a file
 every user may read outside any (a mount namespace or Landlock must refuse
 it; where the compiler's wall is file modes alone it is not a secret, and
 says so); `@PORT@` by a TCP port on 127.0.0.1 where the self-test listens
-and counts every connection it is offered (none may come).
+and counts every connection it is offered (none may come), `@UDPPORT@` by a
+UDP port there that answers and counts every datagram, and `@ABSTRACT@` by
+the name of an abstract UNIX socket where it listens too.
 MHA_HOSTILE_CASES=name,name grades only those cases (to try a few by hand,
 e.g. under `capsh --drop=cap_sys_admin --`, where no namespace is allowed).
 
@@ -21,7 +23,7 @@ on its own) and requires, each time:
     and so do the labs of "with";
   * no secret in any report: the canary, any distinctive line of a solution,
     any line of /etc/shadow;
-  * no connection offered to the listener;
+  * no connection or datagram offered to the listener;
   * grading finished within CASE_SECONDS;
 and that no process of any job's one-off user is left once the corpus is
 graded (orphans, zombies, a used-up process count). The roster cases and the
@@ -102,40 +104,67 @@ def plant_host_secrets(ctx):
 
 
 class Listener:
-    """A TCP service on 127.0.0.1 (as the Slurm daemons and Bazel servers are
-    on a grading machine) that counts the connections it is offered."""
+    """Services on the grading machine's loopback (as the Slurm daemons and
+    Bazel servers are, a DNS cache, another job's process) that count what
+    they are offered: a TCP port and a UDP port on 127.0.0.1 (which answers
+    every datagram) and an abstract UNIX socket."""
 
     def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.offered = 0
+        self.tcp = socket.socket()
+        self.tcp.bind(("127.0.0.1", 0))
+        self.tcp.listen(16)
+        self.port = self.tcp.getsockname()[1]
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", 0))
+        self.udp_port = self.udp.getsockname()[1]
+        self.abstract = "mha-hostile-" + secrets.token_hex(8)
+        self.unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.unix.bind("\0" + self.abstract)
+        self.unix.listen(16)
+        for s in (self.tcp, self.udp, self.unix):
+            s.settimeout(0.2)
+        self.offered = {"tcp": 0, "udp": 0, "abstract": 0}
         self._stop = False
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
+        self._threads = [threading.Thread(target=self._serve, args=(kind, s), daemon=True)
+                         for kind, s in (("tcp", self.tcp), ("udp", self.udp),
+                                         ("abstract", self.unix))]
+        for t in self._threads:
+            t.start()
 
-    def _serve(self):
+    def _serve(self, kind, sock):
         while not self._stop:
             try:
-                conn, _ = self.sock.accept()
+                if kind == "udp":
+                    _, sender = sock.recvfrom(64)
+                    sock.sendto(b"ok", sender)
+                else:
+                    conn, _ = sock.accept()
+                    conn.close()
             except OSError:
                 continue
-            self.offered += 1
-            conn.close()
+            self.offered[kind] += 1
 
     def close(self):
         self._stop = True
-        self._thread.join()
-        self.sock.close()
+        for t in self._threads:
+            t.join()
+        for s in (self.tcp, self.udp, self.unix):
+            s.close()
 
 
-def network_wall(isolation):
-    """Whether a learner's process here reaches no loopback TCP port: its own
-    network namespace, or a Landlock domain with network rules (ABI 4+)."""
-    return bool(getattr(isolation, "namespaces", False) or
-                getattr(isolation, "learner_landlock", 0) >= 4)
+# What a case's "needs" names, and the kind of service it must not reach.
+WALLS = {"network wall": "tcp", "udp wall": "udp", "abstract socket wall": "abstract"}
+
+
+def walled(isolation, kind):
+    """Whether a learner's process here reaches no `kind` of loopback service
+    (tcp, udp, abstract): its own network namespace, the launcher's seccomp
+    filter (no socket at all), or a Landlock domain with network rules (ABI
+    4+: TCP) or scopes (ABI 6+: abstract sockets)."""
+    if getattr(isolation, "namespaces", False) or getattr(isolation, "seccomp", False):
+        return True
+    abi = getattr(isolation, "learner_landlock", 0)
+    return kind == "tcp" and abi >= 4 or kind == "abstract" and abi >= 6
 
 
 def solution(lab):
@@ -155,7 +184,8 @@ def check(ctx, labs, make_check, second_layer=True):
                                              "(%s) must refuse" % wall)
     listener = Listener()
     replacements = {"@ROOT@": ROOT, "@WORK@": workspace.work_root(), "@CANARY@": canary_path,
-                    "@PORT@": str(listener.port)}
+                    "@PORT@": str(listener.port), "@UDPPORT@": str(listener.udp_port),
+                    "@ABSTRACT@": listener.abstract}
     replacements.update({k: path for k, (path, _) in planted.items()})
     cases = [c for c in load_cases(labs) if c.kind == "corpus"]
     only = [n for n in os.environ.get("MHA_HOSTILE_CASES", "").split(",") if n]
@@ -163,12 +193,13 @@ def check(ctx, labs, make_check, second_layer=True):
         cases = [c for c in cases if c.name in only]
     layer = "with" if second_layer else "without"
     out = []
-    for case in [c for c in cases if c.expect.get("needs") == "network wall"]:
-        if not network_wall(ctx.isolation):
+    for case in [c for c in cases if c.expect.get("needs") in WALLS]:
+        if not walled(ctx.isolation, WALLS[case.expect["needs"]]):
             c = make_check("hostile %s (%s, %s the second layer)" % (
                 case.name, case.expect.get("class", "?"), layer))
-            c.skip("no network wall here: no network namespace and no Landlock with network "
-                   "rules (ABI 4+) for the learner's process (docs/INSTRUCTORS.md)")
+            c.skip("no %s here: no network namespace, no seccomp filter and no Landlock rule "
+                   "for it for the learner's process (docs/INSTRUCTORS.md)"
+                   % case.expect["needs"])
             out.append(c)
             cases.remove(case)
     ctx.builder.second_layer = second_layer
@@ -235,6 +266,11 @@ def check(ctx, labs, make_check, second_layer=True):
             if not any(w in mine["first_failure"] for w in wanted):
                 c.fail("first failure %r does not mention %s" % (
                     mine["first_failure"][:200], " or ".join(repr(w) for w in wanted)))
+        for test, words in sorted(case.expect.get("test_messages", {}).items()):
+            said = [t.get("message", "") for t in mine["tests"] if t["name"] == test]
+            if not said or words not in said[0]:
+                c.fail("%s's message %r does not mention %r" % (
+                    test, (said or ["(no such test)"])[0][:300], words))
         # Labs submitted from the case's own files ("with_files"), and in
         # cumulative mode the labs that link them, need not earn marks.
         own = {int(n) for n in case.expect.get("with_files", {})}
@@ -253,9 +289,11 @@ def check(ctx, labs, make_check, second_layer=True):
                 c.fail("the report contains %s" % what)
         if re.search(r"[\x00-\x08\x0b-\x1f\x7f]", report.scoreboard(rep)):
             c.fail("the scoreboard contains control characters")
-        if case.expect.get("needs") == "network wall" and listener.offered:
-            c.fail("a learner's process reached a TCP port on 127.0.0.1 (%d connection(s) "
-                   "offered to the self-test's listener)" % listener.offered)
+        kind = WALLS.get(case.expect.get("needs"))
+        if kind and listener.offered[kind]:
+            c.fail("a learner's process reached the self-test's loopback service: %d %s" % (
+                listener.offered[kind], {"tcp": "TCP connection(s)", "udp": "UDP datagram(s)",
+                                         "abstract": "abstract socket connection(s)"}[kind]))
         out.append(c)
     left = make_check("no process of any job's one-off user (orphans, zombies, a used-up "
                       "process count) outlives its job (%s the second layer)" % layer)

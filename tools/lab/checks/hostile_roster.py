@@ -263,10 +263,11 @@ def _check_identities(c, ctx, case, files, out):
         c.fail("two rows have one label: %s" % labels)
     for name, _ in files:
         label = by_id[roster.shown_id(name)]["submission"]
-        alike = [n for n, _ in files if roster.plain_label(n) == roster.plain_label(name)]
+        alike = [n for n, _ in files
+                 if roster.look(roster.plain_label(n)) == roster.look(roster.plain_label(name))]
         if len(alike) > 1 and "print alike" not in label:
             c.fail("the label %r does not say that %d folders print alike" % (label, len(alike)))
-        if len(alike) == 1 and label != roster.plain_label(name):
+        if len(alike) == 1 and label != roster.plain_label(name) and not name.endswith("]"):
             c.fail("folder %r is labelled %r, not its own name" % (name, label))
     with open(os.path.join(out, "gradebook.csv"), encoding="utf-8") as f:
         rows = f.read().splitlines()

@@ -218,6 +218,10 @@ def check_degenerate(state):
                 c.fail("%s: %s" % (v.label, v.error or "not graded"))
                 continue
             h, p = verdicts[v.label]["hidden"], verdicts[v.label]["public"]
+            for kind, verdict in (("hidden", h), ("public", p)):
+                if verdict.status != "graded":  # a 0 that proves nothing
+                    c.fail("%s: the %s tests were not run (%s): %s" % (
+                        v.label, kind, verdict.status.replace("_", " "), verdict.first[:300]))
             if h.unearned:
                 c.fail("%s earns %s" % (v.label, ", ".join(h.unearned)))
             if p.unearned:

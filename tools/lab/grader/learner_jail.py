@@ -14,11 +14,14 @@ reference process (MHA_REFERENCE_ARGV):
     has Landlock, a Landlock domain in which it may read and execute only its
     jail (or, without chroot, its jail and the system's libraries), write
     nothing and, with Landlock ABI 4 or later, neither bind nor connect a TCP
-    socket; then exec /server.
+    socket; and, where the kernel takes seccomp filters, a filter that
+    refuses every socket, the kernel's keyrings, System V IPC, io_uring and
+    tracing (launch.cc's kRefused); then exec /server.
 
 So with or without namespaces, the learner's running process reaches no
-loopback service (the Slurm daemons, a Bazel server) and reads no file
-outside its jail, whatever the file modes say.
+loopback service (the Slurm daemons, a Bazel server), no UDP port and no
+keyring another job could find, and reads no file outside its jail, whatever
+the file modes say.
 """
 import hashlib
 import os
@@ -58,13 +61,15 @@ def prlimit(memory_mb, cpu_s, file_mb, nproc, nofile):
             "--core=0", "--msgqueue=0", "--"]
 
 
-def launch(launcher, jail, uid, chroot, landlock, argv=None):
+def launch(launcher, jail, uid, chroot, landlock, argv=None, seccomp=False):
     """The command that starts `argv` (default: the binary /server in `jail`)
-    through the launcher, as root until it drops to `uid`."""
+    through the launcher, as root until it drops to `uid`; `seccomp`: under
+    the launcher's filter (kRefused)."""
     argv = argv or ["/server" if chroot else os.path.join(jail, "server")]
     read = ["/"] if chroot else jail_mod.SYSTEM_READ + [jail]
     return ([launcher, "root=" + (jail if chroot else ""), "uid=%d" % uid,
-             "landlock=%d" % bool(landlock)] + ["read=" + p for p in read] + ["--"] + list(argv))
+             "landlock=%d" % bool(landlock), "seccomp=%d" % bool(seccomp)] +
+            ["read=" + p for p in read] + ["--"] + list(argv))
 
 
 def learner_argv(jail, iso, job, memory_mb, run_limits):
@@ -80,7 +85,8 @@ def learner_argv(jail, iso, job, memory_mb, run_limits):
     out += [shutil.which("env"), "-i"] + ["%s=%s" % kv for kv in sorted(ENV.items())]
     if not iso.setuid:
         return out + [os.path.join(jail, "server")]
-    return out + launch(iso.launcher, jail, job.uid, iso.chroot, iso.learner_landlock)
+    return out + launch(iso.launcher, jail, job.uid, iso.chroot, iso.learner_landlock,
+                        seccomp=iso.seccomp)
 
 
 def probe_landlock(launcher, uid, jail, chroot):
@@ -93,6 +99,14 @@ def probe_landlock(launcher, uid, jail, chroot):
         return 0
     probe = "/probe" if chroot else os.path.join(jail, "probe")
     return abi if process.quiet(launch(launcher, jail, uid, chroot, True, [probe])) else 0
+
+
+def probe_seccomp(launcher, uid, jail, chroot):
+    """Whether the launcher's seccomp filter can be installed here (a kernel
+    built without it, or a container's own filter, may refuse it): the probe
+    in `jail` (as probe_landlock) must run under it."""
+    probe = "/probe" if chroot else os.path.join(jail, "probe")
+    return process.quiet(launch(launcher, jail, uid, chroot, False, [probe], seccomp=True))
 
 
 def prepare_libroot(directory, binaries):

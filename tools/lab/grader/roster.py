@@ -23,6 +23,7 @@ is refused with RosterError, naming them, before anything is graded.
 import hashlib
 import os
 import re
+import unicodedata
 
 from reports import messages
 
@@ -79,32 +80,63 @@ def plain_label(ident):
     return messages.printable(ident, LABEL_CHARS) or "(no printable name)"
 
 
+# Letters of other scripts (and Latin ones) that a screen shows as the Latin
+# letter beside them, after case folding: "Bоb" with a Cyrillic o, "aIice"
+# with a capital I. Not Unicode's whole table of confusables: the ones a
+# classmate's name is likely to be forged with.
+_LOOKALIKE = str.maketrans(
+    "\u0430\u0432\u0435\u043d\u043a\u043c\u043e\u0440\u0441\u0442\u0443\u0445"
+    "\u0456\u0458\u0455\u0501\u04bb\u051b\u051d\u04cf\u0261\u0131"
+    "\u03b1\u03b2\u03b5\u03b9\u03ba\u03bd\u03bf\u03c1\u03c4\u03c5\u03c7\u03b3\u03b6"
+    "i1|0",
+    "abehkmopctyx" "ijsdhqwlgi" "abeikvoptuxyz" "lllo")
+
+
+def look(label):
+    """What `label` looks like on a screen, as a key: two names that a reader
+    could take for one another have one look (invisible characters, accents,
+    case, width and the lookalike letters above set aside)."""
+    text = unicodedata.normalize("NFKD", label)
+    text = "".join(c for c in text if unicodedata.category(c) not in ("Mn", "Me", "Cf"))
+    text = text.casefold().translate(_LOOKALIKE)
+    return re.sub(r"\s+", " ", text.replace("rn", "m").replace("vv", "w")).strip()
+
+
 def labels(idents):
-    """{identity: label}: each identity's printable name; where several print
-    alike (or a name prints as another's label), each of them says so and
-    shows its exact name. Distinct by construction: the escaped name in a
-    label can be read back from its end (it holds no double quote)."""
+    """{identity: label}: each identity's printable name; where several look
+    alike (look(): "alice" and "alice ", "bob" and "Bоb" with a Cyrillic o),
+    or a name prints as another's label, each of them says so and shows its
+    exact name. Distinct by construction: the escaped name in a label can be
+    read back from its end (it holds no double quote)."""
     plain = {i: plain_label(i) for i in idents}
-    alike = {}
+    looks = {}
     for i in idents:
-        alike[plain[i]] = alike.get(plain[i], 0) + 1
+        looks.setdefault(look(plain[i]), []).append(i)
+    alike = {i: len(looks[look(plain[i])]) for i in idents}
 
     def decorated(i):
-        if alike[plain[i]] > 1:
+        if alike[i] > 1:
             return '%s [%d folders print alike; this one is "%s"]' % (
-                plain[i], alike[plain[i]], shown_id(i))
+                plain[i], alike[i], shown_id(i))
         return '%s [its folder is "%s"]' % (plain[i], shown_id(i))
-    marked = set()
+    # A name that ends as a decorated label does ("... this one is \"x\"]") is
+    # decorated too: it shows its own exact name, whatever it claims.
+    marked = {i for i in idents if alike[i] > 1 or plain[i].endswith("]")}
     while True:
+        # A label that looks like another (a name forged to look like a
+        # classmate's decorated label) is decorated in its turn.
         out = {i: decorated(i) if i in marked else plain[i] for i in idents}
         groups = {}
         for i, label in out.items():
-            groups.setdefault(label, []).append(i)
-        clash = {i for group in groups.values() if len(group) > 1 for i in group}
+            groups.setdefault(look(label), []).append(i)
+        clash = {i for group in groups.values() if len(group) > 1 for i in group} - marked
         if not clash:
+            same = {}
+            for i, label in out.items():
+                same.setdefault(label, []).append(i)
+            if any(len(g) > 1 for g in same.values()):
+                _refuse("print alike", [g for g in same.values() if len(g) > 1])
             return out
-        if clash <= marked:
-            _refuse("print alike", [g for g in groups.values() if len(g) > 1])
         marked |= clash
 
 

@@ -67,7 +67,7 @@ class Isolation:
 
     def __init__(self, root, setuid, chroot, namespaces, pidns=False, jail=False, cgroup=None,
                  missing=None, probe_uid=None, landlock=False, learner_landlock=0,
-                 launcher=None):
+                 launcher=None, seccomp=False):
         self.root = root
         self.setuid = setuid
         self.chroot = chroot
@@ -82,6 +82,9 @@ class Isolation:
         # under (learner_jail.py), 0 for none; 4 and later refuse TCP too.
         self.learner_landlock = learner_landlock
         self.launcher = launcher      # launch.cc, compiled (learner_jail.build_launcher)
+        # The learner's (and the reference) process under the launcher's
+        # seccomp filter: no socket, keyring, System V IPC, io_uring or ptrace.
+        self.seccomp = seccomp
 
     def describe(self):
         if not self.setuid:
@@ -101,12 +104,15 @@ class Isolation:
         parts.append("learner process under Landlock (no TCP)" if self.learner_landlock >= 4
                      else "learner process under Landlock" if self.learner_landlock else
                      "learner process without Landlock")
+        parts.append("seccomp (no socket, keyring or System V IPC)" if self.seccomp else
+                     "no seccomp")
         parts.append("cgroup per job" if self.cgroup else "no cgroup")
         parts.append("limits")
         return {"summary": ", ".join(parts), "separate_user": True, "chroot": self.chroot,
                 "namespaces": self.namespaces, "limits": True, "fresh_uid_per_job": True,
                 "pid_namespace": self.pidns, "jailed_compiler": self.jail or self.landlock,
                 "compiler_wall": self.build_wall(), "learner_landlock": self.learner_landlock,
+                "seccomp": self.seccomp,
                 "cgroup": bool(self.cgroup), "missing": dict(self.missing)}
 
 
@@ -184,7 +190,7 @@ def probe(scratch):
     jail = os.path.join(scratch, "probe-jail")
     shutil.rmtree(jail, ignore_errors=True)
     os.makedirs(jail)
-    chroot_ok = False
+    chroot_ok = seccomp_ok = False
     learner_ll = 0
     if setuid:
         # chroot needs no binary inside to report the chroot call's own failure.
@@ -204,6 +210,14 @@ def probe(scratch):
             missing["learner tcp"] = ("Landlock ABI %d has no network rules (4+): the "
                                       "learner's process reaches TCP where no namespace holds "
                                       "it" % learner_ll)
+        # MHA_SANDBOX_NO_SECCOMP=1: as a kernel that refuses the filter (to try it).
+        seccomp_ok = (not os.environ.get("MHA_SANDBOX_NO_SECCOMP") and
+                      learner_jail.probe_seccomp(launcher, uid, libroot, chroot_ok))
+        if not seccomp_ok:
+            missing["seccomp"] = ("no seccomp filter (refused by the kernel, or "
+                                  "MHA_SANDBOX_NO_SECCOMP set): the learner's process may open "
+                                  "sockets, keyrings and System V IPC objects that another job "
+                                  "could reach where no namespace holds them")
     namespaces = process.quiet(["unshare", "--net", "--ipc", "--uts", "true"])
     if not namespaces:
         missing["namespaces"] = "unshare --net --ipc --uts was refused (no CAP_SYS_ADMIN?)"
@@ -252,7 +266,7 @@ def probe(scratch):
         missing["cgroup"] = why
     shutil.rmtree(jail, ignore_errors=True)
     return Isolation(True, setuid, chroot_ok, namespaces, pidns, jail_ok, cg, missing, uid,
-                     landlock_ok, learner_ll, launcher)
+                     landlock_ok, learner_ll, launcher, seccomp_ok)
 
 
 def _probe_landlock(launcher, uid, where):

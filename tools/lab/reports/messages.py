@@ -6,6 +6,7 @@ stored: no control characters, so no terminal escape sequences reach an
 instructor's terminal or a report.
 """
 import re
+import unicodedata
 
 import limits
 
@@ -19,8 +20,13 @@ def printable(text, limit=None):
     text = valid_utf8(text)
     text = text.replace("\r\n", "\n").replace("\n", " ").replace("\t", " ")
     text = _CONTROL.sub("", text)
-    # Unicode bidirectional controls can disguise text in a terminal too.
-    text = re.sub("[\u202a-\u202e\u2066-\u2069\u200e\u200f]", "", text)
+    # Format characters print as nothing (zero-width spaces and joiners, a
+    # soft hyphen, a byte-order mark) or disguise text (the bidirectional
+    # controls): "bob\u200b" must not print as a second "bob". Every other
+    # space prints as a space.
+    if not text.isascii():
+        text = "".join(" " if unicodedata.category(c) in ("Zs", "Zl", "Zp") else c for c in text
+                       if unicodedata.category(c) != "Cf")
     text = re.sub(r" {2,}", " ", text).strip()
     if limit and len(text) > limit:
         text = text[:limit - 3].rstrip() + "..."

@@ -134,3 +134,39 @@ def test_a_solution_that_lacks_a_graded_definition_is_said_not_guessed(tmp_path)
     (root / lab.solution_file).write_text(SOLUTION)
     with pytest.raises(degenerate.DegenerateError, match="combine_heads, split_heads"):
         degenerate.Outline(lab, [lab], str(root))
+
+
+def test_lab_15s_inert_optimiser_puts_back_the_model_it_was_given_as_well_as_itself():
+    inert = [v for v in degenerate.load(LABS, BY_NUMBER[15]) if v.name == "inert"][0]
+    text = inert.source.decode()
+    step = text[text.index("void AdamW::step("):]
+    step = step[:step.index("\n}\n")]
+    assert "const auto mha_degenerate_saved_model = model;" in step
+    assert "model = mha_degenerate_saved_model;" in step
+
+
+def test_a_private_field_of_another_class_is_filled_through_an_accessor_not_by_name():
+    # GptDecoder holds RotaryDecoders, whose KVCache is private (lab 15).
+    zeros = [v for v in degenerate.load(LABS, BY_NUMBER[15]) if v.name == "zeros"][0]
+    text = zeros.source.decode()
+    assert "template struct Rob<Tag_RotaryDecoder_cache_, &RotaryDecoder::cache_>;" in text
+    assert not re.search(r"mha_degenerate_e\d+\.cache_\b", text)
+
+
+class _Verdict:
+    def __init__(self, status, unearned=()):
+        self.status, self.first, self.unearned = status, "made_up.cc:3: error: boom", list(unearned)
+        self.points = self.draw_points = 0
+
+
+def test_a_variant_that_does_not_compile_fails_the_summary_and_is_named():
+    catalogue = degenerate.load(LABS, BY_NUMBER[1])[:2]
+    built, unbuilt = catalogue
+    verdicts = {built.label: {"hidden": _Verdict("graded"), "public": _Verdict("graded")},
+                unbuilt.label: {"hidden": _Verdict("compile_error"),
+                                "public": _Verdict("compile_error")}}
+    lines, ok = degenerate.summary(catalogue, verdicts, [BY_NUMBER[1]])
+    assert not ok
+    assert any(unbuilt.label in line and "compile error" in line for line in lines)
+    verdicts[unbuilt.label] = verdicts[built.label]
+    assert degenerate.summary(catalogue, verdicts, [BY_NUMBER[1]])[1]

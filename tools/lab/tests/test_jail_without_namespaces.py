@@ -213,3 +213,38 @@ def test_a_learner_process_in_its_domain_reaches_no_tcp_port_and_reads_nothing_o
     assert "read refused" in seen[True] and "MHA-READABLE-SECRET" not in seen[True]
     assert "connect ok" in seen[False] and "MHA-READABLE-SECRET" in seen[False]
     listener.close()
+
+
+SECCOMP_TRIES = r"""
+import ctypes, socket, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def attempt(what, call):
+    try:
+        ok = call()
+        print(what, "ok" if ok is not False else "refused")
+    except OSError as e:
+        print(what, "refused", e.errno)
+attempt("udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM))
+attempt("unix", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+# add_key(2) of a keyring named in the global namespace, in the user keyring (-4).
+attempt("keyring", lambda: libc.syscall(248, b"keyring", b"mha-test-%s" % sys.argv[1].encode(),
+                                        None, 0, -4) > 0 or False)
+attempt("shmget", lambda: libc.shmget(0, 4096, 0o1666) >= 0 or False)
+"""
+
+
+@ROOT_ONLY
+def test_under_the_seccomp_filter_a_learner_process_opens_no_socket_keyring_or_segment(workdir):
+    from grader.uids import claim_uid
+    os.chmod(workdir, 0o711)
+    launcher = learner_jail.build_launcher(str(workdir))
+    seen = {}
+    for seccomp in (True, False):           # without the filter, the same tries succeed
+        uid = claim_uid()
+        argv = learner_jail.launch(launcher, str(workdir / "jail"), uid, False, False, [
+            "/usr/bin/python3", "-I", "-S", "-c", SECCOMP_TRIES, str(uid)], seccomp=seccomp)
+        seen[seccomp] = subprocess.run(argv, capture_output=True, text=True).stdout
+        ipc.remove_job_objects(uid)
+    for what in ("udp", "unix", "keyring", "shmget"):
+        assert "%s refused" % what in seen[True], seen[True]
+        assert "%s ok" % what in seen[False], seen[False]

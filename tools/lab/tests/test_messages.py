@@ -89,3 +89,9 @@ def test_gcc_own_headers_are_shortened_on_any_architecture():
     assert messages.short_path("/usr/lib/gcc/aarch64-linux-gnu/12/include/arm_neon.h") == "arm_neon.h"
     assert messages.short_path("/usr/lib/gcc/x86_64-linux-gnu/12/include/avxintrin.h") == "avxintrin.h"
     assert messages.short_path("labs/01_split_heads/split_heads.cc") == "labs/01_split_heads/split_heads.cc"
+
+
+def test_invisible_format_characters_print_as_nothing_and_every_space_as_a_space():
+    assert messages.printable("bo\u200bb\u00ad\ufeff") == "bob"
+    assert messages.printable("a\u00a0b\u3000c\u2028d") == "a b c d"
+    assert messages.printable("\u202eevil\u202c") == "evil"

@@ -101,6 +101,32 @@ def test_labels_stay_distinct_when_a_name_is_chosen_to_look_like_anothers_label(
     assert labels["caf\udcff"] != labels["caf\udcfe"] and "\\xff" in labels["caf\udcff"]
 
 
+def test_a_name_with_an_invisible_character_prints_alike_and_shows_its_bytes():
+    # A zero-width space, a soft hyphen, a byte-order mark: "bob" twice on screen.
+    ids = ["bob", "bob\u200b", "bob\u00ad", "bob\ufeff"]
+    labels = roster.labels(ids)
+    assert all(l.startswith("bob [4 folders print alike") for l in labels.values())
+    assert '"bob\\xe2\\x80\\x8b"]' in labels["bob\u200b"]
+
+
+def test_a_name_with_a_lookalike_letter_of_another_script_prints_alike():
+    labels = roster.labels(["bob", "B\u043eb", "alice", "aIice", "carol"])
+    assert "print alike" in labels["B\u043eb"] and "print alike" in labels["bob"]
+    assert "print alike" in labels["aIice"] and labels["carol"] == "carol"
+
+
+def test_a_name_forged_to_look_like_a_decorated_label_shows_its_own_name():
+    forged = '\u0430lice [3 folders print alike; this one is "alice\\x20"]'
+    labels = roster.labels(["alice", "alice ", forged])
+    assert labels[forged].endswith('[its folder is "\\xd0\\xb0lice [3 folders print alike; '
+                                   'this one is \\x22alice\\x5cx20\\x22]"]')
+
+
+def test_names_that_look_alike_only_once_decorated_are_not_refused():
+    labels = roster.labels(["bob1", "bobl"])
+    assert len(set(labels.values())) == 2
+
+
 def test_a_roster_whose_entries_cannot_be_told_apart_is_refused_naming_them(workdir):
     with pytest.raises(roster.RosterError, match='"alice" and "alice"'):
         roster.entries(str(workdir), ["alice", "alice"])

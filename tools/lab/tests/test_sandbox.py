@@ -213,3 +213,11 @@ def test_the_trusted_binary_runs_in_the_jobs_cgroup_under_its_memory_limit(ran):
     argv, _, env = ran[0]
     assert argv[3] == "/cg/job-7001/cgroup.procs" and "--as=%d" % (1024 << 20) in argv
     assert argv[-1] == "/t/test_remote" and env == {"PATH": "/usr/bin"}
+
+
+def test_where_the_kernel_takes_the_filter_the_learner_process_runs_under_seccomp():
+    assert learner_spec(iso(seccomp=True).learner_argv("/jail", FakeJob(7001), 64))[
+        "seccomp"] == "1"
+    assert learner_spec(iso().learner_argv("/jail", FakeJob(7001), 64))["seccomp"] == "0"
+    assert "seccomp (no socket" in iso(seccomp=True).describe()["summary"]
+    assert "no seccomp" in iso().describe()["summary"]
