@@ -141,14 +141,31 @@ def _math(markdown):
 
 # A fence with no language that holds commands is shell; the others (maths,
 # shapes, diagrams) stay plain text.
-_FENCE_RE = re.compile(r"^```\n(.*?)^```", re.S | re.M)
+_OPENING_RE = re.compile(r"^(`{3,})([^`]*)$")
 _COMMAND_RE = re.compile(r"^\s*(bazel|\./lab|/usr/bin/python3|python3|git|docker|sudo|apt-get)\b",
                          re.M)
 
 
 def tag_fences(text):
-    return _FENCE_RE.sub(lambda m: ("```sh\n" if _COMMAND_RE.search(m.group(1)) else "```\n") +
-                         m.group(1) + "```", text)
+    """The lesson with each untagged fenced block of commands tagged `sh`
+    (pygments colours it as a shell). Fences are paired as Markdown pairs
+    them, opening then closing, so a block tagged ```pseudo or ```python
+    earlier on the page cannot make a closing fence look like an opening."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = _OPENING_RE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        fence, info = m.group(1), m.group(2).strip()
+        j = i + 1
+        while j < len(lines) and not re.match(r"^%s`*\s*$" % fence, lines[j]):
+            j += 1
+        if not info and _COMMAND_RE.search("\n".join(lines[i + 1:j])):
+            lines[i] = fence + "sh"
+        i = j + 1
+    return "\n".join(lines)
 
 
 def render(text, labs, images, base="docs", repo_title="in the repository: %s"):

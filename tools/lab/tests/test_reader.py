@@ -338,6 +338,22 @@ def test_command_fences_are_highlighted_as_shell_and_maths_stays_plain():
     assert "Q = x W_Q   (T, d)" in html
 
 
+def test_a_tagged_fence_earlier_on_the_page_leaves_later_fences_paired():
+    text = ("```pseudo\nx = 1\n```\n\n```\nbazel run //x\n```\n\n## After\n\n"
+            "python3 reads **bold** and <bos>\n\n```\n<bos> I walk\n```\n")
+    html, _ = reader_lessons.render(text, load_labs(), set())
+    assert '<h2 id="after">After</h2>' in html and "<strong>bold</strong>" in html
+    assert "&lt;bos&gt; I walk" in html and "```" not in html
+
+
+def test_no_lesson_page_shows_a_markdown_fence_as_text(site):
+    for dirpath, _, names in os.walk(site):
+        for n in names:
+            if n.endswith(".html"):
+                text = _read(site, os.path.relpath(os.path.join(dirpath, n), site))
+                assert "```" not in text, n
+
+
 # --------------------------------------------------------------------------- languages
 
 def test_every_label_of_a_spanish_page_is_spanish(site):
