@@ -100,6 +100,33 @@ inline constexpr char kStepShape[] =
     "step of %(new_count)s tokens after %(cached_count)s returned shape %(actual_shape)s, expected "
     "%(expected_shape)s";
 
+// Lab 1's split_heads, read back element by element (x[t][c] = 100*t + c,
+// so every value says where it came from): the axes of its answer's shape,
+// then an element (such as "heads[0, 1, 0]") whose value is no value of x or
+// came from the wrong place (such as "x[0, 3]").
+inline constexpr char kHeadsAxisZero[] = "the answer's axis 0 must be the heads";
+inline constexpr char kHeadsAxisOne[] = "the answer's axis 1 must be the tokens";
+inline constexpr char kHeadsAxisTwo[] = "the answer's axis 2 must be d_head = d_model / n_heads";
+inline constexpr char kNoValueOfX[] = "%(element)s = %(value)s is no value of x";
+inline constexpr char kWrongToken[] =
+    "%(element)s holds %(source)s, a value of another token: axis 1 must run along the tokens";
+inline constexpr char kWrongHead[] =
+    "%(element)s holds %(source)s, a column of another head: axis 0 must pick the block of "
+    "columns of head %(head)s";
+inline constexpr char kWrongColumn[] =
+    "%(element)s holds %(source)s, another column of its block: axis 2 must run along the "
+    "block's columns";
+
+// Lab 1: combine_heads of NumPy's own split must give NumPy's input back.
+inline constexpr char kCombineUndoesSplit[] =
+    "combine_heads of NumPy's split_heads(x) must give x back";
+
+// Lab 2: attention_batched is compared with the learner's attention_loop,
+// which must first give the golden case.
+inline constexpr char kLoopPrecondition[] =
+    "precondition: attention_loop must give the golden masked case before attention_batched "
+    "is compared with it";
+
 }  // namespace testing
 }  // namespace mha
 

@@ -91,25 +91,28 @@ inline void ExpectSplitHeadsAxesAreHeadsTokensAndColumns(std::size_t T, std::siz
   const Tensor3 heads = split_heads(x, n_heads);
   const std::size_t H = static_cast<std::size_t>(n_heads), d_head = d_model / H;
   ASSERT_EQ(heads.dimension(), 3u);
-  ASSERT_EQ(heads.shape(0), H) << "axis 0 must be the heads";
-  ASSERT_EQ(heads.shape(1), T) << "axis 1 must be the tokens";
-  ASSERT_EQ(heads.shape(2), d_head) << "axis 2 must be d_head = d_model / n_heads";
+  ASSERT_EQ(heads.shape(0), H) << kHeadsAxisZero;
+  ASSERT_EQ(heads.shape(1), T) << kHeadsAxisOne;
+  ASSERT_EQ(heads.shape(2), d_head) << kHeadsAxisTwo;
   for (std::size_t h = 0; h < H; ++h) {
     for (std::size_t t = 0; t < T; ++t) {
       for (std::size_t c = 0; c < d_head; ++c) {
         const float v = heads(h, t, c);
         ASSERT_TRUE(std::isfinite(v) && v >= 0.0f && v < 100.0f * static_cast<float>(T))
-            << "heads[" << h << ", " << t << ", " << c << "] = " << v << " is no value of x";
+            << Fill(kNoValueOfX, {{"element", "heads[" + std::to_string(h) + ", " +
+                                                  std::to_string(t) + ", " + std::to_string(c) + "]"},
+                                  {"value", ::testing::PrintToString(v)}});
         const long label = std::lround(v);  // 100 * token + column
         const std::size_t token = static_cast<std::size_t>(label / 100),
                           column = static_cast<std::size_t>(label % 100);
-        const std::string at = "heads[" + std::to_string(h) + ", " + std::to_string(t) + ", " +
-                               std::to_string(c) + "] holds x[" + std::to_string(token) + ", " +
-                               std::to_string(column) + "]";
-        ASSERT_EQ(token, t) << at << ": axis 1 must be the tokens";
-        ASSERT_EQ(column / d_head, h) << at << ": axis 0 must pick head " << h
-                                      << "'s block of columns";
-        ASSERT_EQ(column % d_head, c) << at << ": axis 2 must run along the block's columns";
+        const SentenceValues at = {
+            {"element", "heads[" + std::to_string(h) + ", " + std::to_string(t) + ", " +
+                            std::to_string(c) + "]"},
+            {"source", "x[" + std::to_string(token) + ", " + std::to_string(column) + "]"},
+            {"head", std::to_string(h)}};
+        ASSERT_EQ(token, t) << Fill(kWrongToken, at);
+        ASSERT_EQ(column / d_head, h) << Fill(kWrongHead, at);
+        ASSERT_EQ(column % d_head, c) << Fill(kWrongColumn, at);
       }
     }
   }
@@ -121,7 +124,7 @@ inline void ExpectCombineHeadsUndoesTheGoldenSplit(const std::string& golden,
                                                    const std::string& name) {
   const Tensor3 heads = LoadGolden<3>(golden + name + "_heads.npy");  // (H, T, d_head)
   EXPECT_TRUE(MatchesGolden(combine_heads(heads), golden + name + "_x.npy", kExact, kRowAxes))
-      << "combine_heads of NumPy's split_heads(x) must give x back";
+      << kCombineUndoesSplit;
 }
 
 // The divisibility check comes first: without any check, n_heads = 0 divides

@@ -165,8 +165,7 @@ inline void ExpectBatchedMatchesLoop(const std::string& golden, const Tensor3& q
   const AttentionInputs in = LoadAttentionInputs(golden, "self", "masked");
   ASSERT_TRUE(MatchesGolden(attention_loop(in.q, in.k, in.v, in.mask).output,
                             golden + "masked_output.npy", kAttention, kOutputAxes))
-      << "precondition: attention_loop must give the golden masked case before "
-         "attention_batched is compared with it";
+      << kLoopPrecondition;
   const AttentionResult loop = attention_loop(q, k, v, mask);
   const AttentionResult batched = attention_batched(q, k, v, mask);
   EXPECT_TRUE(AllClose(batched.weights, loop.weights, kAttention, kWeightAxes));
