@@ -103,19 +103,21 @@ inline constexpr char kStepShape[] =
 // Lab 1's split_heads, read back element by element (x[t][c] = 100*t + c,
 // so every value says where it came from): the axes of its answer's shape,
 // then an element (such as "heads[0, 1, 0]") whose value is no value of x or
-// came from the wrong place (such as "x[0, 3]").
+// came from the wrong place (such as "x[0, 3]"). Each template starts with a
+// word ("heads"), so that the English can be read back into its values.
 inline constexpr char kHeadsAxisZero[] = "the answer's axis 0 must be the heads";
 inline constexpr char kHeadsAxisOne[] = "the answer's axis 1 must be the tokens";
 inline constexpr char kHeadsAxisTwo[] = "the answer's axis 2 must be d_head = d_model / n_heads";
-inline constexpr char kNoValueOfX[] = "%(element)s = %(value)s is no value of x";
+inline constexpr char kNoValueOfX[] = "heads%(element_index)s = %(value)s is no value of x";
 inline constexpr char kWrongToken[] =
-    "%(element)s holds %(source)s, a value of another token: axis 1 must run along the tokens";
+    "heads%(element_index)s holds x%(source_index)s, a value of another token: axis 1 must run "
+    "along the tokens";
 inline constexpr char kWrongHead[] =
-    "%(element)s holds %(source)s, a column of another head: axis 0 must pick the block of "
-    "columns of head %(head)s";
+    "heads%(element_index)s holds x%(source_index)s, a column of another head: axis 0 must pick "
+    "head %(head)s's block of columns";
 inline constexpr char kWrongColumn[] =
-    "%(element)s holds %(source)s, another column of its block: axis 2 must run along the "
-    "block's columns";
+    "heads%(element_index)s holds x%(source_index)s, another column of its block: axis 2 must "
+    "run along the block's columns";
 
 // Lab 1: combine_heads of NumPy's own split must give NumPy's input back.
 inline constexpr char kCombineUndoesSplit[] =
