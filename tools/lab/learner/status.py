@@ -50,8 +50,10 @@ def status_lines(states, labs, width=WIDTH):
             if text:
                 lines += wrap(text, width, indent)
         if len(r.warnings) > 1:
-            lines.append(indent + _("(%(n)d more warnings about %(file)s)")
-                         % {"n": len(r.warnings) - 1, "file": lab.learner_file})
+            more = len(r.warnings) - 1
+            lines.append(indent + ngettext("(%(n)d more warning about %(file)s)",
+                                           "(%(n)d more warnings about %(file)s)", more)
+                         % {"n": more, "file": lab.learner_file})
     return lines
 
 
