@@ -98,22 +98,27 @@ inline void ExpectSplitHeadsAxesAreHeadsTokensAndColumns(std::size_t T, std::siz
     for (std::size_t t = 0; t < T; ++t) {
       for (std::size_t c = 0; c < d_head; ++c) {
         const float v = heads(h, t, c);
+        // The messages' values, built only when an assertion fails (gtest
+        // evaluates what is streamed into a failing assertion alone).
+        const auto element = [&] {
+          return "[" + std::to_string(h) + ", " + std::to_string(t) + ", " +
+                 std::to_string(c) + "]";
+        };
         ASSERT_TRUE(std::isfinite(v) && v >= 0.0f && v < 100.0f * static_cast<float>(T))
-            << Fill(kNoValueOfX, {{"element_index", "[" + std::to_string(h) + ", " +
-                                                        std::to_string(t) + ", " +
-                                                        std::to_string(c) + "]"},
+            << Fill(kNoValueOfX, {{"element_index", element()},
                                   {"value", ::testing::PrintToString(v)}});
         const long label = std::lround(v);  // 100 * token + column
         const std::size_t token = static_cast<std::size_t>(label / 100),
                           column = static_cast<std::size_t>(label % 100);
-        const SentenceValues at = {
-            {"element_index", "[" + std::to_string(h) + ", " + std::to_string(t) + ", " +
-                                  std::to_string(c) + "]"},
-            {"source_index", "[" + std::to_string(token) + ", " + std::to_string(column) + "]"},
-            {"head", std::to_string(h)}};
-        ASSERT_EQ(token, t) << Fill(kWrongToken, at);
-        ASSERT_EQ(column / d_head, h) << Fill(kWrongHead, at);
-        ASSERT_EQ(column % d_head, c) << Fill(kWrongColumn, at);
+        const auto at = [&] {
+          return SentenceValues{
+              {"element_index", element()},
+              {"source_index", "[" + std::to_string(token) + ", " + std::to_string(column) + "]"},
+              {"head", std::to_string(h)}};
+        };
+        ASSERT_EQ(token, t) << Fill(kWrongToken, at());
+        ASSERT_EQ(column / d_head, h) << Fill(kWrongHead, at());
+        ASSERT_EQ(column % d_head, c) << Fill(kWrongColumn, at());
       }
     }
   }
