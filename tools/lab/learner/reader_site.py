@@ -139,6 +139,9 @@ def _lesson_pages(site, runs, translations, index, all_images):
                 text = f.read()
             with speaking(page):
                 t = labels()
+
+                def lab_title(l):
+                    return t["lab_title"].format(n=l.number, title=i18n.title(l))
                 images = set()
                 rel = os.path.relpath(os.path.dirname(path), root)
                 body, _toc = render(text, labs, images,
@@ -146,15 +149,13 @@ def _lesson_pages(site, runs, translations, index, all_images):
                                     repo_title=t["repo_path"].replace("{path}", "%s"))
                 all_images |= images
                 if not in_english:
-                    _index_lesson(index, lab, page, sections(text),
-                                  t["lab_title"].format(n=lab.number, title=i18n.title(lab)))
+                    _index_lesson(index, lab, page, sections(text), lab_title(lab))
                 state, lines, nxt = panels.status_of(lab, labs, runs, root)
                 pics = panels.pictures(lab, images, root)
                 if pics and not pictures_copied:
                     _copy_pictures(pics, site.path, root)
                     pictures_copied = True
-                near = {k: {"dir": l.dir, "label": t["lab_title"].format(n=l.number,
-                                                                         title=i18n.title(l))}
+                near = {k: {"dir": l.dir, "label": lab_title(l)}
                         for k, l in (("prev", labs[i - 1] if i > 0 else None),
                                      ("next", labs[i + 1] if i + 1 < len(labs) else None)) if l}
                 side = [{"href": "heads.html", "text": t["explore_heads"]}] \
@@ -162,8 +163,7 @@ def _lesson_pages(site, runs, translations, index, all_images):
                 if lab.dir == PLAYGROUND_LAB:
                     side.append({"href": "playground.html", "text": t["playground_link"]})
                 site.write("%s/%s.html" % (page, lab.dir), "lesson.html", page,
-                           lab.dir + ".html", t["lab_title"].format(n=lab.number,
-                                                                    title=i18n.title(lab)),
+                           lab.dir + ".html", lab_title(lab),
                            body=body, in_english=in_english,
                            quiz=panels.quiz_payload(lab, page, root), pictures=pics,
                            status={"state": state, "label": state_label(state),
